@@ -1,0 +1,26 @@
+# The two set-up commands of the README:
+#   make demo   install everything, start the local sandbox broker, run the tour
+#   make test   install everything, run the whole test suite (starts and stops its own broker)
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: demo test install clean
+
+$(BIN)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kafkactl needs Python >= 3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	@touch $@
+
+install: $(BIN)/.installed
+
+demo: install
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/tour.sh
+
+test: install
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache

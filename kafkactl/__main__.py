@@ -1,0 +1,3 @@
+from kafkactl.cli import main
+
+main()

@@ -1,0 +1,179 @@
+"""The root Typer app: global options, one sub-app per noun, and the one place errors become exit codes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import Annotated, Any, Optional
+
+import typer
+from typer.core import TyperGroup
+
+from kafkactl import __version__
+from kafkactl.commands import cluster as cluster_cmd
+from kafkactl.commands import context as context_cmd
+from kafkactl.commands import local as local_cmd
+from kafkactl.commands import topics as topics_cmd
+from kafkactl.commands._app import AppContext, default_output
+from kafkactl.errors import KafkactlError
+from kafkactl.exitcodes import ExitCode
+from kafkactl.formatters import OutputFormat
+from kafkactl.profiles import Selection
+
+
+class KafkactlGroup(TyperGroup):
+    """Runs the command tree and turns every failure into one stderr line and an exit code."""
+
+    def main(self, args: Any = None, prog_name: Any = None, complete_var: Any = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        from typer._click import exceptions as click_exc
+
+        argv = list(sys.argv[1:] if args is None else args)
+        debug = "--debug" in argv or os.environ.get("KAFKACTL_DEBUG", "") not in ("", "0")
+        try:
+            rv = super().main(args=argv, prog_name=prog_name or "kafkactl", complete_var=complete_var,
+                              standalone_mode=False, **extra)
+            code = rv if isinstance(rv, int) else 0
+        except click_exc.NoArgsIsHelpError as exc:
+            exc.show()
+            code = ExitCode.USAGE
+        except click_exc.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else "kafkactl"
+            _error(f"{where}: {exc.format_message()} (see {where} --help)")
+            code = ExitCode.USAGE
+        except click_exc.ClickException as exc:
+            _error(exc.format_message())
+            code = exc.exit_code
+        except typer.Abort:
+            _error("aborted")
+            code = ExitCode.INTERRUPTED
+        except KafkactlError as exc:
+            result = getattr(exc, "result", None)
+            if result is not None:
+                _render_partial(result)
+            _error(exc.message)
+            if exc.hint:
+                _stderr(f"hint: {exc.hint}")
+            if debug:
+                _traceback()
+            code = exc.exit_code
+        except KeyboardInterrupt:
+            _error("interrupted")
+            code = ExitCode.INTERRUPTED
+        except BrokenPipeError:
+            # the reader went away (`| head -1`): stop quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            code = ExitCode.BROKEN_PIPE
+        except Exception as exc:  # a bug or an unexpected client failure: one line unless --debug
+            from kafkactl.redact import scrub
+
+            _error(f"unexpected {type(exc).__name__}: {scrub(str(exc))}"
+                   + ("" if debug else " (run with --debug for the traceback)"))
+            if debug:
+                _traceback()
+            code = ExitCode.ERROR
+        if standalone_mode:
+            sys.exit(int(code))
+        return int(code)
+
+
+def _stderr(text: str) -> None:
+    from kafkactl.redact import scrub
+
+    try:
+        sys.stderr.write(scrub(text) + "\n")
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        pass
+
+
+def _error(text: str) -> None:
+    _stderr(f"error: {text}")
+
+
+def _traceback() -> None:
+    import traceback
+
+    _stderr("".join(traceback.format_exc()).rstrip())
+
+
+_current: AppContext | None = None
+
+
+def _render_partial(result: Any) -> None:
+    app_ctx = _current or AppContext(output=default_output())
+    try:
+        app_ctx.render(result)
+    except BrokenPipeError:
+        pass
+
+
+app = typer.Typer(
+    cls=KafkactlGroup,
+    name="kafkactl",
+    help="Admin toolkit for Apache Kafka: ACLs, configs, topics, groups and the local sandbox.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kafkactl {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    context: Annotated[Optional[str], typer.Option("--context", help="Context to use (default: KAFKACTL_CONTEXT, then current-context).", show_default=False)] = None,
+    bootstrap_server: Annotated[Optional[str], typer.Option("-b", "--bootstrap-server", help="host:port[,host:port]; overrides the context (env KAFKACTL_BOOTSTRAP_SERVERS).", show_default=False)] = None,
+    command_config: Annotated[Optional[str], typer.Option("--command-config", help="Client properties file, as kafka-*.sh take it.", show_default=False)] = None,
+    output: Annotated[Optional[OutputFormat], typer.Option("-o", "--output", help="Output format; table on a terminal, plain in a pipe (env KAFKACTL_OUTPUT).", show_default=False)] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the cluster.", metavar="SECONDS")] = 10.0,
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Log client activity and show tracebacks (secrets stay masked).")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    global _current
+    if timeout <= 0:
+        raise typer.BadParameter(f"{timeout:g} must be greater than 0", param_hint="--timeout")
+    app_ctx = AppContext(
+        selection=Selection(context=context, bootstrap_servers=bootstrap_server, command_config=command_config,
+                            timeout=timeout),
+        output=output or default_output(),
+        no_color=no_color or bool(os.environ.get("NO_COLOR")),
+        debug=debug,
+    )
+    if debug:
+        _enable_debug_logging()
+    ctx.obj = _current = app_ctx
+
+
+def _enable_debug_logging() -> None:
+    from kafkactl.redact import scrub
+
+    class ScrubbingFormatter(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return scrub(super().format(record))
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(ScrubbingFormatter("debug: %(name)s: %(message)s"))
+    for name in ("kafkactl", "kafka"):
+        lg = logging.getLogger(name)
+        lg.addHandler(handler)
+        lg.setLevel(logging.DEBUG)
+
+
+app.add_typer(cluster_cmd.app, name="cluster")
+app.add_typer(topics_cmd.app, name="topics")
+app.add_typer(context_cmd.app, name="context")
+app.add_typer(local_cmd.app, name="local")
+
+
+def main() -> None:
+    app(prog_name="kafkactl")

@@ -1,0 +1,1 @@
+"""Thin Typer adapters, one module per noun: parse, call one core function, render."""

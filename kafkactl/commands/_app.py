@@ -1,0 +1,108 @@
+"""The application object every command receives as ctx.obj."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafkactl.errors import UsageError
+from kafkactl.formatters import OutputFormat, render
+from kafkactl.profiles import Selection
+
+
+def default_output() -> OutputFormat:
+    env = os.environ.get("KAFKACTL_OUTPUT")
+    if env:
+        try:
+            return OutputFormat(env.strip().lower())
+        except ValueError:
+            raise UsageError(f"KAFKACTL_OUTPUT={env}: not one of {', '.join(f.value for f in OutputFormat)}") from None
+    return OutputFormat.table if sys.stdout.isatty() else OutputFormat.plain
+
+
+@dataclass
+class AppContext:
+    selection: Selection = field(default_factory=Selection)
+    output: OutputFormat = OutputFormat.plain
+    no_color: bool = False
+    debug: bool = False
+    _gateway: Any = None
+    _console: Any = None
+    _err_console: Any = None
+
+    # ---------------------------------------------------------------- terminals
+    @property
+    def console(self) -> Any:
+        if self._console is None:
+            self._console = _make_console(sys.stdout, self.no_color)
+        return self._console
+
+    @property
+    def err_console(self) -> Any:
+        if self._err_console is None:
+            self._err_console = _make_console(sys.stderr, self.no_color)
+        return self._err_console
+
+    def stderr_is_tty(self) -> bool:
+        return sys.stderr.isatty()
+
+    def interactive(self) -> bool:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+
+    def render(self, data: Any) -> None:
+        render(data, self.output, sys.stdout, self.console if self.output is OutputFormat.table else None)
+
+    def message(self, text: str, style: str | None = None) -> None:
+        from rich.markup import escape
+
+        self.err_console.print(escape(text), style=style, highlight=False, soft_wrap=True)
+
+    def warn(self, text: str) -> None:
+        self.message(f"warning: {text}", "yellow")
+
+    def hint(self, text: str) -> None:
+        self.message(f"hint: {text}", "dim")
+
+    def note(self, text: str) -> None:
+        self.message(text)
+
+    # ---------------------------------------------------------------- cluster access
+    def profile(self) -> Any:
+        from kafkactl.profiles import ContextStore, resolve
+
+        store = ContextStore.load()
+        for w in store.warnings:
+            self.warn(w)
+        return resolve(self.selection, store=store)
+
+    def gateway(self) -> Any:
+        if self._gateway is None:
+            from kafkactl.gateway import Gateway
+
+            self._gateway = Gateway(self.profile())
+        return self._gateway
+
+    def confirm(self, question: str, assume_yes: bool, what: str) -> None:
+        """Ask on a TTY; elsewhere refuse unless --yes was given (nothing is changed then)."""
+        from kafkactl.errors import Aborted
+
+        if assume_yes:
+            return
+        if not self.interactive():
+            raise UsageError(f"refusing to {what} without confirmation: stdin/stdout is not a terminal; pass --yes")
+        import typer
+
+        if not typer.confirm(question, default=False, err=True):
+            raise Aborted("aborted: nothing was changed")
+
+
+def _make_console(stream: Any, no_color: bool) -> Any:
+    from rich.console import Console
+
+    tty = stream.isatty()
+    # In a pipe rich would wrap and truncate at 80 columns; data must never be cut for a script.
+    width = None if tty else 100_000
+    return Console(file=stream, no_color=no_color or None, highlight=False, width=width,
+                   force_terminal=None, soft_wrap=not tty)

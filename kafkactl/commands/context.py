@@ -1,0 +1,113 @@
+"""kafkactl context ...: named connection settings, like kubectl's contexts."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer(help="Manage contexts (~/.config/kafkactl/config.yaml).", no_args_is_help=True)
+
+
+def _store(app_ctx):
+    from kafkactl.profiles import ContextStore
+
+    store = ContextStore.load()
+    for w in store.warnings:
+        app_ctx.warn(w)
+    return store
+
+
+def _change(app_ctx, edit, done: str) -> None:
+    store = _store(app_ctx)
+    edit(store)
+    store.save()
+    app_ctx.note(done)
+
+
+@app.command("list")
+def context_list(ctx: typer.Context) -> None:
+    """List contexts; the current one is marked.
+
+    Example:  kafkactl context list -o plain
+    """
+    from kafkactl.profiles import context_rows
+
+    app_ctx = ctx.obj
+    app_ctx.render(context_rows(_store(app_ctx)))
+
+
+@app.command("current")
+def context_current(ctx: typer.Context) -> None:
+    """Print the name of the current context.
+
+    Example:  kafkactl context current
+    """
+    from kafkactl.errors import NotFoundError
+
+    store = _store(ctx.obj)
+    if not store.current:
+        raise NotFoundError("no current context: kafkactl context use NAME")
+    typer.echo(store.current)
+
+
+@app.command("use")
+def context_use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Context name.")]) -> None:
+    """Make NAME the current context.
+
+    Example:  kafkactl context use local-alice
+    """
+    _change(ctx.obj, lambda store: store.use(name), f"current context is now {name}")
+
+
+@app.command("add")
+def context_add(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Context name.")],
+    bootstrap_server: Annotated[str, typer.Option("-b", "--bootstrap-server", help="host:port[,host:port].")],
+    command_config: Annotated[Optional[str], typer.Option("--command-config", help="Client properties file to reference.", show_default=False)] = None,
+    security_protocol: Annotated[Optional[str], typer.Option("--security-protocol", help="PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.", show_default=False)] = None,
+    sasl_mechanism: Annotated[Optional[str], typer.Option("--sasl-mechanism", help="PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.", show_default=False)] = None,
+    username: Annotated[Optional[str], typer.Option("--username", help="SASL user name.", show_default=False)] = None,
+    password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the SASL password from standard input.")] = False,
+    prop: Annotated[Optional[list[str]], typer.Option("--property", help="Extra client property key=value (repeatable).", show_default=False)] = None,
+    super_user: Annotated[Optional[list[str]], typer.Option("--super-user", help="A super.users entry of the cluster, for the authorizer model (repeatable).", show_default=False)] = None,
+    allow_everyone: Annotated[bool, typer.Option("--allow-everyone-if-no-acl-found", help="The cluster sets allow.everyone.if.no.acl.found=true.")] = False,
+    use: Annotated[bool, typer.Option("--use", help="Also make it the current context.")] = False,
+) -> None:
+    """Add or replace a context.
+
+    Example:  kafkactl context add prod -b kafka1:9092 --command-config ~/prod.properties --use
+    """
+    from kafkactl.profiles import Context, settings_from_properties
+    from kafkactl.topics import parse_config_pairs
+
+    app_ctx = ctx.obj
+    props = parse_config_pairs(prop or [])
+    if security_protocol:
+        props["security.protocol"] = security_protocol
+    if sasl_mechanism:
+        props["sasl.mechanism"] = sasl_mechanism
+    if username:
+        props["sasl.username"] = username
+    if password_stdin:
+        props["sasl.password"] = sys.stdin.readline().rstrip("\r\n")
+    settings_from_properties(props, f"context {name}")  # validate now, not at first use
+    store = _store(app_ctx)
+    store.put(Context(name=name, bootstrap_servers=bootstrap_server, command_config=command_config,
+                      properties=props, super_users=list(super_user or []),
+                      allow_everyone_if_no_acl_found=allow_everyone))
+    if use or store.current is None:
+        store.current = name
+    store.save()
+    app_ctx.note(f"context {name} saved to {store.path}" + (" (current)" if store.current == name else ""))
+
+
+@app.command("delete")
+def context_delete(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Context name.")]) -> None:
+    """Delete a context.
+
+    Example:  kafkactl context delete old-prod
+    """
+    _change(ctx.obj, lambda store: store.delete(name), f"context {name} deleted")

@@ -1,0 +1,75 @@
+"""kafkactl local ...: the sandbox broker on this machine."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer(help="Run a local Kafka sandbox (KRaft, SASL users, StandardAuthorizer).", no_args_is_help=True)
+
+
+@app.command("up")
+def local_up(
+    ctx: typer.Context,
+    wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for the broker to answer.", metavar="SECONDS")] = 120.0,
+) -> None:
+    """Assemble Kafka from Maven Central (once), start the sandbox broker and write the local-* contexts.
+
+    Example:  kafkactl local up && kafkactl --context local-alice topics list
+    """
+    from kafkactl.local.assembly import KAFKA_VERSION, kafka_home
+    from kafkactl.local.sandbox import Sandbox
+
+    app_ctx = ctx.obj
+    if not (kafka_home() / ".complete").exists():
+        app_ctx.note(f"assembling Apache Kafka {KAFKA_VERSION} from Maven Central into {kafka_home()} ...")
+    status = Sandbox().up(timeout=wait)
+    if status.already_running:
+        app_ctx.note(f"sandbox already running at {status.bootstrap_servers} (pid {status.pid})")
+    else:
+        app_ctx.note(f"sandbox up at {status.bootstrap_servers} in {status.started_in_s:.1f} s "
+                     f"(Kafka {status.kafka_version}); contexts: {', '.join(status.contexts)}")
+    app_ctx.render(status)
+
+
+@app.command("down")
+def local_down(
+    ctx: typer.Context,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the data (topics, ACLs, users) for the next up.")] = False,
+) -> None:
+    """Stop the sandbox broker and delete its data (unless --keep).
+
+    Example:  kafkactl local down --keep
+    """
+    from kafkactl.local.sandbox import Sandbox
+
+    app_ctx = ctx.obj
+    status = Sandbox().down(keep=keep)
+    app_ctx.note("sandbox stopped" + (f"; data kept in {status.data_dir}" if keep else "; data deleted"))
+
+
+@app.command("status")
+def local_status(ctx: typer.Context) -> None:
+    """Say whether the sandbox runs, where it listens, and where its log and data are.
+
+    Example:  kafkactl local status -o json
+    """
+    from kafkactl.local.sandbox import Sandbox
+
+    ctx.obj.render(Sandbox().status())
+
+
+@app.command("env")
+def local_env(
+    ctx: typer.Context,
+    user: Annotated[Optional[str], typer.Option("--user", help="admin, alice, bob or carol (default: the current context's user).", show_default=False)] = None,
+) -> None:
+    """Print shell exports that point kafkactl (and kafka-*.sh) at the sandbox.
+
+    Example:  eval "$(kafkactl local env --user alice)"
+    """
+    from kafkactl.local.sandbox import shell_env
+
+    for line in shell_env(user):
+        typer.echo(line)

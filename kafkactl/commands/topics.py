@@ -1,0 +1,68 @@
+"""kafkactl topics ..."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from kafkactl.commands._options import DryRun, Yes
+
+app = typer.Typer(help="List, create and delete topics.", no_args_is_help=True)
+
+
+@app.command("list")
+def topics_list(
+    ctx: typer.Context,
+    exclude_internal: Annotated[bool, typer.Option("--exclude-internal", help="Leave out __consumer_offsets and other internal topics.")] = False,
+) -> None:
+    """List the topics the caller may describe.
+
+    Example:  kafkactl topics list -o plain | cut -f1
+    """
+    from kafkactl import topics
+
+    app_ctx = ctx.obj
+    result = topics.list_topics(app_ctx.gateway(), include_internal=not exclude_internal)
+    app_ctx.render(result)
+    if not result:
+        app_ctx.hint("no topics visible: the broker only lists topics you may Describe")
+
+
+@app.command("create")
+def topics_create(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Topic name.")],
+    partitions: Annotated[Optional[int], typer.Option("--partitions", "-p", help="Partition count (default: the broker's num.partitions).", show_default=False)] = None,
+    replication_factor: Annotated[Optional[int], typer.Option("--replication-factor", "-r", help="Replication factor (default: the broker's default.replication.factor).", show_default=False)] = None,
+    config: Annotated[Optional[list[str]], typer.Option("--config", "-c", help="Topic config key=value (repeatable).", show_default=False)] = None,
+    dry_run: DryRun = False,
+) -> None:
+    """Create a topic.
+
+    Example:  kafkactl topics create orders.eu --partitions 6 --config retention.ms=86400000
+    """
+    from kafkactl import topics
+
+    app_ctx = ctx.obj
+    configs = topics.parse_config_pairs(config or [])
+    app_ctx.render(topics.create_topic(app_ctx.gateway(), name, partitions, replication_factor, configs, dry_run))
+
+
+@app.command("delete")
+def topics_delete(
+    ctx: typer.Context,
+    names: Annotated[list[str], typer.Argument(help="Topic name(s).")],
+    yes: Yes = False,
+) -> None:
+    """Delete topics (asks on a terminal; needs --yes otherwise).
+
+    Example:  kafkactl topics delete orders.old --yes
+    """
+    from kafkactl import topics
+
+    app_ctx = ctx.obj
+    for n in names:
+        topics.validate_topic_name(n)
+    app_ctx.confirm(f"Delete {len(names)} topic(s): {', '.join(names)}?", yes, "delete topics")
+    app_ctx.render(topics.delete_topics(app_ctx.gateway(), names))

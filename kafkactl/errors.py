@@ -1,0 +1,62 @@
+"""The error hierarchy of kafkactl's core; each class carries its exit code."""
+
+from __future__ import annotations
+
+from kafkactl.exitcodes import ExitCode
+
+
+class KafkactlError(Exception):
+    """Base class: a message for one line on stderr and an exit code."""
+
+    exit_code: ExitCode = ExitCode.ERROR
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class UsageError(KafkactlError):
+    exit_code = ExitCode.USAGE
+
+
+class ConfigError(UsageError):
+    """A broken contexts file, properties file or unsupported client setting."""
+
+
+class NotFoundError(KafkactlError):
+    exit_code = ExitCode.NOT_FOUND
+
+
+class NotAuthorizedError(KafkactlError):
+    exit_code = ExitCode.NOT_AUTHORIZED
+
+
+class UnreachableError(KafkactlError):
+    exit_code = ExitCode.UNREACHABLE
+
+
+class AuthenticationError(KafkactlError):
+    exit_code = ExitCode.AUTHENTICATION
+
+
+class PartialFailure(KafkactlError):
+    """Some items failed. `result` (the full per-item envelope) is still printed on stdout."""
+
+    exit_code = ExitCode.PARTIAL
+
+    def __init__(self, message: str, *, result: object = None, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.result = result
+
+
+class BrokerError(KafkactlError):
+    exit_code = ExitCode.ERROR
+
+
+class Aborted(KafkactlError):
+    """The operator answered no at a confirmation prompt."""
+
+
+class SandboxError(KafkactlError):
+    """The local sandbox broker could not be assembled, started or stopped."""

@@ -1,0 +1,67 @@
+"""Pure renderers for kafkactl's result dataclasses: table, plain, json, yaml, csv.
+
+A result is either a sequence of row dataclasses or one dataclass. Row dataclasses declare
+`COLUMNS` (field names, in order) once, so table, plain and csv always agree. A document
+dataclass may also declare `HEADER` (fields shown above the table) and `ROWS` (the name of
+the field that holds its rows).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Callable, TextIO
+
+from kafkactl.formatters.model import jsonable, table_of
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    plain = "plain"
+    json = "json"
+    yaml = "yaml"
+    csv = "csv"
+
+
+def _render_table(data: Any, out: TextIO, console: Any) -> None:
+    from kafkactl.formatters.table import render_table
+
+    render_table(data, console)
+
+
+def _render_plain(data: Any, out: TextIO, console: Any) -> None:
+    from kafkactl.formatters.text import render_plain
+
+    render_plain(table_of(data), out)
+
+
+def _render_csv(data: Any, out: TextIO, console: Any) -> None:
+    from kafkactl.formatters.text import render_csv
+
+    render_csv(table_of(data), out)
+
+
+def _render_json(data: Any, out: TextIO, console: Any) -> None:
+    import json
+
+    json.dump(jsonable(data), out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def _render_yaml(data: Any, out: TextIO, console: Any) -> None:
+    import yaml
+
+    yaml.safe_dump(jsonable(data), out, sort_keys=False, default_flow_style=False, allow_unicode=True)
+
+
+RENDERERS: dict[OutputFormat, Callable[[Any, TextIO, Any], None]] = {
+    OutputFormat.table: _render_table,
+    OutputFormat.plain: _render_plain,
+    OutputFormat.csv: _render_csv,
+    OutputFormat.json: _render_json,
+    OutputFormat.yaml: _render_yaml,
+}
+
+
+def render(data: Any, fmt: OutputFormat, out: TextIO, console: Any = None) -> None:
+    RENDERERS[fmt](data, out, console)
+    out.flush()

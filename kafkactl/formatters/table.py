@@ -1,0 +1,46 @@
+"""Rich tables for terminals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafkactl.formatters.model import table_of
+
+
+def header_label(column: str) -> str:
+    return column.replace("_", " ").upper()
+
+
+def render_table(data: Any, console: Any) -> None:
+    from rich.table import Table
+
+    t = table_of(data)
+    if t.header:
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold")
+        grid.add_column()
+        for key, value in t.header:
+            grid.add_row(header_label(key), "-" if value is None else str(value))
+        console.print(grid)
+    if not t.columns:
+        return
+    table = Table(title=t.title, box=None if console.no_color else _box(), header_style="bold", pad_edge=False)
+    for col in t.columns:
+        table.add_column(header_label(col), overflow="fold")
+    for row in t.rows:
+        table.add_row(*("-" if v is None else _fmt(v) for v in row))
+    console.print(table)
+
+
+def _fmt(value: Any) -> str:
+    from rich.markup import escape
+
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return escape(str(value))
+
+
+def _box() -> Any:
+    from rich import box
+
+    return box.SIMPLE_HEAD

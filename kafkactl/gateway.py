@@ -1,0 +1,243 @@
+"""The one place that talks to Kafka.
+
+confluent-kafka (librdkafka) is the main client; kafka-python is used only for what librdkafka
+lacks (see kafka-semantics §9). Both are imported lazily so `kafkactl --help` stays fast.
+Commands never build clients: they get a Gateway from the application context.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from kafkactl.errors import (
+    AuthenticationError,
+    BrokerError,
+    KafkactlError,
+    NotAuthorizedError,
+    NotFoundError,
+    UnreachableError,
+)
+from kafkactl.profiles import Profile
+
+log = logging.getLogger("kafkactl.client")
+
+# librdkafka / Kafka error codes the gateway translates (names as librdkafka spells them)
+_AUTHZ = {29: "TOPIC_AUTHORIZATION_FAILED", 30: "GROUP_AUTHORIZATION_FAILED", 31: "CLUSTER_AUTHORIZATION_FAILED",
+          53: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED", 65: "DELEGATION_TOKEN_AUTHORIZATION_FAILED"}
+_AUTHN = {58, -169}  # SASL_AUTHENTICATION_FAILED, _AUTHENTICATION
+_UNREACHABLE = {-185, -195, -187, 7}  # _TIMED_OUT, _TRANSPORT, _ALL_BROKERS_DOWN, REQUEST_TIMED_OUT
+_NOT_FOUND = {3, 69}  # UNKNOWN_TOPIC_OR_PARTITION, GROUP_ID_NOT_FOUND
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    code: int
+    name: str
+    message: str
+
+
+def error_info(err: Any) -> ErrorInfo:
+    """Normalise a confluent KafkaError / KafkaException into code, name, message."""
+    kerr = err.args[0] if hasattr(err, "args") and err.args and hasattr(err.args[0], "code") else err
+    if hasattr(kerr, "code") and callable(kerr.code):
+        return ErrorInfo(kerr.code(), kerr.name(), kerr.str())
+    return ErrorInfo(-1, type(err).__name__, str(err))
+
+
+class Gateway:
+    """Builds the clients for one resolved profile and translates their errors."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self._admin: Any = None
+        self._lock = threading.Lock()
+        self._client_errors: list[ErrorInfo] = []
+
+    # ------------------------------------------------------------------ clients
+    @property
+    def principal(self) -> str | None:
+        return f"User:{self.profile.username}" if self.profile.username else None
+
+    def confluent_config(self) -> dict[str, Any]:
+        p = self.profile
+        conf: dict[str, Any] = {
+            "bootstrap.servers": p.bootstrap_servers,
+            "client.id": p.client_id,
+            "security.protocol": p.security_protocol,
+            "socket.connection.setup.timeout.ms": max(1000, int(p.timeout * 1000)),
+            "logger": log,
+            "error_cb": self._on_client_error,
+        }
+        if p.uses_sasl:
+            conf["sasl.mechanism"] = p.sasl_mechanism or "PLAIN"
+            conf["sasl.username"] = p.username
+            conf["sasl.password"] = p.password.reveal() if p.password else ""
+        if p.uses_ssl:
+            if p.ssl_cafile:
+                conf["ssl.ca.location"] = p.ssl_cafile
+            if p.ssl_certfile:
+                conf["ssl.certificate.location"] = p.ssl_certfile
+            if p.ssl_keyfile:
+                conf["ssl.key.location"] = p.ssl_keyfile
+            if p.ssl_key_password:
+                conf["ssl.key.password"] = p.ssl_key_password.reveal()
+            conf["ssl.endpoint.identification.algorithm"] = "https" if p.ssl_check_hostname else "none"
+        return conf
+
+    def kafka_python_config(self) -> dict[str, Any]:
+        p = self.profile
+        conf: dict[str, Any] = {
+            "bootstrap_servers": p.bootstrap_servers.split(","),
+            "client_id": p.client_id,
+            "security_protocol": p.security_protocol,
+            "request_timeout_ms": int(p.timeout * 1000),
+            "api_version_auto_timeout_ms": int(p.timeout * 1000),
+        }
+        if p.uses_sasl:
+            conf["sasl_mechanism"] = p.sasl_mechanism or "PLAIN"
+            conf["sasl_plain_username"] = p.username
+            conf["sasl_plain_password"] = p.password.reveal() if p.password else ""
+        if p.uses_ssl:
+            conf["ssl_cafile"] = p.ssl_cafile
+            conf["ssl_certfile"] = p.ssl_certfile
+            conf["ssl_keyfile"] = p.ssl_keyfile
+            conf["ssl_password"] = p.ssl_key_password.reveal() if p.ssl_key_password else None
+            conf["ssl_check_hostname"] = p.ssl_check_hostname
+        return conf
+
+    def _on_client_error(self, err: Any) -> None:
+        info = error_info(err)
+        with self._lock:
+            self._client_errors.append(info)
+        log.debug("client error %s: %s", info.name, info.message)
+
+    @property
+    def admin(self) -> Any:
+        if self._admin is None:
+            from confluent_kafka.admin import AdminClient
+
+            self._admin = AdminClient(self.confluent_config())
+        return self._admin
+
+    # ------------------------------------------------------------------ waiting and errors
+    def wait(self, futures: Mapping[Any, Any] | Iterable[Any], what: str) -> None:
+        """Wait for futures until --timeout, failing fast on authentication errors."""
+        pending = list(futures.values()) if isinstance(futures, Mapping) else list(futures)
+        deadline = time.monotonic() + self.profile.timeout
+        while True:
+            if all(f.done() for f in pending):
+                return
+            # error_cb only fires from poll(); that is where SASL failures surface
+            self.admin.poll(0.05)
+            self._raise_fatal_client_error(what)
+            if time.monotonic() >= deadline:
+                raise self._unreachable(what)
+
+    def _raise_fatal_client_error(self, what: str) -> None:
+        with self._lock:
+            errors = list(self._client_errors)
+        for e in errors:
+            if e.code in _AUTHN:
+                raise AuthenticationError(
+                    f"authentication failed for {self._who()} at {self.profile.bootstrap_servers} "
+                    f"({self.profile.sasl_mechanism or self.profile.security_protocol}): check user and password",
+                    hint="the broker said: invalid credentials")
+
+    def _unreachable(self, what: str) -> KafkactlError:
+        self._raise_fatal_client_error(what)
+        return UnreachableError(
+            f"no answer from {self.profile.bootstrap_servers} within {self.profile.timeout:g} s while trying to {what}"
+            f"{self._last_transport_detail()}")
+
+    def _last_transport_detail(self) -> str:
+        with self._lock:
+            errors = [e for e in self._client_errors if e.code in _UNREACHABLE]
+        return f" ({errors[-1].message.split(': ', 1)[-1]})" if errors else ""
+
+    def _who(self) -> str:
+        return self.principal or "the anonymous principal"
+
+    def translate(self, exc: BaseException, what: str, resource: str | None = None,
+                  needs: str | None = None) -> KafkactlError:
+        """Map a client exception to kafkactl's error classes (and so to an exit code)."""
+        if isinstance(exc, KafkactlError):
+            return exc
+        info = error_info(exc)
+        self._raise_fatal_client_error(what)
+        if info.code in _AUTHZ:
+            need = f": needs {needs}" if needs else ""
+            return NotAuthorizedError(f"{self._who()} is not authorized to {what}{need} ({info.name})")
+        if info.code in _AUTHN:
+            return AuthenticationError(f"authentication failed for {self._who()}: {info.message}")
+        if info.code in _UNREACHABLE:
+            return self._unreachable(what)
+        if info.code in _NOT_FOUND:
+            return NotFoundError(f"cannot {what}: {resource or 'resource'} does not exist ({info.name})")
+        return BrokerError(f"cannot {what}: {info.message} ({info.name})")
+
+    def result(self, future: Any, what: str, **kw: Any) -> Any:
+        self.wait([future], what)
+        try:
+            return future.result()
+        except Exception as exc:
+            raise self.translate(exc, what, **kw) from None
+
+    def close(self) -> None:
+        self._admin = None
+
+    # ------------------------------------------------------------------ cluster and topics
+    def describe_cluster(self, include_authorized_operations: bool = False) -> Any:
+        f = self.admin.describe_cluster(include_authorized_operations=include_authorized_operations,
+                                        request_timeout=self.profile.timeout)
+        # DescribeCluster itself needs no ACL (like Metadata); only the authorized-operations bitfield is computed
+        return self.result(f, "describe the cluster")
+
+    def list_topics_metadata(self) -> Any:
+        """Metadata for every topic the caller may DESCRIBE (others are silently left out by the broker)."""
+        fut = _run_in_thread(lambda: self.admin.list_topics(timeout=self.profile.timeout))
+        return self.result(fut, "list topics")
+
+    def create_topics(self, specs: list[tuple[str, int, int, dict[str, str]]], validate_only: bool = False
+                      ) -> dict[str, BaseException | None]:
+        from confluent_kafka.admin import NewTopic
+
+        new = [NewTopic(name, num_partitions=parts, replication_factor=rf, config=dict(cfg))
+               for name, parts, rf, cfg in specs]
+        futures = self.admin.create_topics(new, request_timeout=self.profile.timeout,
+                                           operation_timeout=self.profile.timeout, validate_only=validate_only)
+        self.wait(futures, "create topics")
+        return {name: _exception_of(f) for name, f in futures.items()}
+
+    def delete_topics(self, names: list[str]) -> dict[str, BaseException | None]:
+        futures = self.admin.delete_topics(names, request_timeout=self.profile.timeout,
+                                           operation_timeout=self.profile.timeout)
+        self.wait(futures, "delete topics")
+        return {name: _exception_of(f) for name, f in futures.items()}
+
+
+def _exception_of(future: Any) -> BaseException | None:
+    try:
+        future.result()
+        return None
+    except Exception as exc:  # returned, not raised: the caller reports per item
+        return exc
+
+
+def _run_in_thread(fn: Any) -> Any:
+    """Run a blocking client call in a thread so that wait() can poll for SASL errors meanwhile."""
+    from concurrent.futures import Future
+
+    fut: Future = Future()
+
+    def target() -> None:
+        try:
+            fut.set_result(fn())
+        except BaseException as exc:
+            fut.set_exception(exc)
+
+    threading.Thread(target=target, daemon=True).start()
+    return fut

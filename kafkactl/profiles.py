@@ -1,0 +1,461 @@
+"""Connection profiles: contexts file, kafka-*.sh style client properties, env vars, precedence.
+
+Precedence, per setting, like kubectl: command-line flags > environment > the selected context.
+The context is chosen by --context, else KAFKACTL_CONTEXT, else the file's current-context.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from kafkactl.errors import ConfigError, NotFoundError
+from kafkactl.redact import Secret
+
+DEFAULT_TIMEOUT = 10.0
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+_LOGIN_MODULES = {
+    "org.apache.kafka.common.security.plain.PlainLoginModule": "PLAIN",
+    "org.apache.kafka.common.security.scram.ScramLoginModule": "SCRAM",
+}
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*$")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Everything needed to connect, resolved from flags, env and the context."""
+
+    bootstrap_servers: str
+    context: str | None = None
+    security_protocol: str = "PLAINTEXT"
+    sasl_mechanism: str | None = None
+    username: str | None = None
+    password: Secret | None = None
+    ssl_cafile: str | None = None
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
+    ssl_key_password: Secret | None = None
+    ssl_check_hostname: bool = True
+    client_id: str = "kafkactl"
+    timeout: float = DEFAULT_TIMEOUT
+    # what the authorizer model needs to know about the cluster (kafka-semantics §4)
+    super_users: tuple[str, ...] = ()
+    allow_everyone_if_no_acl_found: bool = False
+
+    @property
+    def uses_sasl(self) -> bool:
+        return self.security_protocol.startswith("SASL_")
+
+    @property
+    def uses_ssl(self) -> bool:
+        return self.security_protocol in ("SSL", "SASL_SSL")
+
+    def describe(self) -> str:
+        """A one-line, secret-free description for messages."""
+        who = f" as {self.username}" if self.username else ""
+        ctx = f" (context {self.context})" if self.context else ""
+        return f"{self.bootstrap_servers}{who}{ctx}"
+
+
+# --------------------------------------------------------------------------- properties / JAAS
+
+
+@dataclass(frozen=True)
+class JaasConfig:
+    module: str
+    flag: str
+    options: Mapping[str, str]
+
+
+def parse_properties_text(text: str, source: str = "<properties>") -> dict[str, str]:
+    import javaproperties  # small, but only needed when a properties file is used
+
+    try:
+        return dict(javaproperties.loads(text))
+    except Exception as exc:  # javaproperties raises plain ValueErrors on bad escapes
+        raise ConfigError(f"{source}: not a valid Java properties file ({exc.__class__.__name__})") from None
+
+
+def read_properties_file(path: str | os.PathLike[str]) -> dict[str, str]:
+    p = Path(path).expanduser()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NotFoundError(f"--command-config {path}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"--command-config {path}: cannot read ({exc.strerror})") from None
+    return parse_properties_text(text, str(path))
+
+
+def parse_jaas(text: str) -> JaasConfig:
+    """Parse one JAAS login-module entry: `<module> <flag> key=value ... ;`.
+
+    Values may be double- or single-quoted (with backslash escapes) or bare words.
+    Error messages never quote the text, which holds a password.
+    """
+    s = text.strip()
+    pos = 0
+    n = len(s)
+
+    def skip_ws() -> None:
+        nonlocal pos
+        while pos < n and s[pos].isspace():
+            pos += 1
+
+    def word() -> str:
+        nonlocal pos
+        start = pos
+        while pos < n and not s[pos].isspace() and s[pos] not in "=;":
+            pos += 1
+        return s[start:pos]
+
+    skip_ws()
+    module = word()
+    skip_ws()
+    flag = word()
+    if not module or flag.lower() not in ("required", "requisite", "sufficient", "optional"):
+        raise ConfigError("sasl.jaas.config: expected '<LoginModule class> required key=\"value\" ...;'")
+    options: dict[str, str] = {}
+    while True:
+        skip_ws()
+        if pos >= n or s[pos] == ";":
+            break
+        key = word()
+        skip_ws()
+        if not key or pos >= n or s[pos] != "=":
+            raise ConfigError(f"sasl.jaas.config: option {key or '?'!r} has no '=value'")
+        pos += 1
+        skip_ws()
+        if pos < n and s[pos] in "\"'":
+            quote = s[pos]
+            pos += 1
+            buf = []
+            while pos < n and s[pos] != quote:
+                if s[pos] == "\\" and pos + 1 < n:
+                    pos += 1
+                buf.append(s[pos])
+                pos += 1
+            if pos >= n:
+                raise ConfigError(f"sasl.jaas.config: unterminated quote in option {key!r}")
+            pos += 1
+            value = "".join(buf)
+        else:
+            value = word()
+        options[key] = value
+    return JaasConfig(module=module, flag=flag.lower(), options=options)
+
+
+def _pem_path(props: Mapping[str, str], kind: str) -> str | None:
+    """ssl.truststore.* / ssl.keystore.*: only PEM files can be handed to the Python clients."""
+    location = props.get(f"ssl.{kind}.location")
+    if not location:
+        return None
+    store_type = props.get(f"ssl.{kind}.type", "").upper()
+    suffix = Path(location).suffix.lower()
+    if store_type in ("JKS", "PKCS12") or (not store_type and suffix in (".jks", ".p12", ".pfx", ".keystore", ".truststore")):
+        what = "CA certificate(s)" if kind == "truststore" else "certificate and private key"
+        how = (
+            "keytool -exportcert -rfc -keystore FILE -alias ALIAS > ca.pem"
+            if kind == "truststore"
+            else "openssl pkcs12 -in FILE -nodes -out client.pem  (after keytool -importkeystore to PKCS12 for JKS)"
+        )
+        raise ConfigError(
+            f"ssl.{kind}.location {location}: {store_type or suffix.lstrip('.').upper()} stores are not supported; "
+            f"convert the {what} to PEM ({how}) and set ssl.{kind}.type=PEM"
+        )
+    return str(Path(location).expanduser())
+
+
+def settings_from_properties(props: Mapping[str, str], source: str = "--command-config") -> dict[str, Any]:
+    """Turn kafka-*.sh client properties (or librdkafka-style equivalents) into Profile fields."""
+    out: dict[str, Any] = {}
+    if "bootstrap.servers" in props:
+        out["bootstrap_servers"] = props["bootstrap.servers"].strip()
+    if "security.protocol" in props:
+        proto = props["security.protocol"].strip().upper()
+        if proto not in SECURITY_PROTOCOLS:
+            raise ConfigError(f"{source}: security.protocol {proto} is not one of {', '.join(SECURITY_PROTOCOLS)}")
+        out["security_protocol"] = proto
+    if "sasl.mechanism" in props or "sasl.mechanisms" in props:
+        mech = (props.get("sasl.mechanism") or props.get("sasl.mechanisms", "")).strip().upper()
+        if mech not in SASL_MECHANISMS:
+            raise ConfigError(f"{source}: sasl.mechanism {mech} is not supported (use one of {', '.join(SASL_MECHANISMS)})")
+        out["sasl_mechanism"] = mech
+    if props.get("sasl.jaas.config"):
+        jaas = parse_jaas(props["sasl.jaas.config"])
+        family = _LOGIN_MODULES.get(jaas.module)
+        if family is None:
+            raise ConfigError(f"{source}: sasl.jaas.config login module {jaas.module} is not supported "
+                              "(PlainLoginModule and ScramLoginModule are)")
+        if "username" not in jaas.options or "password" not in jaas.options:
+            raise ConfigError(f"{source}: sasl.jaas.config needs both username and password options")
+        out["username"] = jaas.options["username"]
+        out["password"] = Secret(jaas.options["password"])
+        mech = out.get("sasl_mechanism")
+        if mech and not mech.startswith(family):
+            raise ConfigError(f"{source}: sasl.mechanism {mech} does not match the {jaas.module.rsplit('.', 1)[-1]} in sasl.jaas.config")
+    if props.get("sasl.username"):
+        out["username"] = props["sasl.username"]
+    if props.get("sasl.password"):
+        out["password"] = Secret(props["sasl.password"])
+    cafile = _pem_path(props, "truststore") or props.get("ssl.ca.location")
+    if cafile:
+        out["ssl_cafile"] = cafile
+    keystore = _pem_path(props, "keystore")
+    if keystore:  # a PEM keystore holds the certificate chain and the key in one file
+        out["ssl_certfile"] = keystore
+        out["ssl_keyfile"] = keystore
+    if props.get("ssl.certificate.location"):
+        out["ssl_certfile"] = props["ssl.certificate.location"]
+    if props.get("ssl.key.location"):
+        out["ssl_keyfile"] = props["ssl.key.location"]
+    if props.get("ssl.key.password"):
+        out["ssl_key_password"] = Secret(props["ssl.key.password"])
+    if props.get("ssl.endpoint.identification.algorithm", "https").strip() == "":
+        out["ssl_check_hostname"] = False
+    if props.get("client.id"):
+        out["client_id"] = props["client.id"]
+    if out.get("username") and "sasl_mechanism" not in out:
+        out["sasl_mechanism"] = "PLAIN"  # the Java client's default is GSSAPI, which needs no password
+    return out
+
+
+# --------------------------------------------------------------------------- contexts file
+
+
+def config_home() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "kafkactl"
+
+
+def contexts_path() -> Path:
+    return config_home() / "config.yaml"
+
+
+@dataclass
+class Context:
+    name: str
+    bootstrap_servers: str | None = None
+    command_config: str | None = None
+    properties: dict[str, str] = field(default_factory=dict)
+    super_users: list[str] = field(default_factory=list)
+    allow_everyone_if_no_acl_found: bool = False
+    managed_by: str | None = None  # "local" for contexts written by `kafkactl local up`
+
+    def to_yaml(self) -> dict[str, Any]:
+        d: dict[str, Any] = {}
+        if self.bootstrap_servers:
+            d["bootstrap-servers"] = self.bootstrap_servers
+        if self.command_config:
+            d["command-config"] = self.command_config
+        if self.properties:
+            d["properties"] = dict(self.properties)
+        if self.super_users:
+            d["super-users"] = list(self.super_users)
+        if self.allow_everyone_if_no_acl_found:
+            d["allow-everyone-if-no-acl-found"] = True
+        if self.managed_by:
+            d["managed-by"] = self.managed_by
+        return d
+
+    @classmethod
+    def from_yaml(cls, name: str, d: Any, path: Path) -> "Context":
+        if not isinstance(d, dict):
+            raise ConfigError(f"{path}: context {name!r} must be a mapping")
+        known = {"bootstrap-servers", "command-config", "properties", "super-users",
+                 "allow-everyone-if-no-acl-found", "managed-by"}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ConfigError(f"{path}: context {name!r} has unknown key {unknown[0]!r}")
+        props = d.get("properties") or {}
+        if not isinstance(props, dict):
+            raise ConfigError(f"{path}: context {name!r}: properties must be a mapping")
+        return cls(
+            name=name,
+            bootstrap_servers=d.get("bootstrap-servers"),
+            command_config=d.get("command-config"),
+            properties={str(k): str(v) for k, v in props.items()},
+            super_users=[str(u) for u in d.get("super-users") or []],
+            allow_everyone_if_no_acl_found=bool(d.get("allow-everyone-if-no-acl-found", False)),
+            managed_by=d.get("managed-by"),
+        )
+
+
+@dataclass
+class ContextStore:
+    path: Path
+    contexts: dict[str, Context] = field(default_factory=dict)
+    current: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "ContextStore":
+        path = path or contexts_path()
+        store = cls(path=path)
+        if not path.exists():
+            return store
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            store.warnings.append(
+                f"{path} is readable by other users (mode {mode:o}); it may hold passwords: chmod 600 {path}")
+        import yaml
+
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" line {mark.line + 1}" if mark else ""
+            raise ConfigError(f"{path}{where}: not valid YAML") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: expected a mapping at the top level")
+        raw = data.get("contexts") or {}
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{path}: 'contexts' must be a mapping of name to settings")
+        store.contexts = {str(k): Context.from_yaml(str(k), v, path) for k, v in raw.items()}
+        store.current = data.get("current-context")
+        return store
+
+    def save(self) -> None:
+        import yaml
+
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        data = {
+            "apiVersion": "kafkactl/v1",
+            "current-context": self.current,
+            "contexts": {name: c.to_yaml() for name, c in sorted(self.contexts.items())},
+        }
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        # create with 0600 from the start: the file may hold passwords
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            yaml.safe_dump(data, fh, sort_keys=False, default_flow_style=False)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, self.path)
+
+    def get(self, name: str) -> Context:
+        try:
+            return self.contexts[name]
+        except KeyError:
+            known = ", ".join(sorted(self.contexts)) or "none defined"
+            raise NotFoundError(f"context {name!r} does not exist (known: {known})") from None
+
+    def put(self, ctx: Context) -> None:
+        validate_context_name(ctx.name)
+        self.contexts[ctx.name] = ctx
+
+    def delete(self, name: str) -> None:
+        self.get(name)
+        del self.contexts[name]
+        if self.current == name:
+            self.current = None
+
+    def use(self, name: str) -> None:
+        self.get(name)
+        self.current = name
+
+
+def validate_context_name(name: str) -> None:
+    if not _NAME_RE.match(name):
+        raise ConfigError(f"context name {name!r} may only hold letters, digits, '.', '_', '@' and '-'")
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the user asked for on the command line and in the environment."""
+
+    context: str | None = None
+    bootstrap_servers: str | None = None
+    command_config: str | None = None
+    timeout: float | None = None
+
+
+def selection_from_env(flags: Selection, env: Mapping[str, str] | None = None) -> Selection:
+    env = os.environ if env is None else env
+    return Selection(
+        context=flags.context or env.get("KAFKACTL_CONTEXT") or None,
+        bootstrap_servers=flags.bootstrap_servers or env.get("KAFKACTL_BOOTSTRAP_SERVERS") or None,
+        command_config=flags.command_config or env.get("KAFKACTL_COMMAND_CONFIG") or None,
+        timeout=flags.timeout,
+    )
+
+
+def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: ContextStore | None = None) -> Profile:
+    """Resolve the connection profile: flags > env > context."""
+    sel = selection_from_env(flags, env)
+    store = store if store is not None else ContextStore.load()
+    ctx_name = sel.context or store.current
+    ctx: Context | None = None
+    if ctx_name:
+        if sel.context is None and ctx_name not in store.contexts:
+            ctx_name = None  # a dangling current-context is ignored when -b/env say where to go
+        else:
+            ctx = store.get(ctx_name)
+
+    settings: dict[str, Any] = {}
+    if ctx is not None:
+        if ctx.command_config:
+            settings.update(settings_from_properties(read_properties_file(ctx.command_config),
+                                                     f"context {ctx.name}: {ctx.command_config}"))
+        settings.update(settings_from_properties(ctx.properties, f"context {ctx.name}"))
+        if ctx.bootstrap_servers:
+            settings["bootstrap_servers"] = ctx.bootstrap_servers
+        settings["super_users"] = tuple(ctx.super_users)
+        settings["allow_everyone_if_no_acl_found"] = ctx.allow_everyone_if_no_acl_found
+    if sel.command_config:
+        # a command-config replaces the context's security settings as a whole: mixing a
+        # context's password with another file's mechanism would be surprising
+        for key in ("security_protocol", "sasl_mechanism", "username", "password", "ssl_cafile",
+                    "ssl_certfile", "ssl_keyfile", "ssl_key_password", "ssl_check_hostname"):
+            settings.pop(key, None)
+        settings.update(settings_from_properties(read_properties_file(sel.command_config)))
+    if sel.bootstrap_servers:
+        settings["bootstrap_servers"] = sel.bootstrap_servers
+    if not settings.get("bootstrap_servers"):
+        raise ConfigError(
+            "no cluster selected: give -b/--bootstrap-server, set KAFKACTL_BOOTSTRAP_SERVERS, "
+            "or pick a context (kafkactl context use NAME; kafkactl local up creates local-admin)")
+    settings["bootstrap_servers"] = ",".join(s.strip() for s in settings["bootstrap_servers"].split(",") if s.strip())
+    if settings.get("security_protocol", "PLAINTEXT").startswith("SASL_") and not settings.get("username"):
+        raise ConfigError("SASL is configured but no username/password was given (sasl.jaas.config or sasl.username/sasl.password)")
+    if settings.get("username") and "security_protocol" not in settings:
+        settings["security_protocol"] = "SASL_PLAINTEXT"
+    if sel.timeout is not None:
+        if sel.timeout <= 0:
+            raise ConfigError(f"--timeout {sel.timeout:g}: must be greater than 0")
+        settings["timeout"] = float(sel.timeout)
+    return Profile(context=ctx_name, **settings)
+
+
+def with_timeout(profile: Profile, timeout: float) -> Profile:
+    return replace(profile, timeout=timeout)
+
+
+@dataclass(frozen=True)
+class ContextRow:
+    COLUMNS = ("name", "current", "bootstrap_servers", "user", "mechanism", "managed_by")
+    name: str
+    current: bool
+    bootstrap_servers: str | None
+    user: str | None
+    mechanism: str | None
+    managed_by: str | None
+
+
+def context_rows(store: ContextStore) -> list[ContextRow]:
+    rows = []
+    for name, c in sorted(store.contexts.items()):
+        try:
+            s = settings_from_properties(c.properties, f"context {name}")
+        except ConfigError:
+            s = {}
+        rows.append(ContextRow(name=name, current=name == store.current, bootstrap_servers=c.bootstrap_servers,
+                               user=s.get("username"), mechanism=s.get("sasl_mechanism"), managed_by=c.managed_by))
+    return rows

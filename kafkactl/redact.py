@@ -1,0 +1,76 @@
+"""Keeping secrets out of everything kafkactl prints.
+
+Every password kafkactl reads is wrapped in `Secret` and registered here, so the
+one place that prints errors (and --debug tracebacks and logs) can scrub any
+copy that slipped into a message from a client library.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+MASK = "******"
+
+_known: set[str] = set()
+_lock = threading.Lock()
+
+# a whole JAAS line, then single assignments like  password="..."  or  sasl.password=...
+_JAAS_LINE = re.compile(r"(?i)(sasl\.jaas\.config\s*[=:]\s*)[^\n]*")
+_JAAS_MODULE = re.compile(r"(?i)\b[\w.]+LoginModule\s+(required|requisite|sufficient|optional)\b[^;\n]*;?")
+_ASSIGNMENT = re.compile(r"""(?i)\b((?:sasl\.|ssl\.key\.|ssl\.keystore\.|ssl\.truststore\.)?password)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s;,]+)""")
+
+
+class Secret:
+    """A string that never shows itself in str(), repr() or f-strings."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+        register(value)
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __str__(self) -> str:
+        return MASK
+
+    __repr__ = __str__
+
+    def __format__(self, spec: str) -> str:
+        return MASK
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __reduce__(self):  # never pickle a password into a file or a Spark task by accident
+        raise TypeError("Secret values cannot be pickled")
+
+
+def register(value: str) -> None:
+    # very short values would blank out ordinary words; they are still masked in JAAS strings
+    if value and len(value) >= 4:
+        with _lock:
+            _known.add(value)
+
+
+def scrub(text: str) -> str:
+    """Remove every registered secret and every JAAS/password assignment from text."""
+    if not text:
+        return text
+    text = _JAAS_LINE.sub(lambda m: m.group(1) + MASK, text)
+    text = _JAAS_MODULE.sub(MASK, text)
+    text = _ASSIGNMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    with _lock:
+        secrets = sorted(_known, key=len, reverse=True)
+    for s in secrets:
+        if s in text:
+            text = text.replace(s, MASK)
+    return text

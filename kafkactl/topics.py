@@ -1,0 +1,128 @@
+"""Topics: list, create, delete (describe grows in a later issue)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from kafkactl.errors import PartialFailure, UsageError
+from kafkactl.gateway import Gateway
+
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
+_LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
+MAX_NAME_LENGTH = 249
+
+
+def validate_topic_name(name: str) -> None:
+    """Kafka's own rules (org.apache.kafka.common.internals.Topic.validate)."""
+    if not name:
+        raise UsageError("topic name is empty")
+    if name in (".", ".."):
+        raise UsageError(f"topic name {name!r} is not allowed")
+    if len(name) > MAX_NAME_LENGTH:
+        raise UsageError(f"topic name {name[:40]}... is {len(name)} characters long; the limit is {MAX_NAME_LENGTH}")
+    if not _LEGAL.match(name):
+        bad = sorted({c for c in name if not _LEGAL.match(c)})
+        raise UsageError(f"topic name {name!r} contains {''.join(bad)!r}; only ASCII letters, digits, '.', '_' and '-' are legal")
+
+
+@dataclass(frozen=True)
+class TopicSummary:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("name", "partitions", "replication_factor", "internal")
+    name: str
+    partitions: int
+    replication_factor: int
+    internal: bool
+
+
+def list_topics(gw: Gateway, include_internal: bool = True) -> list[TopicSummary]:
+    md = gw.list_topics_metadata()
+    out = []
+    for name, t in md.topics.items():
+        if t.error is not None and not t.partitions:
+            continue  # described but failed (e.g. being deleted)
+        internal = name in INTERNAL_TOPICS
+        if internal and not include_internal:
+            continue
+        parts = t.partitions
+        rf = len(parts[min(parts)].replicas) if parts else 0
+        out.append(TopicSummary(name=name, partitions=len(parts), replication_factor=rf, internal=internal))
+    return sorted(out, key=lambda s: s.name)
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """One item of a mutating command's result envelope."""
+
+    COLUMNS: ClassVar[tuple[str, ...]] = ("name", "status", "error")
+    name: str
+    status: str  # created | deleted | validated | failed
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ChangeResult:
+    ROWS: ClassVar[str] = "results"
+    kind: str
+    results: tuple[ItemResult, ...]
+    api_version: str = field(default="kafkactl/v1")
+    dry_run: bool = False
+
+    @property
+    def failed(self) -> tuple[ItemResult, ...]:
+        return tuple(r for r in self.results if r.status == "failed")
+
+
+def parse_config_pairs(pairs: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--config {pair!r}: expected key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def create_topic(gw: Gateway, name: str, partitions: int | None, replication_factor: int | None,
+                 configs: dict[str, str], dry_run: bool = False) -> ChangeResult:
+    validate_topic_name(name)
+    if partitions is not None and partitions < 1:
+        raise UsageError(f"--partitions {partitions}: must be at least 1")
+    if replication_factor is not None and replication_factor < 1:
+        raise UsageError(f"--replication-factor {replication_factor}: must be at least 1")
+    # -1 asks the broker for num.partitions / default.replication.factor (KIP-464)
+    spec = (name, partitions or -1, replication_factor or -1, configs)
+    errors = gw.create_topics([spec], validate_only=dry_run)
+    return _envelope(gw, "TopicCreateResult", errors, "validated" if dry_run else "created", dry_run,
+                     what="create topic", needs="Create on Topic:{name} or on the Cluster")
+
+
+def delete_topics(gw: Gateway, names: list[str]) -> ChangeResult:
+    for n in names:
+        validate_topic_name(n)
+    errors = gw.delete_topics(names)
+    return _envelope(gw, "TopicDeleteResult", errors, "deleted", False, what="delete topic",
+                     needs="Delete on Topic:{name}")
+
+
+def _envelope(gw: Gateway, kind: str, errors: dict, ok_status: str, dry_run: bool, what: str, needs: str
+              ) -> ChangeResult:
+    results = []
+    for name, exc in sorted(errors.items()):
+        if exc is None:
+            results.append(ItemResult(name, ok_status))
+        else:
+            err = gw.translate(exc, f"{what} {name!r}", resource=f"topic {name!r}", needs=needs.format(name=name))
+            results.append(ItemResult(name, "failed", err.message))
+    result = ChangeResult(kind=kind, results=tuple(results), dry_run=dry_run)
+    failed = result.failed
+    if failed and len(failed) == len(results):
+        # all failed: surface the (first) translated error with its own exit code
+        exc = next(e for e in errors.values() if e is not None)
+        name = failed[0].name
+        raise gw.translate(exc, f"{what} {name!r}", resource=f"topic {name!r}", needs=needs.format(name=name))
+    if failed:
+        first = failed[0]
+        raise PartialFailure(f"{len(failed)} of {len(results)} failed; first: {first.name}: {first.error}", result=result)
+    return result

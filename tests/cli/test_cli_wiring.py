@@ -1,0 +1,69 @@
+"""The real command tree, no broker: usage errors, exit codes, contexts."""
+
+from __future__ import annotations
+
+import stat
+
+from kafkactl.exitcodes import ExitCode
+from tests.conftest import run
+
+
+def test_version():
+    r = run("--version")
+    assert r.exit_code == 0 and r.stdout.startswith("kafkactl ")
+
+
+def test_unknown_option_is_one_line_usage_error():
+    r = run("topics", "list", "--frobnicate")
+    assert r.exit_code == ExitCode.USAGE
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--frobnicate" in lines[0] and lines[0].startswith("error:")
+
+
+def test_bad_output_format_is_usage_error():
+    r = run("-o", "xml", "topics", "list")
+    assert r.exit_code == ExitCode.USAGE and "xml" in r.stderr
+
+
+def test_bad_env_output_format_names_the_variable():
+    r = run("-b", "127.0.0.1:1", "topics", "list", env={"KAFKACTL_OUTPUT": "xml"})
+    assert r.exit_code == ExitCode.USAGE and "KAFKACTL_OUTPUT=xml" in r.stderr
+
+
+def test_invalid_topic_name_fails_before_connecting():
+    r = run("-b", "127.0.0.1:1", "topics", "create", "bad/name")
+    assert r.exit_code == ExitCode.USAGE and "'bad/name'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_unknown_context_exit_code():
+    r = run("--context", "no-such-ctx", "topics", "list")
+    assert r.exit_code == ExitCode.NOT_FOUND and "no-such-ctx" in r.stderr
+
+
+def test_context_add_use_list_delete(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    r = run("context", "add", "prod", "-b", "k1:9092,k2:9092", "--security-protocol", "SASL_SSL",
+            "--sasl-mechanism", "SCRAM-SHA-512", "--username", "ops", "--password-stdin", input="pw-from-stdin-9\n")
+    assert r.exit_code == 0, r.stderr
+    cfg = tmp_path / "kafkactl" / "config.yaml"
+    assert stat.S_IMODE(cfg.stat().st_mode) == 0o600
+    assert "pw-from-stdin-9" not in r.output
+    run("context", "add", "dev", "-b", "localhost:9092")
+    assert run("context", "current").stdout.strip() == "prod"  # the first context added becomes current
+    assert run("context", "use", "dev").exit_code == 0
+    assert run("context", "current").stdout.strip() == "dev"
+    rows = [line.split("\t") for line in run("-o", "plain", "context", "list").stdout.splitlines()]
+    assert rows == [["dev", "true", "localhost:9092", "", "", ""],
+                    ["prod", "false", "k1:9092,k2:9092", "ops", "SCRAM-SHA-512", ""]]
+    assert "pw-from-stdin-9" not in run("-o", "json", "context", "list").stdout
+    assert run("context", "delete", "dev").exit_code == 0
+    assert run("context", "current").exit_code == ExitCode.NOT_FOUND
+    assert run("context", "use", "gone").exit_code == ExitCode.NOT_FOUND
+
+
+def test_context_add_validates_properties(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    r = run("context", "add", "x", "-b", "h:1", "--property", "ssl.truststore.location=/t.jks")
+    assert r.exit_code == ExitCode.USAGE and "PEM" in r.stderr
+    assert not (tmp_path / "kafkactl" / "config.yaml").exists()

@@ -1,0 +1,170 @@
+"""The first broker behaviour, checked on the real sandbox as the principal concerned."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+import uuid
+
+import pytest
+
+from kafkactl.exitcodes import ExitCode
+from tests.conftest import run, run_process
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def test_admin_creates_lists_and_deletes_a_topic(sandbox):
+    name = unique("it.admin")
+    r = sandbox.as_user("admin", "topics", "create", name, "--partitions", "3", "--config", "retention.ms=3600000")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.split("\t")[:2] == [name, "created"]
+    listed = json.loads(sandbox.as_user("admin", "-o", "json", "topics", "list").stdout)
+    mine = [t for t in listed if t["name"] == name]
+    assert mine == [{"name": name, "partitions": 3, "replication_factor": 1, "internal": False}]
+    r = sandbox.as_user("admin", "topics", "delete", name, "--yes")
+    assert r.exit_code == 0, r.stderr
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        names = sandbox.as_user("admin", "-o", "plain", "topics", "list").stdout.split()
+        if name not in names:
+            break
+        time.sleep(0.3)
+    assert name not in names
+
+
+def test_admin_sees_the_cluster(sandbox):
+    info = json.loads(sandbox.as_user("admin", "-o", "json", "cluster", "describe").stdout)
+    host, port = sandbox.bootstrap.split(":")
+    assert info["controller_id"] == 1
+    assert info["brokers"] == [{"id": 1, "host": host, "port": int(port), "rack": None, "controller": True}]
+    assert info["cluster_id"]
+
+
+def test_alice_without_acls_sees_no_topics_and_a_hint(sandbox):
+    name = unique("it.hidden")
+    assert sandbox.as_user("admin", "topics", "create", name).exit_code == 0
+    try:
+        r = sandbox.as_user("alice", "topics", "list")
+        assert r.exit_code == 0
+        assert r.stdout == ""  # the broker hides topics alice may not Describe
+        assert "Describe" in r.stderr
+    finally:
+        sandbox.as_user("admin", "topics", "delete", name, "--yes")
+
+
+def test_alice_cannot_create_a_topic_and_is_told_what_is_missing(sandbox):
+    name = unique("it.alice")
+    r = sandbox.as_user("alice", "topics", "create", name)
+    assert r.exit_code == ExitCode.NOT_AUTHORIZED
+    assert r.stdout == ""
+    assert "User:alice" in r.stderr and f"Create on Topic:{name}" in r.stderr and "Traceback" not in r.stderr
+    assert name not in sandbox.as_user("admin", "-o", "plain", "topics", "list").stdout.split()
+
+
+def test_describe_cluster_needs_no_acl(sandbox):
+    """DescribeCluster, like Metadata, is answered for any authenticated principal (checked on the broker)."""
+    admin = sandbox.as_user("admin", "-o", "json", "cluster", "describe")
+    carol = sandbox.as_user("carol", "-o", "json", "cluster", "describe")
+    assert carol.exit_code == 0, carol.stderr
+    assert json.loads(carol.stdout) == json.loads(admin.stdout)
+
+
+def test_wrong_password_is_an_authentication_error(sandbox, tmp_path):
+    props = tmp_path / "wrong.properties"
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
+                     "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+                     'username="alice" password="definitely-Wrong-77";\n')
+    t0 = time.monotonic()
+    r = run("-b", sandbox.bootstrap, "--command-config", str(props), "topics", "list")
+    assert r.exit_code == ExitCode.AUTHENTICATION
+    assert "authentication failed" in r.stderr and "definitely-Wrong-77" not in r.output
+    assert time.monotonic() - t0 < 10  # fails fast, well before --timeout
+
+
+def test_plain_mechanism_via_command_config_works(sandbox, tmp_path):
+    props = tmp_path / "plain.properties"
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                     "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+                     f'username="admin" password="{sandbox.passwords["admin"]}";\n')
+    r = run("-b", sandbox.bootstrap, "--command-config", str(props), "-o", "json", "cluster", "describe")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["controller_id"] == 1
+
+
+def test_nothing_listening_is_unreachable_within_the_timeout(sandbox):
+    from kafkactl.local.sandbox import _free_port
+
+    t0 = time.monotonic()
+    r = run("--context", "local-admin", "-b", f"127.0.0.1:{_free_port()}", "--timeout", "2", "topics", "list")
+    elapsed = time.monotonic() - t0
+    assert r.exit_code == ExitCode.UNREACHABLE and "within 2 s" in r.stderr
+    assert elapsed < 2 + 3
+
+
+def test_stopped_broker_is_unreachable_within_the_timeout(sandbox):
+    """SIGSTOP the real broker: connections hang instead of being refused, the worst case for a timeout."""
+    os.killpg(sandbox.pid, signal.SIGSTOP)
+    try:
+        t0 = time.monotonic()
+        r = run("--context", "local-admin", "--timeout", "2", "cluster", "describe")
+        elapsed = time.monotonic() - t0
+    finally:
+        os.killpg(sandbox.pid, signal.SIGCONT)
+    assert r.exit_code == ExitCode.UNREACHABLE, r.stderr
+    assert elapsed < 2 + 3
+
+
+def test_up_is_idempotent_and_status_reports_it(sandbox):
+    from kafkactl.local.sandbox import Sandbox
+
+    status = Sandbox().up(timeout=60)
+    assert status.already_running and status.pid == sandbox.pid
+    s = json.loads(run("-o", "json", "local", "status").stdout)
+    assert s["running"] is True and s["pid"] == sandbox.pid and s["bootstrap_servers"] == sandbox.bootstrap
+    assert s["log_file"].endswith("broker.log")
+
+
+def test_local_env_prints_exports_without_passwords(sandbox):
+    r = run("local", "env", "--user", "bob")
+    assert r.exit_code == 0
+    assert "export KAFKACTL_CONTEXT=local-bob" in r.stdout
+    assert f"export KAFKACTL_BOOTSTRAP_SERVERS={sandbox.bootstrap}" in r.stdout
+    assert all(pw not in r.stdout for pw in sandbox.passwords.values())
+
+
+def test_contexts_written_by_up_work_for_each_user(sandbox):
+    for user in ("admin", "alice", "bob", "carol"):
+        r = sandbox.as_user(user, "topics", "list")
+        assert r.exit_code == 0, (user, r.stderr)
+
+
+@pytest.mark.parametrize("args", [
+    ["--debug", "--context", "local-admin", "topics", "list"],
+    ["--debug", "--context", "local-admin", "cluster", "describe", "-o", "yaml"],
+    ["--debug", "--context", "local-alice", "topics", "create", "it.redact"],
+    ["--debug", "--context", "local-carol", "topics", "delete", "it.redact", "--yes"],
+    ["--debug", "--context", "local-admin", "--timeout", "2", "-b", "127.0.0.1:1", "topics", "list"],
+    ["--debug", "-b", "SELF", "--command-config", "WRONG", "topics", "list"],
+    ["-o", "json", "context", "list"],
+    ["-o", "yaml", "local", "status"],
+    ["local", "env"],
+])
+def test_no_password_or_jaas_string_in_anything_printed(sandbox, tmp_path, args):
+    """Run as a real process with --debug (client logs on), then grep stdout+stderr for every secret."""
+    wrong = tmp_path / "wrong.properties"
+    wrong.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                     "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+                     'username="alice" password="Wrong-Secret-Value-42";\n')
+    args = [sandbox.bootstrap if a == "SELF" else str(wrong) if a == "WRONG" else a for a in args]
+    r = run_process(*args, timeout=60)
+    printed = r.stdout + r.stderr
+    assert "Traceback" not in printed or "--debug" in args
+    secrets = list(sandbox.passwords.values()) + ["Wrong-Secret-Value-42"]
+    leaked = [s for s in secrets if s in printed]
+    assert leaked == [], f"secret printed by {args}"
+    assert "LoginModule required" not in printed and "sasl.jaas.config=" not in printed.replace("sasl.jaas.config=******", "")

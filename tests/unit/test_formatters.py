@@ -1,0 +1,58 @@
+"""The renderers: plain never truncates, csv parses back, json keeps types."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from typing import ClassVar
+
+from kafkactl.formatters import OutputFormat, render
+
+
+@dataclass(frozen=True)
+class Row:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("name", "count", "flag", "tags")
+    name: str
+    count: int
+    flag: bool
+    tags: tuple[str, ...]
+
+
+LONG = "orders." + "x" * 300
+ROWS = [Row(LONG, 3, True, ("a", "b")), Row("b\tc", 0, False, ())]
+
+
+def out(fmt: OutputFormat, data=ROWS) -> str:
+    buf = io.StringIO()
+    render(data, fmt, buf)
+    return buf.getvalue()
+
+
+def test_plain_is_tab_separated_and_never_truncated():
+    lines = out(OutputFormat.plain).splitlines()
+    assert lines[0].split("\t") == [LONG, "3", "true", "a,b"]
+    assert lines[1].split("\t") == ["b c", "0", "false", ""]
+
+
+def test_csv_has_header_and_parses_back():
+    rows = list(csv.reader(io.StringIO(out(OutputFormat.csv))))
+    assert rows[0] == ["name", "count", "flag", "tags"]
+    assert rows[1] == [LONG, "3", "true", "a,b"]
+    assert rows[2][0] == "b\tc"
+
+
+def test_json_keeps_types_and_lists():
+    data = json.loads(out(OutputFormat.json))
+    assert data[0] == {"name": LONG, "count": 3, "flag": True, "tags": ["a", "b"]}
+
+
+def test_table_in_a_pipe_is_not_truncated():
+    from kafkactl.commands._app import _make_console
+
+    buf = io.StringIO()
+    console = _make_console(buf, no_color=True)
+    render(ROWS, OutputFormat.table, buf, console)
+    assert LONG in buf.getvalue().replace("\n", "")
+    assert LONG in buf.getvalue()

@@ -1,0 +1,38 @@
+import pickle
+
+import pytest
+
+from kafkactl.redact import MASK, Secret, scrub
+
+
+def test_secret_never_renders_itself():
+    s = Secret("hunter2-very-secret")
+    for rendered in (str(s), repr(s), f"{s}", f"{s!r}", "%s" % s, str([s]), str({"k": s})):
+        assert "hunter2" not in rendered
+    assert s.reveal() == "hunter2-very-secret"
+
+
+def test_secret_refuses_pickling():
+    with pytest.raises(TypeError):
+        pickle.dumps(Secret("abcd1234"))
+
+
+def test_scrub_removes_registered_values_anywhere():
+    Secret("zq-registered-77")
+    assert scrub("boom: user x with zq-registered-77 failed") == f"boom: user x with {MASK} failed"
+
+
+@pytest.mark.parametrize("text", [
+    'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="never-seen-1";',
+    'failed: org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="never-seen-1";',
+    "sasl.password=never-seen-1",
+    "ssl.key.password: never-seen-1",
+    'password = "never-seen-1"',
+])
+def test_scrub_masks_jaas_and_password_assignments_never_registered(text):
+    out = scrub(text)
+    assert "never-seen-1" not in out and MASK in out
+
+
+def test_scrub_leaves_ordinary_text_alone():
+    assert scrub("topic orders.eu has 6 partitions") == "topic orders.eu has 6 partitions"
