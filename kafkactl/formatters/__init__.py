@@ -31,7 +31,7 @@ def _render_table(data: Any, out: TextIO, console: Any) -> None:
 def _render_plain(data: Any, out: TextIO, console: Any) -> None:
     from kafkactl.formatters.text import render_plain
 
-    render_plain(table_of(data), out)
+    render_plain(table_of(data, vertical=True), out)
 
 
 def _render_csv(data: Any, out: TextIO, console: Any) -> None:

@@ -44,8 +44,11 @@ def cell(value: Any) -> Any:
     return value
 
 
-def table_of(data: Any) -> Tabular:
-    """Rows and columns of a result: a sequence of row dataclasses, or a document dataclass."""
+def table_of(data: Any, vertical: bool = False) -> Tabular:
+    """Rows and columns of a result: a sequence of row dataclasses, or a document dataclass.
+
+    With `vertical`, a single object without rows becomes field/value pairs (for table and plain).
+    """
     if isinstance(data, Tabular):
         return data
     if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
@@ -59,6 +62,8 @@ def table_of(data: Any) -> Tabular:
         header = tuple((h, cell(getattr(data, h))) for h in getattr(data, "HEADER", ()))
         return Tabular(columns=columns, rows=inner.rows, header=header, title=getattr(data, "TITLE", None))
     cols = _columns(data)
+    if vertical:
+        return Tabular(columns=("field", "value"), rows=[(c, cell(getattr(data, c))) for c in cols])
     return Tabular(columns=cols, rows=[tuple(cell(getattr(data, c)) for c in cols)])
 
 

@@ -14,7 +14,7 @@ def header_label(column: str) -> str:
 def render_table(data: Any, console: Any) -> None:
     from rich.table import Table
 
-    t = table_of(data)
+    t = table_of(data, vertical=True)
     if t.header:
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="bold")

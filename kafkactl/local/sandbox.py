@@ -353,6 +353,8 @@ def _port_free(port: int) -> bool:
 
 def _bindable(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        # the broker binds with SO_REUSEADDR too, so a port in TIME_WAIT is still usable
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((HOST, port))
             return True

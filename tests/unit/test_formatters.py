@@ -56,3 +56,14 @@ def test_table_in_a_pipe_is_not_truncated():
     render(ROWS, OutputFormat.table, buf, console)
     assert LONG in buf.getvalue().replace("\n", "")
     assert LONG in buf.getvalue()
+
+
+@dataclass(frozen=True)
+class Status:
+    running: bool
+    log_file: str
+
+
+def test_single_object_is_field_value_lines_in_plain_and_one_row_in_csv():
+    assert out(OutputFormat.plain, Status(True, "/x/broker.log")) == "running\ttrue\nlog_file\t/x/broker.log\n"
+    assert out(OutputFormat.csv, Status(True, "/x/broker.log")) == "running,log_file\ntrue,/x/broker.log\n"
