@@ -149,7 +149,9 @@ class Sandbox:
         controller = DEFAULT_CONTROLLER_PORT if _port_free(DEFAULT_CONTROLLER_PORT) else _free_port()
         while controller == broker:
             controller = _free_port()
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        cluster_id = "-"
+        while cluster_id.startswith("-"):  # as Kafka's Uuid.randomUuid: a leading '-' reads as an option
+            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         # fresh random passwords per sandbox; they live in 0600 files only
         passwords = {u: f"{u}-{secrets.token_urlsafe(12)}" for u in USERS}
         return SandboxState(broker_port=broker, controller_port=controller, cluster_id=cluster_id, passwords=passwords)
@@ -170,7 +172,7 @@ class Sandbox:
                 "-cp", f"{libs}/*", main, *args]
 
     def _format(self, libs: Path, state: SandboxState) -> None:
-        args = ["format", "-t", state.cluster_id, "-c", str(self.properties_file), "--standalone"]
+        args = ["format", f"--cluster-id={state.cluster_id}", "-c", str(self.properties_file), "--standalone"]
         for user in USERS:
             for mech in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
                 args += ["--add-scram", f"{mech}=[name={user},password={state.passwords[user]}]"]

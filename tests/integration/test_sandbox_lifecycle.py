@@ -1,0 +1,54 @@
+"""`kafkactl local up/down --keep/up/down` on a second, private sandbox (own ports, state and contexts)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from kafkactl.exitcodes import ExitCode
+from kafkactl.local.sandbox import Sandbox
+from tests.conftest import run
+
+
+def test_down_keep_then_up_reuses_data_and_down_deletes_it(sandbox, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    topic = f"life-{uuid.uuid4().hex[:6]}"
+    r = run("local", "up")
+    try:
+        assert r.exit_code == 0, r.stderr
+        status = json.loads(run("-o", "json", "local", "status").stdout)
+        assert status["running"] and status["bootstrap_servers"] != sandbox.bootstrap  # free ports were picked
+        assert run("--context", "local-admin", "topics", "create", topic).exit_code == 0
+
+        assert run("local", "down", "--keep").exit_code == 0
+        assert json.loads(run("-o", "json", "local", "status").stdout)["running"] is False
+        assert run("--context", "local-admin", "--timeout", "2", "topics", "list").exit_code == ExitCode.UNREACHABLE
+
+        assert run("local", "up").exit_code == 0
+        assert topic in run("--context", "local-admin", "-o", "plain", "topics", "list").stdout.split()
+    finally:
+        assert run("local", "down").exit_code == 0
+    assert not Sandbox().home.exists()
+    assert "local-admin" not in run("-o", "plain", "context", "list").stdout
+
+
+def test_a_broker_that_cannot_start_reports_its_log(sandbox, tmp_path, monkeypatch):
+    """Force a start-up failure (the kept sandbox's port is taken) and check the message."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert run("local", "up").exit_code == 0
+    state = Sandbox().load_state()
+    run("local", "down", "--keep")
+    # occupy the kept broker port with the session broker's port number: rewrite the state
+    state_file = Sandbox().state_file
+    data = json.loads(state_file.read_text())
+    data["broker_port"] = int(sandbox.bootstrap.rsplit(":", 1)[1])
+    state_file.write_text(json.dumps(data))
+    try:
+        r = run("local", "up")
+        assert r.exit_code == ExitCode.ERROR
+        assert f"port {data['broker_port']}" in r.stderr and "in use" in r.stderr
+        assert all(p not in r.output for p in state.passwords.values())
+    finally:
+        run("local", "down")
