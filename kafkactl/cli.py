@@ -11,6 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from kafkactl import __version__
+from kafkactl.commands import acls as acls_cmd
 from kafkactl.commands import cluster as cluster_cmd
 from kafkactl.commands import context as context_cmd
 from kafkactl.commands import local as local_cmd
@@ -29,7 +30,7 @@ class KafkactlGroup(TyperGroup):
              standalone_mode: bool = True, **extra: Any) -> Any:
         from typer._click import exceptions as click_exc
 
-        argv = list(sys.argv[1:] if args is None else args)
+        argv = hoist_global_options(self, list(sys.argv[1:] if args is None else args))
         debug = "--debug" in argv or os.environ.get("KAFKACTL_DEBUG", "") not in ("", "0")
         try:
             rv = super().main(args=argv, prog_name=prog_name or "kafkactl", complete_var=complete_var,
@@ -77,6 +78,50 @@ class KafkactlGroup(TyperGroup):
         if standalone_mode:
             sys.exit(int(code))
         return int(code)
+
+
+GLOBAL_VALUE_OPTIONS = {"--context", "-b", "--bootstrap-server", "--command-config", "-o", "--output", "--timeout"}
+GLOBAL_FLAGS = {"--no-color", "--debug"}
+
+
+def hoist_global_options(root: Any, argv: list[str]) -> list[str]:
+    """Let global options follow the subcommand (`kafkactl acls list -o json`), as operators type them.
+
+    Only options the invoked command does not define itself are moved to the front.
+    """
+    cmd, i, path_end = root, 0, None
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            break
+        if tok.startswith("-"):
+            i += 2 if (tok in GLOBAL_VALUE_OPTIONS and path_end is None) else 1
+            continue
+        sub = getattr(cmd, "commands", {}).get(tok) if path_end is None else None
+        if sub is None:
+            path_end = path_end or i
+            i += 1
+            continue
+        cmd, i = sub, i + 1
+    if cmd is root:
+        return argv
+    own = {o for p in getattr(cmd, "params", []) for o in (*p.opts, *p.secondary_opts)}
+    front, rest, i = [], [], 0
+    first_sub = next((j for j, t in enumerate(argv) if t in getattr(root, "commands", {})), len(argv))
+    while i < len(argv):
+        tok = argv[i]
+        name = tok.split("=", 1)[0]
+        if tok == "--":
+            rest += argv[i:]
+            break
+        if i > first_sub and name not in own and name in GLOBAL_VALUE_OPTIONS | GLOBAL_FLAGS:
+            takes_value = name in GLOBAL_VALUE_OPTIONS and "=" not in tok
+            front += argv[i:i + 1 + takes_value]
+            i += 1 + takes_value
+            continue
+        rest.append(tok)
+        i += 1
+    return front + rest
 
 
 def _stderr(text: str) -> None:
@@ -169,6 +214,7 @@ def _enable_debug_logging() -> None:
         lg.setLevel(logging.DEBUG)
 
 
+app.add_typer(acls_cmd.app, name="acls")
 app.add_typer(cluster_cmd.app, name="cluster")
 app.add_typer(topics_cmd.app, name="topics")
 app.add_typer(context_cmd.app, name="context")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from kafkactl.errors import PartialFailure, UsageError
 from kafkactl.gateway import Gateway
+from kafkactl.results import ChangeResult
 
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
@@ -60,18 +61,8 @@ class ItemResult:
     status: str  # created | deleted | validated | failed
     error: str | None = None
 
-
-@dataclass(frozen=True)
-class ChangeResult:
-    ROWS: ClassVar[str] = "results"
-    kind: str
-    results: tuple[ItemResult, ...]
-    api_version: str = field(default="kafkactl/v1")
-    dry_run: bool = False
-
-    @property
-    def failed(self) -> tuple[ItemResult, ...]:
-        return tuple(r for r in self.results if r.status == "failed")
+    def to_json(self) -> dict:
+        return {"name": self.name, "status": self.status, "error": self.error}
 
 
 def parse_config_pairs(pairs: list[str]) -> dict[str, str]:

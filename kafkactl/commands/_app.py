@@ -54,6 +54,12 @@ class AppContext:
     def render(self, data: Any) -> None:
         render(data, self.output, sys.stdout, self.console if self.output is OutputFormat.table else None)
 
+    def render_to_stderr(self, data: Any) -> None:
+        """A preview (e.g. what a delete will remove) on stderr, so stdout keeps only the result."""
+        from kafkactl.formatters.table import render_table
+
+        render_table(data, self.err_console)
+
     def message(self, text: str, style: str | None = None) -> None:
         from rich.markup import escape
 

@@ -14,6 +14,8 @@ class Tabular:
     rows: list[tuple[Any, ...]]
     header: tuple[tuple[str, Any], ...] = ()
     title: str | None = None
+    # leading columns whose repeated values the table view blanks, drawing a line between groups
+    group_by: int = 0
 
 
 def jsonable(value: Any) -> Any:
@@ -54,7 +56,8 @@ def table_of(data: Any, vertical: bool = False) -> Tabular:
     if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
         items = list(data)
         cols = _columns(items[0]) if items else ()
-        return Tabular(columns=cols, rows=[tuple(cell(getattr(i, c)) for c in cols) for i in items])
+        return Tabular(columns=cols, rows=[tuple(cell(getattr(i, c)) for c in cols) for i in items],
+                       group_by=getattr(items[0], "GROUP_BY", 0) if items else 0)
     rows_field = getattr(data, "ROWS", None)
     if rows_field:
         inner = table_of(list(getattr(data, rows_field)))

@@ -27,8 +27,17 @@ def render_table(data: Any, console: Any) -> None:
     table = Table(title=t.title, box=None if console.no_color else _box(), header_style="bold", pad_edge=False)
     for col in t.columns:
         table.add_column(header_label(col), overflow="fold")
+    previous = None
     for row in t.rows:
-        table.add_row(*("-" if v is None else _fmt(v) for v in row))
+        cells = ["-" if v is None else _fmt(v) for v in row]
+        if t.group_by:
+            key = row[:t.group_by]
+            if previous is not None and key == previous:
+                cells[:t.group_by] = [""] * t.group_by
+            elif previous is not None:
+                table.rows[-1].end_section = True
+            previous = key
+        table.add_row(*cells)
     console.print(table)
 
 

@@ -21,6 +21,7 @@ from kafkactl.errors import (
     NotFoundError,
     UnreachableError,
 )
+from kafkactl.gateway._acls import AclRpcs
 from kafkactl.profiles import Profile
 
 log = logging.getLogger("kafkactl.client")
@@ -42,18 +43,21 @@ class ErrorInfo:
 
 def error_info(err: Any) -> ErrorInfo:
     """Normalise a confluent KafkaError / KafkaException into code, name, message."""
+    if isinstance(err, _CodeError):
+        return ErrorInfo(err.code(), err.name(), err.str())
     kerr = err.args[0] if hasattr(err, "args") and err.args and hasattr(err.args[0], "code") else err
     if hasattr(kerr, "code") and callable(kerr.code):
         return ErrorInfo(kerr.code(), kerr.name(), kerr.str())
     return ErrorInfo(-1, type(err).__name__, str(err))
 
 
-class Gateway:
+class Gateway(AclRpcs):
     """Builds the clients for one resolved profile and translates their errors."""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self._admin: Any = None
+        self._kp: Any = None
         self._lock = threading.Lock()
         self._client_errors: list[ErrorInfo] = []
 
@@ -95,7 +99,7 @@ class Gateway:
             "client_id": p.client_id,
             "security_protocol": p.security_protocol,
             "request_timeout_ms": int(p.timeout * 1000),
-            "api_version_auto_timeout_ms": int(p.timeout * 1000),
+            "bootstrap_timeout_ms": int(p.timeout * 1000),
         }
         if p.uses_sasl:
             conf["sasl_mechanism"] = p.sasl_mechanism or "PLAIN"
@@ -114,6 +118,21 @@ class Gateway:
         with self._lock:
             self._client_errors.append(info)
         log.debug("client error %s: %s", info.name, info.message)
+
+    @property
+    def kafka_python(self) -> Any:
+        """kafka-python's admin client, for what librdkafka cannot express (kafka-semantics §9)."""
+        if self._kp is None:
+            # kafka-python logs freely (its config, with the password, at DEBUG): keep it on our handlers
+            logging.getLogger("kafka").addHandler(logging.NullHandler())
+            from kafka.admin import KafkaAdminClient
+            from kafka.errors import KafkaError as KPError
+
+            try:
+                self._kp = KafkaAdminClient(**self.kafka_python_config())
+            except KPError as exc:
+                raise self._translate_kp(exc, "connect") from None
+        return self._kp
 
     @property
     def admin(self) -> Any:
@@ -179,6 +198,22 @@ class Gateway:
             return NotFoundError(f"cannot {what}: {resource or 'resource'} does not exist ({info.name})")
         return BrokerError(f"cannot {what}: {info.message} ({info.name})")
 
+    def _translate_kp(self, exc: BaseException, what: str, **kw: Any) -> KafkactlError:
+        """kafka-python errors carry the Kafka error code as `errno`; a bootstrap timeout hides the cause."""
+        from kafka.errors import KafkaTimeoutError, NoBrokersAvailable
+
+        if isinstance(exc, (KafkaTimeoutError, NoBrokersAvailable)):
+            # kafka-python reports a refused SASL login as a bootstrap timeout; librdkafka tells them apart
+            try:
+                self.describe_cluster()
+            except (AuthenticationError, UnreachableError) as diagnosed:
+                return diagnosed
+            return self._unreachable(what)
+        code = getattr(exc, "errno", None)
+        if code is None:
+            return BrokerError(f"cannot {what}: {exc}")
+        return self.translate(_CodeError(code, getattr(exc, "message", type(exc).__name__), str(exc)), what, **kw)
+
     def result(self, future: Any, what: str, **kw: Any) -> Any:
         self.wait([future], what)
         try:
@@ -217,6 +252,23 @@ class Gateway:
                                            operation_timeout=self.profile.timeout)
         self.wait(futures, "delete topics")
         return {name: _exception_of(f) for name, f in futures.items()}
+
+
+class _CodeError(Exception):
+    """A Kafka error code from kafka-python (or a raw response), shaped like confluent's KafkaError."""
+
+    def __init__(self, code: int, name: str, message: str) -> None:
+        super().__init__(message)
+        self._code, self._name, self._message = code, name, message
+
+    def code(self) -> int:
+        return self._code
+
+    def name(self) -> str:
+        return self._name
+
+    def str(self) -> str:
+        return self._message
 
 
 def _exception_of(future: Any) -> BaseException | None:

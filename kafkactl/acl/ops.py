@@ -1,0 +1,135 @@
+"""ACL operations: list, create (reporting created / already existed / failed), delete exactly what was listed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, ClassVar, Iterable, Sequence
+
+from kafkactl.acl.model import AclBinding, AclFilter, PatternType, ResourceType
+from kafkactl.errors import NotAuthorizedError, PartialFailure, UsageError
+from kafkactl.results import ChangeResult
+
+# CreateAcls and DeleteAcls refuse more than 10,000 records per request (kafka-semantics §5)
+BROKER_LIMIT = 10_000
+CREATE_CHUNK = 5_000
+# concrete delete filters each match at most one ACL; the controller checks every filter against every
+# ACL on one thread, so deletes go in smaller batches
+DELETE_CHUNK = 1_000
+# above this many distinct resources, "already exists" is checked per resource type instead of per resource
+PER_RESOURCE_LOOKUPS = 20
+
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class BindingResult:
+    COLUMNS: ClassVar[tuple[str, ...]] = AclBinding.COLUMNS + ("status", "error")
+    binding: AclBinding
+    status: str  # created | exists | deleted | gone | would-create | would-delete | failed
+    error: str | None = None
+    error_code: int | None = None
+
+    def __getattr__(self, name: str):
+        # the binding's fields read as this row's own columns
+        return getattr(object.__getattribute__(self, "binding"), name)
+
+    def to_json(self) -> dict:
+        return {**self.binding.to_json(), "status": self.status, "error": self.error, "error_code": self.error_code}
+
+
+def _failed(b: AclBinding, err) -> BindingResult:
+    return BindingResult(b, "failed", f"{err.message} ({err.name})", err.code)
+
+
+def chunks(items: Sequence, size: int) -> Iterable[Sequence]:
+    assert size <= BROKER_LIMIT
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def list_acls(gw, filters: Sequence[AclFilter]) -> list[AclBinding]:
+    seen: set[AclBinding] = set()
+    for f in filters:
+        seen.update(gw.describe_acls(f))
+    return sorted(seen)
+
+
+def existing_among(gw, bindings: Sequence[AclBinding]) -> set[AclBinding]:
+    """Which of these bindings the cluster already has (CreateAcls itself reports success for both)."""
+    resources = sorted({b.resource for b in bindings})
+    if len(resources) <= PER_RESOURCE_LOOKUPS:
+        filters = [AclFilter(rt, name, pt) for rt, name, pt in resources]
+    else:
+        filters = [AclFilter(rt) for rt in sorted({r[0] for r in resources})]
+    wanted = set(bindings)
+    return {b for f in filters for b in gw.describe_acls(f) if b in wanted}
+
+
+def create_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
+                progress: Progress | None = None) -> ChangeResult:
+    bindings = sorted(set(bindings))
+    for b in bindings:
+        if not b.is_concrete():
+            raise UsageError(f"cannot create a non-concrete ACL: {b.describe()}")
+    if dry_run:
+        return ChangeResult("AclCreateResult", tuple(BindingResult(b, "would-create") for b in bindings), dry_run=True)
+    try:
+        existing = existing_among(gw, bindings)
+    except NotAuthorizedError:
+        # Alter on the cluster implies Describe, so this caller could not create them either
+        raise NotAuthorizedError(f"{gw.principal or 'the anonymous principal'} is not authorized to create ACLs: "
+                                 "needs Alter on the Cluster (CLUSTER_AUTHORIZATION_FAILED)") from None
+    todo = [b for b in bindings if b not in existing]
+    outcome: dict[AclBinding, BindingResult] = {b: BindingResult(b, "exists") for b in existing}
+    for chunk in chunks(todo, CREATE_CHUNK):
+        for b, err in zip(chunk, gw.create_acls(chunk)):
+            outcome[b] = _failed(b, err) if err else BindingResult(b, "created")
+        if progress:
+            progress(len(chunk))
+    result = ChangeResult("AclCreateResult", tuple(outcome[b] for b in bindings))
+    _raise_on_failures(gw, result, "create ACLs", "Alter on the Cluster")
+    return result
+
+
+def delete_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
+                progress: Progress | None = None) -> ChangeResult:
+    """Delete exactly these bindings, each through a fully specified filter (never a wildcard one)."""
+    bindings = sorted(set(bindings))
+    for b in bindings:
+        if not b.is_concrete():
+            # an UNKNOWN enum cannot be sent back in a filter without matching (or closing) more than asked
+            raise UsageError(f"cannot delete an ACL with an unknown type or operation by exact match: {b.describe()} "
+                             f"({b.unknown}); upgrade kafkactl or delete it with a broader filter")
+    if dry_run:
+        return ChangeResult("AclDeleteResult", tuple(BindingResult(b, "would-delete") for b in bindings), dry_run=True)
+    outcome: dict[AclBinding, BindingResult] = {}
+    for chunk in chunks(bindings, DELETE_CHUNK):
+        for b, (matched, err) in zip(chunk, gw.delete_acls([b.to_filter() for b in chunk])):
+            outcome[b] = _failed(b, err) if err else BindingResult(b, "deleted" if matched else "gone")
+        if progress:
+            progress(len(chunk))
+    result = ChangeResult("AclDeleteResult", tuple(outcome[b] for b in bindings))
+    _raise_on_failures(gw, result, "delete ACLs", "Alter on the Cluster")
+    return result
+
+
+def _raise_on_failures(gw, result: ChangeResult, what: str, needs: str) -> None:
+    failed = result.failed
+    if not failed:
+        return
+    codes = {r.error_code for r in failed}
+    if len(failed) == len(result.results) and len(codes) == 1:
+        # nothing worked, for one reason (e.g. not authorized): report it with its own exit code
+        from kafkactl.gateway import _AUTHZ, _CodeError
+
+        first = failed[0]
+        name = _AUTHZ.get(first.error_code or 0, "ERROR")
+        raise gw.translate(_CodeError(first.error_code or -1, name, first.error or ""), what, needs=needs)
+    raise PartialFailure(f"{len(failed)} of {len(result.results)} ACL bindings failed; first: "
+                         f"{failed[0].binding.describe()}: {failed[0].error}", result=result)
+
+
+def resource_summary(bindings: Sequence[AclBinding]) -> str:
+    n_res = len({b.resource for b in bindings})
+    return f"{len(bindings)} ACL binding{'s' if len(bindings) != 1 else ''} on {n_res} resource{'s' if n_res != 1 else ''}"
+

@@ -1,0 +1,200 @@
+"""From kafka-acls.sh style options to bindings (create) and filters (list/delete).
+
+Create follows AclCommand exactly: every resource gets the cross product of principals x hosts x
+operations; --producer/--consumer expand to AclCommand's fixed operation sets. Where AclCommand
+silently drops input (an --allow-host without --allow-principal, --cluster with a prefixed pattern),
+kafkactl refuses instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kafkactl.acl.model import (
+    CLUSTER_NAME,
+    AclBinding,
+    AclFilter,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+    check_operation_supported,
+    parse_operation,
+    parse_pattern_type,
+    parse_permission,
+    validate_principal,
+)
+from kafkactl.errors import UsageError
+
+Op = AclOperation
+
+
+@dataclass
+class AclOptions:
+    topics: list[str] = field(default_factory=list)
+    groups: list[str] = field(default_factory=list)
+    cluster: bool = False
+    transactional_ids: list[str] = field(default_factory=list)
+    delegation_tokens: list[str] = field(default_factory=list)
+    user_principals: list[str] = field(default_factory=list)
+    pattern_type: str | None = None
+    allow_principals: list[str] = field(default_factory=list)
+    deny_principals: list[str] = field(default_factory=list)
+    allow_hosts: list[str] = field(default_factory=list)
+    deny_hosts: list[str] = field(default_factory=list)
+    operations: list[str] = field(default_factory=list)
+    producer: bool = False
+    consumer: bool = False
+    idempotent: bool = False
+    # list/delete filters beyond kafka-acls.sh
+    principals: list[str] = field(default_factory=list)
+    hosts: list[str] = field(default_factory=list)
+    permission: str | None = None
+
+    def has_resource(self) -> bool:
+        return bool(self.topics or self.groups or self.cluster or self.transactional_ids
+                    or self.delegation_tokens or self.user_principals)
+
+
+def _names(values: list[str], option: str, trim: bool = True) -> list[str]:
+    out = []
+    for v in values:
+        name = v.strip() if trim else v
+        if not name:
+            raise UsageError(f"{option} {v!r}: the resource name is empty")
+        out.append(name)
+    return out
+
+
+def _resources(o: AclOptions, pattern: PatternType) -> list[tuple[ResourceType, str, PatternType]]:
+    res = []
+    res += [(ResourceType.TOPIC, n, pattern) for n in _names(o.topics, "--topic")]
+    res += [(ResourceType.GROUP, n, pattern) for n in _names(o.groups, "--group")]
+    # AclCommand does not trim transactional ids; neither do we
+    res += [(ResourceType.TRANSACTIONAL_ID, n, pattern) for n in _names(o.transactional_ids, "--transactional-id", trim=False)]
+    res += [(ResourceType.DELEGATION_TOKEN, n, pattern) for n in _names(o.delegation_tokens, "--delegation-token")]
+    res += [(ResourceType.USER, n, pattern) for n in _names(o.user_principals, "--user-principal")]
+    if o.cluster:
+        if pattern is PatternType.PREFIXED:
+            raise UsageError(f"--cluster with --resource-pattern-type prefixed: the cluster resource is always "
+                             f"the literal {CLUSTER_NAME}")
+        res.append((ResourceType.CLUSTER, CLUSTER_NAME, pattern if pattern is not PatternType.PREFIXED else PatternType.LITERAL))
+    return res
+
+
+def _check_shortcuts(o: AclOptions) -> None:
+    if o.producer or o.consumer:
+        which = "--producer" if o.producer else "--consumer"
+        for flag, present in (("--operation", o.operations), ("--deny-principal", o.deny_principals),
+                              ("--deny-host", o.deny_hosts)):
+            if present:
+                raise UsageError(f"{which} sets the operations itself and grants only: {flag} cannot be combined with it")
+    if o.idempotent and not o.producer:
+        raise UsageError("--idempotent is only available with --producer")
+    if o.producer and not o.topics:
+        raise UsageError("--producer needs at least one --topic")
+    if o.consumer:
+        if not o.topics or not o.groups:
+            raise UsageError("--consumer needs a --topic and a --group")
+        if not o.producer and (o.cluster or o.transactional_ids):
+            raise UsageError("--consumer cannot be combined with --cluster or --transactional-id (without --producer)")
+
+
+def _entries(o: AclOptions, operations: list[AclOperation]) -> list[tuple[str, str, AclOperation, Permission]]:
+    """principal x host x operation for allows, then denies; hosts default to '*' (AclCommand)."""
+    out = []
+    for principals, hosts, perm, popt, hopt in (
+        (o.allow_principals, o.allow_hosts, Permission.ALLOW, "--allow-principal", "--allow-host"),
+        (o.deny_principals, o.deny_hosts, Permission.DENY, "--deny-principal", "--deny-host"),
+    ):
+        if hosts and not principals:
+            raise UsageError(f"{hopt} given without {popt}: nothing to apply it to")
+        ps = [validate_principal(p, popt) for p in principals]
+        hs = [h.strip() for h in hosts] or ["*"]
+        for h in hs:
+            if not h:
+                raise UsageError(f"{hopt} is empty (use * for every host)")
+        out += [(p, h, op, perm) for p in ps for h in hs for op in operations]
+    return out
+
+
+def _operations(o: AclOptions) -> list[AclOperation]:
+    return [parse_operation(x) for x in o.operations] or [Op.ALL]
+
+
+def bindings_for_create(o: AclOptions) -> list[AclBinding]:
+    """The bindings `kafka-acls.sh --add` with the same options would create, validated, sorted, unique."""
+    if o.principals or o.hosts or o.permission:
+        raise UsageError("--principal, --host and --permission are filters for list/delete; "
+                         "create takes --allow-principal/--deny-principal and --allow-host/--deny-host")
+    _check_shortcuts(o)
+    pattern = parse_pattern_type(o.pattern_type or "literal", for_create=True)
+    if not o.has_resource() and not o.idempotent:
+        raise UsageError("give at least one resource: --topic, --group, --cluster, --transactional-id, "
+                         "--delegation-token or --user-principal")
+    if not o.allow_principals and not o.deny_principals:
+        raise UsageError("give --allow-principal or --deny-principal (Type:name, e.g. User:alice)")
+    resources = _resources(o, pattern)
+    plan: dict[tuple[ResourceType, str, PatternType], set[AclOperation]] = {}
+    if not (o.producer or o.consumer):
+        ops = _operations(o)
+        for r in resources:
+            plan[r] = set(ops)
+    if o.producer:
+        for r in resources:
+            if r[0] is ResourceType.TOPIC:
+                plan.setdefault(r, set()).update({Op.WRITE, Op.DESCRIBE, Op.CREATE})
+            elif r[0] is ResourceType.TRANSACTIONAL_ID:
+                plan.setdefault(r, set()).update({Op.WRITE, Op.DESCRIBE})
+        if o.idempotent:  # always the literal cluster resource, whatever the pattern type
+            plan.setdefault((ResourceType.CLUSTER, CLUSTER_NAME, PatternType.LITERAL), set()).add(Op.IDEMPOTENT_WRITE)
+    if o.consumer:
+        for r in resources:
+            if r[0] is ResourceType.TOPIC:
+                plan.setdefault(r, set()).update({Op.READ, Op.DESCRIBE})
+            elif r[0] is ResourceType.GROUP:
+                plan.setdefault(r, set()).add(Op.READ)
+    bindings = set()
+    for (rtype, name, pt), ops in plan.items():
+        for op in sorted(ops):
+            check_operation_supported(rtype, op)
+        for principal, host, op, perm in _entries(o, sorted(ops)):
+            bindings.add(AclBinding(rtype, name, pt, principal, host, op, perm))
+    return sorted(bindings)
+
+
+def filters_for_query(o: AclOptions, for_delete: bool) -> list[AclFilter]:
+    """Filters for list/delete. Absent options match anything.
+
+    For delete, --allow-principal/--deny-principal work as in kafka-acls.sh --remove: exact entries
+    (hosts default '*', operations default All). --principal/--host/--operation/--permission filter
+    on their own, matching any value of what is not given.
+    """
+    if o.producer or o.consumer or o.idempotent:
+        raise UsageError("--producer/--consumer/--idempotent only apply to create")
+    if not for_delete and (o.allow_principals or o.deny_principals or o.allow_hosts or o.deny_hosts):
+        raise UsageError("list filters by --principal (and --host, --operation, --permission), "
+                         "not --allow-principal/--deny-principal")
+    pattern = parse_pattern_type(o.pattern_type, for_create=False) if o.pattern_type else None
+    if o.has_resource():
+        resources = _resources(o, pattern or PatternType.LITERAL)
+    else:
+        resources = [(ResourceType.ANY, None, pattern or PatternType.ANY)]
+    entry_filters: list[tuple[str | None, str | None, AclOperation, Permission]]
+    if o.allow_principals or o.deny_principals:
+        if o.principals or o.hosts or o.permission:
+            raise UsageError("use either --allow-principal/--deny-principal (exact entries, as kafka-acls.sh --remove) "
+                             "or --principal/--host/--permission filters, not both")
+        entry_filters = list(_entries(o, _operations(o)))
+    else:
+        principals = [validate_principal(p) for p in o.principals] or [None]
+        hosts = [h.strip() for h in o.hosts] or [None]
+        ops = [parse_operation(x) for x in o.operations] or [Op.ANY]
+        perm = parse_permission(o.permission) if o.permission else Permission.ANY
+        entry_filters = [(p, h, op, perm) for p in principals for h in hosts for op in ops]
+    return [AclFilter(rt, name, pt, p, h, op, perm) for rt, name, pt in resources for p, h, op, perm in entry_filters]
+
+
+def is_unfiltered(o: AclOptions) -> bool:
+    return not (o.has_resource() or o.pattern_type or o.principals or o.hosts or o.operations or o.permission
+                or o.allow_principals or o.deny_principals)

@@ -1,0 +1,154 @@
+"""kafkactl acls ...: kafka-acls.sh, exact, faster, safer."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from kafkactl.commands._options import (
+    AllowHosts,
+    AllowPrincipals,
+    Cluster,
+    DelegationTokens,
+    DenyHosts,
+    DenyPrincipals,
+    DryRun,
+    Groups,
+    Hosts,
+    Operations,
+    PatternTypeOpt,
+    PermissionOpt,
+    Principals,
+    Topics,
+    TransactionalIds,
+    UserPrincipals,
+    Yes,
+)
+
+app = typer.Typer(help="Create, list and delete ACLs (kafka-acls.sh).", no_args_is_help=True)
+
+Producer = Annotated[bool, typer.Option("--producer", help="Producer role: Write, Describe, Create on --topic; Write, Describe on --transactional-id.", rich_help_panel="Shortcuts")]
+Consumer = Annotated[bool, typer.Option("--consumer", help="Consumer role: Read, Describe on --topic; Read on --group.", rich_help_panel="Shortcuts")]
+Idempotent = Annotated[bool, typer.Option("--idempotent", help="With --producer: IdempotentWrite on the cluster.", rich_help_panel="Shortcuts")]
+
+
+def _options(**kw):
+    from kafkactl.acl.options import AclOptions
+
+    # Typer gives None for an absent repeatable option; the core wants lists
+    return AclOptions(**{k: [] if v is None and k not in ("pattern_type", "permission") else v for k, v in kw.items()})
+
+
+def _report(app_ctx, result, verb: str) -> None:
+    counts = result.counts()
+    app_ctx.render(result)
+    app_ctx.note(", ".join(f"{n} {status}" for status, n in counts.items()) or f"nothing to {verb}")
+
+
+def acls_create(
+    ctx: typer.Context,
+    topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
+    delegation_token: DelegationTokens = None, user_principal: UserPrincipals = None,
+    resource_pattern_type: PatternTypeOpt = None,
+    allow_principal: AllowPrincipals = None, deny_principal: DenyPrincipals = None,
+    allow_host: AllowHosts = None, deny_host: DenyHosts = None, operation: Operations = None,
+    producer: Producer = False, consumer: Consumer = False, idempotent: Idempotent = False,
+    dry_run: DryRun = False,
+) -> None:
+    """Create ACL bindings: every resource x principal x host x operation (alias: add).
+
+    Example:  kafkactl acls create --allow-principal User:alice --operation Read --topic orders. --resource-pattern-type prefixed
+    """
+    from kafkactl.acl import ops
+    from kafkactl.acl.options import bindings_for_create
+    from kafkactl.commands._progress import progress_bar
+
+    app_ctx = ctx.obj
+    opts = _options(topics=topic, groups=group, cluster=cluster, transactional_ids=transactional_id,
+                    delegation_tokens=delegation_token, user_principals=user_principal,
+                    pattern_type=resource_pattern_type, allow_principals=allow_principal,
+                    deny_principals=deny_principal, allow_hosts=allow_host, deny_hosts=deny_host,
+                    operations=operation, producer=producer, consumer=consumer, idempotent=idempotent)
+    bindings = bindings_for_create(opts)
+    if dry_run:  # nothing is sent, not even a lookup
+        _report(app_ctx, ops.create_acls(None, bindings, dry_run=True), "create")
+        return
+    with progress_bar(app_ctx, len(bindings), "creating ACLs", threshold=ops.CREATE_CHUNK) as advance:
+        result = ops.create_acls(app_ctx.gateway(), bindings, progress=advance)
+    _report(app_ctx, result, "create")
+
+
+def acls_list(
+    ctx: typer.Context,
+    topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
+    delegation_token: DelegationTokens = None, user_principal: UserPrincipals = None,
+    resource_pattern_type: PatternTypeOpt = None,
+    principal: Principals = None, host: Hosts = None, operation: Operations = None, permission: PermissionOpt = None,
+) -> None:
+    """List ACL bindings, grouped by resource (alias: describe).
+
+    Example:  kafkactl acls list --topic orders.eu --resource-pattern-type match -o json
+    """
+    from kafkactl.acl import ops
+    from kafkactl.acl.options import filters_for_query
+
+    app_ctx = ctx.obj
+    filters = filters_for_query(_options(
+        topics=topic, groups=group, cluster=cluster, transactional_ids=transactional_id,
+        delegation_tokens=delegation_token, user_principals=user_principal, pattern_type=resource_pattern_type,
+        principals=principal, hosts=host, operations=operation, permission=permission), for_delete=False)
+    bindings = ops.list_acls(app_ctx.gateway(), filters)
+    app_ctx.render(bindings)
+    app_ctx.note(ops.resource_summary(bindings))
+
+
+def acls_delete(
+    ctx: typer.Context,
+    topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
+    delegation_token: DelegationTokens = None, user_principal: UserPrincipals = None,
+    resource_pattern_type: PatternTypeOpt = None,
+    allow_principal: AllowPrincipals = None, deny_principal: DenyPrincipals = None,
+    allow_host: AllowHosts = None, deny_host: DenyHosts = None, operation: Operations = None,
+    principal: Principals = None, host: Hosts = None, permission: PermissionOpt = None,
+    all_: Annotated[bool, typer.Option("--all", help="Allow a delete with no filter at all (every ACL).")] = False,
+    yes: Yes = False,
+    dry_run: DryRun = False,
+) -> None:
+    """Delete the ACL bindings the filters match: lists them first, then asks (alias: remove).
+
+    Example:  kafkactl acls delete --principal User:bob --topic payments. --resource-pattern-type prefixed --yes
+    """
+    from kafkactl.acl import ops
+    from kafkactl.acl.options import filters_for_query, is_unfiltered
+    from kafkactl.commands._progress import progress_bar
+    from kafkactl.errors import UsageError
+
+    app_ctx = ctx.obj
+    opts = _options(topics=topic, groups=group, cluster=cluster, transactional_ids=transactional_id,
+                    delegation_tokens=delegation_token, user_principals=user_principal,
+                    pattern_type=resource_pattern_type, allow_principals=allow_principal,
+                    deny_principals=deny_principal, allow_hosts=allow_host, deny_hosts=deny_host,
+                    operations=operation, principals=principal, hosts=host, permission=permission)
+    if is_unfiltered(opts) and not all_:
+        raise UsageError("no filter given: this would delete every ACL of the cluster; pass --all if you mean it")
+    gw = app_ctx.gateway()
+    matches = ops.list_acls(gw, filters_for_query(opts, for_delete=True))
+    if not matches:
+        app_ctx.note("no ACL matches the filters: nothing to delete")
+        return
+    if dry_run:
+        _report(app_ctx, ops.delete_acls(gw, matches, dry_run=True), "delete")
+        return
+    if not yes and app_ctx.interactive():
+        app_ctx.render_to_stderr(matches)
+    app_ctx.confirm(f"Delete these {ops.resource_summary(matches)}?", yes, f"delete {len(matches)} ACL bindings")
+    with progress_bar(app_ctx, len(matches), "deleting ACLs", threshold=ops.DELETE_CHUNK) as advance:
+        result = ops.delete_acls(gw, matches, progress=advance)
+    _report(app_ctx, result, "delete")
+
+
+for _name, _fn, _alias in (("create", acls_create, "add"), ("list", acls_list, "describe"),
+                           ("delete", acls_delete, "remove")):
+    app.command(_name)(_fn)
+    app.command(_alias, hidden=True, help=f"Alias of `kafkactl acls {_name}`.")(_fn)

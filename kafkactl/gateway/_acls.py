@@ -1,0 +1,164 @@
+"""ACL RPCs (KIP-140) for the Gateway.
+
+Reads use kafka-python's DescribeAcls request classes: measured 2x faster than confluent-kafka on
+100,000 ACLs (bench/acl_read_clients.py), and they decode every resource type and operation, where
+librdkafka maps DELEGATION_TOKEN, USER, CREATE_TOKENS, DESCRIBE_TOKENS and TWO_PHASE_COMMIT to UNKNOWN.
+Creates and deletes go through confluent-kafka when every binding of the request is expressible there,
+and through kafka-python's request classes otherwise. Codes are decoded here, so an enum value from a
+newer broker becomes UNKNOWN instead of an exception.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from kafkactl.acl.model import AclBinding, AclFilter, AclOperation, PatternType, Permission, ResourceType
+
+if TYPE_CHECKING:
+    from kafkactl.gateway import ErrorInfo
+
+# what librdkafka's enums can express (confluent-kafka 2.16)
+_CONFLUENT_TYPES = {ResourceType.ANY, ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER,
+                    ResourceType.TRANSACTIONAL_ID}
+_CONFLUENT_MAX_OP = AclOperation.IDEMPOTENT_WRITE
+SECURITY_DISABLED = 54
+
+
+def confluent_can_express(items: Sequence[AclBinding | AclFilter]) -> bool:
+    return all(i.resource_type in _CONFLUENT_TYPES and i.operation <= _CONFLUENT_MAX_OP for i in items)
+
+
+def _binding(rtype: int, name: str, ptype: int, principal: str, host: str, op: int, perm: int) -> AclBinding:
+    decoded = (ResourceType.decode(rtype), PatternType.decode(ptype), AclOperation.decode(op), Permission.decode(perm))
+    unknown = [f"{label}={code}" for label, code, member in
+               (("resource_type", rtype, decoded[0]), ("pattern_type", ptype, decoded[1]),
+                ("operation", op, decoded[2]), ("permission", perm, decoded[3]))
+               if member.value == 0 and code != 0]
+    return AclBinding(decoded[0], name, decoded[1], principal, host, decoded[2], decoded[3],
+                      unknown=",".join(unknown) or None)
+
+
+class AclRpcs:
+    """Mixed into Gateway: uses its clients, `translate` and `wait`."""
+
+    # ------------------------------------------------------------------ describe
+    def describe_acls(self: Any, f: AclFilter) -> list[AclBinding]:
+        from kafka.protocol.admin import DescribeAclsRequest
+
+        req = DescribeAclsRequest(
+            resource_type_filter=int(f.resource_type), resource_name_filter=f.resource_name,
+            pattern_type_filter=int(f.pattern_type), principal_filter=f.principal, host_filter=f.host,
+            operation=int(f.operation), permission_type=int(f.permission))
+        resp = self._kp_send(req, "list ACLs")
+        self._raise_acl_error(resp.error_code, resp.error_message, "list ACLs", "Describe on the Cluster")
+        return [_binding(r.resource_type, r.resource_name, r.pattern_type, a.principal, a.host, a.operation,
+                         a.permission_type)
+                for r in resp.resources for a in r.acls]
+
+    # ------------------------------------------------------------------ create
+    def create_acls(self: Any, bindings: Sequence[AclBinding]) -> list["ErrorInfo | None"]:
+        """One request; results per binding in input order (None = success)."""
+        if confluent_can_express(bindings):
+            return self._create_acls_confluent(bindings)
+        from kafka.protocol.admin import CreateAclsRequest
+
+        C = CreateAclsRequest.AclCreation
+        req = CreateAclsRequest(creations=[
+            C(resource_type=int(b.resource_type), resource_name=b.resource_name,
+              resource_pattern_type=int(b.pattern_type), principal=b.principal, host=b.host,
+              operation=int(b.operation), permission_type=int(b.permission)) for b in bindings])
+        resp = self._kp_send(req, "create ACLs")
+        return [self._result_error(r.error_code, r.error_message) for r in resp.results]
+
+    def _create_acls_confluent(self: Any, bindings: Sequence[AclBinding]) -> list["ErrorInfo | None"]:
+        from confluent_kafka.admin import AclBinding as CBinding
+
+        objs = [CBinding(*_confluent_fields(b)) for b in bindings]
+        futures = self.admin.create_acls(objs, request_timeout=self.profile.timeout)
+        self.wait(futures, "create ACLs")
+        return [_future_error(futures[o]) for o in objs]
+
+    # ------------------------------------------------------------------ delete
+    def delete_acls(self: Any, filters: Sequence[AclFilter]) -> list[tuple[list[AclBinding], "ErrorInfo | None"]]:
+        """One request; per filter the ACLs it deleted, or its error."""
+        if confluent_can_express(filters):
+            return self._delete_acls_confluent(filters)
+        from kafka.protocol.admin import DeleteAclsRequest
+
+        F = DeleteAclsRequest.DeleteAclsFilter
+        req = DeleteAclsRequest(filters=[
+            F(resource_type_filter=int(f.resource_type), resource_name_filter=f.resource_name,
+              pattern_type_filter=int(f.pattern_type), principal_filter=f.principal, host_filter=f.host,
+              operation=int(f.operation), permission_type=int(f.permission)) for f in filters])
+        resp = self._kp_send(req, "delete ACLs")
+        out = []
+        for r in resp.filter_results:
+            matched = [_binding(m.resource_type, m.resource_name, m.pattern_type, m.principal, m.host, m.operation,
+                                m.permission_type) for m in r.matching_acls if m.error_code == 0]
+            out.append((matched, self._result_error(r.error_code, r.error_message)))
+        return out
+
+    def _delete_acls_confluent(self: Any, filters: Sequence[AclFilter]) -> list[tuple[list[AclBinding], Any]]:
+        from confluent_kafka.admin import AclBindingFilter
+
+        objs = [AclBindingFilter(*_confluent_fields(f)) for f in filters]
+        futures = self.admin.delete_acls(objs, request_timeout=self.profile.timeout)
+        self.wait(futures, "delete ACLs")
+        out = []
+        for o in objs:
+            err = _future_error(futures[o])
+            matched = [] if err else [_binding(int(c.restype.value), c.name, int(c.resource_pattern_type.value),
+                                               c.principal, c.host, int(c.operation.value),
+                                               int(c.permission_type.value)) for c in futures[o].result()]
+            out.append((matched, err))
+        return out
+
+    # ------------------------------------------------------------------ helpers
+    def _kp_send(self: Any, request: Any, what: str) -> Any:
+        kp = self.kafka_python
+        try:
+            return kp._manager.run(kp._manager.send, request)
+        except Exception as exc:
+            raise self._translate_kp(exc, what) from None
+
+    def _result_error(self: Any, code: int, message: str | None) -> "ErrorInfo | None":
+        from kafkactl.gateway import ErrorInfo
+
+        if code == 0:
+            return None
+        from kafka.errors import for_code
+
+        cls = for_code(code)
+        return ErrorInfo(code, getattr(cls, "message", cls.__name__), message or cls.description)
+
+    def _raise_acl_error(self: Any, code: int, message: str | None, what: str, needs: str) -> None:
+        from kafkactl.errors import BrokerError
+
+        if code == 0:
+            return
+        if code == SECURITY_DISABLED:
+            raise BrokerError("the cluster has no authorizer (authorizer.class.name is not set): it keeps no ACLs")
+        from kafkactl.gateway import _CodeError
+
+        err = self._result_error(code, message)
+        raise self.translate(_CodeError(err.code, err.name, err.message), what, needs=needs)
+
+
+def _confluent_fields(x: AclBinding | AclFilter) -> tuple:
+    from confluent_kafka.admin import AclOperation as COp
+    from confluent_kafka.admin import AclPermissionType as CPerm
+    from confluent_kafka.admin import ResourcePatternType as CPat
+    from confluent_kafka.admin import ResourceType as CType
+
+    return (CType(int(x.resource_type)), x.resource_name, CPat(int(x.pattern_type)), x.principal, x.host,
+            COp(int(x.operation)), CPerm(int(x.permission)))
+
+
+def _future_error(future: Any) -> "ErrorInfo | None":
+    from kafkactl.gateway import error_info
+
+    try:
+        future.result()
+        return None
+    except Exception as exc:
+        return error_info(exc)
