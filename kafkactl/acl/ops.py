@@ -5,16 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Iterable, Sequence
 
-from kafkactl.acl.model import AclBinding, AclFilter, PatternType, ResourceType
+from kafkactl.acl.deletes import batch, plan_filters
+from kafkactl.acl.model import AclBinding, AclFilter
 from kafkactl.errors import NotAuthorizedError, PartialFailure, UsageError
 from kafkactl.results import ChangeResult
 
 # CreateAcls and DeleteAcls refuse more than 10,000 records per request (kafka-semantics §5)
 BROKER_LIMIT = 10_000
 CREATE_CHUNK = 5_000
-# concrete delete filters each match at most one ACL; the controller checks every filter against every
-# ACL on one thread, so deletes go in smaller batches
-DELETE_CHUNK = 1_000
 # above this many distinct resources, "already exists" is checked per resource type instead of per resource
 PER_RESOURCE_LOOKUPS = 20
 
@@ -91,24 +89,45 @@ def create_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
     return result
 
 
-def delete_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
-                progress: Progress | None = None) -> ChangeResult:
-    """Delete exactly these bindings, each through a fully specified filter (never a wildcard one)."""
-    bindings = sorted(set(bindings))
-    for b in bindings:
-        if not b.is_concrete():
-            # an UNKNOWN enum cannot be sent back in a filter without matching (or closing) more than asked
-            raise UsageError(f"cannot delete an ACL with an unknown type or operation by exact match: {b.describe()} "
-                             f"({b.unknown}); upgrade kafkactl or delete it with a broader filter")
+@dataclass(frozen=True)
+class DeletePreview:
+    """What the delete filters match now: each filter with its current matches."""
+
+    roots: tuple[tuple[AclFilter, tuple[AclBinding, ...]], ...]
+
+    @property
+    def bindings(self) -> list[AclBinding]:
+        return sorted({b for _, matched in self.roots for b in matched})
+
+
+def preview_delete(gw, filters: Sequence[AclFilter]) -> DeletePreview:
+    return DeletePreview(tuple((f, tuple(gw.describe_acls(f))) for f in filters))
+
+
+def delete_acls(gw, preview: DeletePreview, dry_run: bool = False, progress: Progress | None = None) -> ChangeResult:
+    """Delete what the preview listed, through filters refined from the operator's own (see deletes.py)."""
+    wanted = preview.bindings
     if dry_run:
-        return ChangeResult("AclDeleteResult", tuple(BindingResult(b, "would-delete") for b in bindings), dry_run=True)
+        return ChangeResult("AclDeleteResult", tuple(BindingResult(b, "would-delete") for b in wanted), dry_run=True)
+    planned, assigned = [], set()
+    for root, matched in preview.roots:
+        mine = [b for b in matched if b not in assigned]
+        assigned.update(mine)
+        planned += plan_filters(root, mine, matched)
     outcome: dict[AclBinding, BindingResult] = {}
-    for chunk in chunks(bindings, DELETE_CHUNK):
-        for b, (matched, err) in zip(chunk, gw.delete_acls([b.to_filter() for b in chunk])):
-            outcome[b] = _failed(b, err) if err else BindingResult(b, "deleted" if matched else "gone")
+    extra: dict[AclBinding, BindingResult] = {}
+    for request in batch(planned):
+        for p, (matched, err) in zip(request, gw.delete_acls([p.filter for p in request])):
+            if err:
+                outcome.update({b: _failed(b, err) for b in p.expected})
+                continue
+            hit = set(matched)
+            outcome.update({b: BindingResult(b, "deleted" if b in hit else "gone") for b in p.expected})
+            # created after the listing and matching the operator's filter: deleted, and said so
+            extra.update({b: BindingResult(b, "deleted-unlisted") for b in hit - set(p.expected)})
         if progress:
-            progress(len(chunk))
-    result = ChangeResult("AclDeleteResult", tuple(outcome[b] for b in bindings))
+            progress(sum(len(p.expected) for p in request))
+    result = ChangeResult("AclDeleteResult", tuple(outcome[b] for b in wanted) + tuple(extra[b] for b in sorted(extra)))
     _raise_on_failures(gw, result, "delete ACLs", "Alter on the Cluster")
     return result
 

@@ -133,19 +133,22 @@ def acls_delete(
     if is_unfiltered(opts) and not all_:
         raise UsageError("no filter given: this would delete every ACL of the cluster; pass --all if you mean it")
     gw = app_ctx.gateway()
-    matches = ops.list_acls(gw, filters_for_query(opts, for_delete=True))
+    preview = ops.preview_delete(gw, filters_for_query(opts, for_delete=True))
+    matches = preview.bindings
     if not matches:
         app_ctx.note("no ACL matches the filters: nothing to delete")
         return
     if dry_run:
-        _report(app_ctx, ops.delete_acls(gw, matches, dry_run=True), "delete")
+        _report(app_ctx, ops.delete_acls(gw, preview, dry_run=True), "delete")
         return
     if not yes and app_ctx.interactive():
         app_ctx.render_to_stderr(matches)
     app_ctx.confirm(f"Delete these {ops.resource_summary(matches)}?", yes, f"delete {len(matches)} ACL bindings")
-    with progress_bar(app_ctx, len(matches), "deleting ACLs", threshold=ops.DELETE_CHUNK) as advance:
-        result = ops.delete_acls(gw, matches, progress=advance)
+    with progress_bar(app_ctx, len(matches), "deleting ACLs", threshold=1000) as advance:
+        result = ops.delete_acls(gw, preview, progress=advance)
     _report(app_ctx, result, "delete")
+    if any(r.status == "deleted-unlisted" for r in result.results):
+        app_ctx.warn("some ACLs were created after the listing and matched the filters; they were deleted too")
 
 
 for _name, _fn, _alias in (("create", acls_create, "add"), ("list", acls_list, "describe"),

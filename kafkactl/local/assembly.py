@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -29,6 +30,11 @@ _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
       <version>{kafka}</version>
     </dependency>
     <dependency>
+      <groupId>org.apache.kafka</groupId>
+      <artifactId>kafka-tools</artifactId>
+      <version>{kafka}</version>
+    </dependency>
+    <dependency>
       <groupId>org.apache.logging.log4j</groupId>
       <artifactId>log4j-slf4j-impl</artifactId>
       <version>{log4j}</version>
@@ -36,6 +42,15 @@ _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   </dependencies>
 </project>
 """
+
+
+def java_command(libs: Path, main: str, *args: str, heap: str = "256m", extra: tuple[str, ...] = ()) -> list[str]:
+    """A java command line over the assembled jars (broker, StorageTool, AclCommand, ...)."""
+    java = shutil.which("java")
+    if java is None:
+        raise SandboxError("java is not on PATH: Kafka needs Java 17 or newer")
+    return [java, f"-Xmx{heap}", "-XX:+UseG1GC", "-Djava.net.preferIPv4Stack=true", "-Djava.awt.headless=true",
+            *extra, "-cp", f"{libs}/*", main, *args]
 
 
 def cache_home() -> Path:
@@ -52,7 +67,9 @@ def ensure_kafka(version: str = KAFKA_VERSION) -> Path:
     home = kafka_home(version)
     libs = home / "libs"
     stamp = home / ".complete"
-    if stamp.exists() and libs.is_dir():
+    pom = _POM.format(kafka=version, scala=SCALA_BINARY, log4j=LOG4J_VERSION)
+    fingerprint = hashlib.sha256(pom.encode()).hexdigest()[:16]
+    if stamp.exists() and libs.is_dir() and stamp.read_text().split()[-1:] == [fingerprint]:
         return libs
     mvn = shutil.which("mvn")
     if mvn is None:
@@ -60,7 +77,7 @@ def ensure_kafka(version: str = KAFKA_VERSION) -> Path:
     if shutil.which("java") is None:
         raise SandboxError("java is not on PATH: Kafka needs Java 17 or newer")
     home.mkdir(parents=True, exist_ok=True)
-    (home / "pom.xml").write_text(_POM.format(kafka=version, scala=SCALA_BINARY, log4j=LOG4J_VERSION))
+    (home / "pom.xml").write_text(pom)
     tmp = home / "libs.partial"
     shutil.rmtree(tmp, ignore_errors=True)
     cmd = [mvn, "-q", "-B", "-f", str(home / "pom.xml"), "dependency:copy-dependencies",
@@ -71,5 +88,5 @@ def ensure_kafka(version: str = KAFKA_VERSION) -> Path:
         raise SandboxError(f"mvn could not assemble Kafka {version}:\n{tail}")
     shutil.rmtree(libs, ignore_errors=True)
     tmp.rename(libs)
-    stamp.write_text(version + "\n")
+    stamp.write_text(f"{version} {fingerprint}\n")
     return libs

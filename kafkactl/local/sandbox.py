@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from kafkactl.errors import SandboxError
-from kafkactl.local.assembly import KAFKA_VERSION, ensure_kafka
+from kafkactl.local.assembly import KAFKA_VERSION, ensure_kafka, java_command
 from kafkactl.profiles import Context, ContextStore
 
 USERS = ("admin", "alice", "bob", "carol")
@@ -164,12 +164,8 @@ class Sandbox:
             _write_private(self.client_properties(user), render_client_properties(user, state.passwords[user]))
 
     def _java(self, libs: Path, main: str, *args: str, heap: str = "256m") -> list[str]:
-        java = shutil.which("java")
-        if java is None:
-            raise SandboxError("java is not on PATH: Kafka needs Java 17 or newer")
-        return [java, f"-Xmx{heap}", "-XX:+UseG1GC", "-Djava.net.preferIPv4Stack=true", "-Djava.awt.headless=true",
-                f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
-                "-cp", f"{libs}/*", main, *args]
+        return java_command(libs, main, *args, heap=heap,
+                            extra=(f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",))
 
     def _format(self, libs: Path, state: SandboxState) -> None:
         args = ["format", f"--cluster-id={state.cluster_id}", "-c", str(self.properties_file), "--standalone"]

@@ -1,0 +1,99 @@
+"""kafka-acls.sh option semantics (AclCommand), checked binding by binding."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkactl.acl.model import AclOperation as Op
+from kafkactl.acl.model import PatternType as PT
+from kafkactl.acl.model import Permission as P
+from kafkactl.acl.model import ResourceType as RT
+from kafkactl.acl.options import AclOptions, bindings_for_create, filters_for_query, is_unfiltered
+from kafkactl.errors import UsageError
+
+
+def tuples(o):
+    return {(x.resource_type, x.resource_name, x.pattern_type, x.principal, x.host, x.operation, x.permission)
+            for x in bindings_for_create(o)}
+
+
+def test_cross_product_of_resources_principals_hosts_operations():
+    got = tuples(AclOptions(topics=["t1", "t2"], allow_principals=["User:a", "User:b"], allow_hosts=["1.1.1.1", "2.2.2.2"],
+                            operations=["Read", "Write"], deny_principals=["User:c"]))
+    assert len(got) == 2 * (2 * 2 * 2 + 1 * 1 * 2)
+    assert (RT.TOPIC, "t1", PT.LITERAL, "User:c", "*", Op.WRITE, P.DENY) in got  # deny host defaults to *
+
+
+def test_operation_defaults_to_all():
+    assert tuples(AclOptions(groups=["g"], allow_principals=["User:a"])) == {
+        (RT.GROUP, "g", PT.LITERAL, "User:a", "*", Op.ALL, P.ALLOW)}
+
+
+def test_producer_shortcut_exact_bindings():
+    got = tuples(AclOptions(topics=["t"], transactional_ids=["tx"], producer=True, idempotent=True,
+                            allow_principals=["User:p"], pattern_type="prefixed"))
+    assert got == {(RT.TOPIC, "t", PT.PREFIXED, "User:p", "*", op, P.ALLOW) for op in (Op.WRITE, Op.DESCRIBE, Op.CREATE)} | \
+        {(RT.TRANSACTIONAL_ID, "tx", PT.PREFIXED, "User:p", "*", op, P.ALLOW) for op in (Op.WRITE, Op.DESCRIBE)} | \
+        {(RT.CLUSTER, "kafka-cluster", PT.LITERAL, "User:p", "*", Op.IDEMPOTENT_WRITE, P.ALLOW)}
+
+
+def test_consumer_shortcut_exact_bindings_and_merge_with_producer():
+    got = tuples(AclOptions(topics=["t"], groups=["g"], consumer=True, producer=True, allow_principals=["User:c"]))
+    assert got == {(RT.TOPIC, "t", PT.LITERAL, "User:c", "*", op, P.ALLOW)
+                   for op in (Op.READ, Op.DESCRIBE, Op.WRITE, Op.CREATE)} | \
+        {(RT.GROUP, "g", PT.LITERAL, "User:c", "*", Op.READ, P.ALLOW)}
+
+
+@pytest.mark.parametrize("opts,needle", [
+    (AclOptions(topics=["t"], producer=True, operations=["Read"], allow_principals=["User:a"]), "--operation"),
+    (AclOptions(topics=["t"], consumer=True, groups=["g"], deny_principals=["User:a"]), "--deny-principal"),
+    (AclOptions(topics=["t"], producer=True, deny_hosts=["1.2.3.4"], allow_principals=["User:a"]), "--deny-host"),
+    (AclOptions(topics=["t"], idempotent=True, allow_principals=["User:a"]), "--idempotent"),
+    (AclOptions(groups=["g"], producer=True, allow_principals=["User:a"]), "--producer needs"),
+    (AclOptions(topics=["t"], consumer=True, allow_principals=["User:a"]), "--consumer needs"),
+    (AclOptions(topics=["t"], groups=["g"], cluster=True, consumer=True, allow_principals=["User:a"]), "--consumer cannot"),
+    (AclOptions(topics=["t"], allow_principals=["User:a"], pattern_type="match"), "not valid when creating"),
+    (AclOptions(topics=["t"], allow_principals=["User:a"], pattern_type="any"), "not valid when creating"),
+    (AclOptions(topics=["t"]), "--allow-principal or --deny-principal"),
+    (AclOptions(allow_principals=["User:a"]), "at least one resource"),
+    (AclOptions(topics=[""], allow_principals=["User:a"]), "empty"),
+    (AclOptions(topics=["t"], allow_principals=["a"]), "Type:name"),
+    (AclOptions(topics=["t"], allow_principals=["User:"]), "name is empty"),
+    (AclOptions(groups=["g"], allow_principals=["User:a"], operations=["Write"]), "not supported on GROUP"),
+    (AclOptions(user_principals=["User:b"], allow_principals=["User:a"], operations=["Read"]), "not supported on USER"),
+    (AclOptions(topics=["t"], allow_principals=["User:a"], operations=["Wirte"]), "did you mean Write"),
+    (AclOptions(topics=["t"], allow_hosts=["1.2.3.4"], deny_principals=["User:a"]), "--allow-host given without"),
+    (AclOptions(cluster=True, allow_principals=["User:a"], pattern_type="prefixed"), "always"),
+])
+def test_refusals_before_any_request(opts, needle):
+    with pytest.raises(UsageError, match=needle):
+        bindings_for_create(opts)
+
+
+def test_transactional_ids_are_not_trimmed_but_topics_are():
+    got = tuples(AclOptions(topics=[" t "], transactional_ids=[" tx "], allow_principals=["User:a"]))
+    assert {(x[1]) for x in got} == {"t", " tx "}
+
+
+def test_every_type_and_new_operations_build():
+    got = tuples(AclOptions(transactional_ids=["tx"], delegation_tokens=["tok"], user_principals=["User:b"],
+                            allow_principals=["User:a"], operations=["All"]))
+    assert {x[0] for x in got} == {RT.TRANSACTIONAL_ID, RT.DELEGATION_TOKEN, RT.USER}
+    assert tuples(AclOptions(transactional_ids=["tx"], allow_principals=["User:a"], operations=["TwoPhaseCommit"]))
+
+
+def test_list_filters_default_to_literal_for_named_resources_and_any_otherwise():
+    [f] = filters_for_query(AclOptions(topics=["t"]), for_delete=False)
+    assert (f.resource_type, f.resource_name, f.pattern_type, f.principal, f.operation) == (RT.TOPIC, "t", PT.LITERAL, None, Op.ANY)
+    [f] = filters_for_query(AclOptions(principals=["User:a"]), for_delete=False)
+    assert (f.resource_type, f.resource_name, f.pattern_type, f.principal) == (RT.ANY, None, PT.ANY, "User:a")
+
+
+def test_delete_with_allow_principal_builds_exact_entries_like_kafka_acls_remove():
+    fs = filters_for_query(AclOptions(topics=["t"], allow_principals=["User:a"]), for_delete=True)
+    assert [(f.principal, f.host, f.operation, f.permission) for f in fs] == [("User:a", "*", Op.ALL, P.ALLOW)]
+
+
+def test_unfiltered_detection():
+    assert is_unfiltered(AclOptions())
+    assert not is_unfiltered(AclOptions(permission="deny"))
