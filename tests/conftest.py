@@ -72,6 +72,16 @@ class SandboxInfo:
     def as_user(self, user: str, *args: str, **kw) -> Result:
         return run("--context", self.context(user), *args, **kw)
 
+    def kafka_acls(self, *args: str, user: str = "admin") -> subprocess.CompletedProcess:
+        """The real kafka-acls.sh: org.apache.kafka.tools.AclCommand from the Maven-assembled jars."""
+        from kafkactl.local.assembly import ensure_kafka, java_command
+
+        cmd = java_command(ensure_kafka(), "org.apache.kafka.tools.AclCommand", "--bootstrap-server", self.bootstrap,
+                           "--command-config", str(self.home / f"client-{user}.properties"), *args,
+                           extra=(f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
+                                  "-XX:TieredStopAtLevel=1"))
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
     def gateway(self, user: str):
         from kafkactl.gateway import Gateway
         from kafkactl.profiles import Selection, resolve

@@ -90,18 +90,35 @@ def create_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
 
 
 @dataclass(frozen=True)
-class DeletePreview:
-    """What the delete filters match now: each filter with its current matches."""
+class DeleteRoot:
+    """A root filter, everything it matches now (`universe`), and which of those to delete."""
 
-    roots: tuple[tuple[AclFilter, tuple[AclBinding, ...]], ...]
+    filter: AclFilter
+    universe: tuple[AclBinding, ...]
+    delete: tuple[AclBinding, ...]
+
+
+@dataclass(frozen=True)
+class DeletePreview:
+    roots: tuple[DeleteRoot, ...]
 
     @property
     def bindings(self) -> list[AclBinding]:
-        return sorted({b for _, matched in self.roots for b in matched})
+        return sorted({b for r in self.roots for b in r.delete})
+
+    @classmethod
+    def exactly(cls, delete: Sequence[AclBinding], universe: Sequence[AclBinding]) -> "DeletePreview":
+        """Delete these bindings and nothing else; `universe` must be every ACL the cluster holds now."""
+        return cls((DeleteRoot(AclFilter(), tuple(universe), tuple(delete)),))
 
 
 def preview_delete(gw, filters: Sequence[AclFilter]) -> DeletePreview:
-    return DeletePreview(tuple((f, tuple(gw.describe_acls(f))) for f in filters))
+    """Everything the operator's filters match now is to be deleted."""
+    roots = []
+    for f in filters:
+        matched = tuple(gw.describe_acls(f))
+        roots.append(DeleteRoot(f, matched, matched))
+    return DeletePreview(tuple(roots))
 
 
 def delete_acls(gw, preview: DeletePreview, dry_run: bool = False, progress: Progress | None = None) -> ChangeResult:
@@ -110,10 +127,10 @@ def delete_acls(gw, preview: DeletePreview, dry_run: bool = False, progress: Pro
     if dry_run:
         return ChangeResult("AclDeleteResult", tuple(BindingResult(b, "would-delete") for b in wanted), dry_run=True)
     planned, assigned = [], set()
-    for root, matched in preview.roots:
-        mine = [b for b in matched if b not in assigned]
+    for root in preview.roots:
+        mine = [b for b in root.delete if b not in assigned]
         assigned.update(mine)
-        planned += plan_filters(root, mine, matched)
+        planned += plan_filters(root.filter, mine, root.universe)
     outcome: dict[AclBinding, BindingResult] = {}
     extra: dict[AclBinding, BindingResult] = {}
     for request in batch(planned):

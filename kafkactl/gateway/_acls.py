@@ -18,14 +18,18 @@ if TYPE_CHECKING:
     from kafkactl.gateway import ErrorInfo
 
 # what librdkafka's enums can express (confluent-kafka 2.16)
-_CONFLUENT_TYPES = {ResourceType.ANY, ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER,
-                    ResourceType.TRANSACTIONAL_ID}
-_CONFLUENT_MAX_OP = AclOperation.IDEMPOTENT_WRITE
+_CONFLUENT_TYPES = {ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER, ResourceType.TRANSACTIONAL_ID}
+_CONFLUENT_OPS = {op for op in AclOperation if AclOperation.ALL <= op <= AclOperation.IDEMPOTENT_WRITE}
 SECURITY_DISABLED = 54
 
 
 def confluent_can_express(items: Sequence[AclBinding | AclFilter]) -> bool:
-    return all(i.resource_type in _CONFLUENT_TYPES and i.operation <= _CONFLUENT_MAX_OP for i in items)
+    """Whether librdkafka can carry these, and everything a filter among them may match, without loss.
+
+    A filter with ANY type or operation may match a USER or TWO_PHASE_COMMIT ACL, which librdkafka
+    would hand back as UNKNOWN: such requests go through kafka-python.
+    """
+    return all(i.resource_type in _CONFLUENT_TYPES and i.operation in _CONFLUENT_OPS for i in items)
 
 
 def _binding(rtype: int, name: str, ptype: int, principal: str, host: str, op: int, perm: int) -> AclBinding:
