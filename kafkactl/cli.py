@@ -11,11 +11,6 @@ import typer
 from typer.core import TyperGroup
 
 from kafkactl import __version__
-from kafkactl.commands import acls as acls_cmd
-from kafkactl.commands import cluster as cluster_cmd
-from kafkactl.commands import context as context_cmd
-from kafkactl.commands import local as local_cmd
-from kafkactl.commands import topics as topics_cmd
 from kafkactl.commands._app import AppContext, default_output
 from kafkactl.errors import KafkactlError
 from kafkactl.exitcodes import ExitCode
@@ -23,12 +18,42 @@ from kafkactl.formatters import OutputFormat
 from kafkactl.profiles import Selection
 
 
+# noun -> module under kafkactl.commands holding its Typer `app`. Sub-apps are imported and turned into
+# click commands only when invoked (or listed by --help): building the whole tree costs more than a command.
+NOUNS = {
+    "acls": "acls",
+    "cluster": "cluster",
+    "topics": "topics",
+    "context": "context",
+    "local": "local",
+}
+
+
 class KafkactlGroup(TyperGroup):
     """Runs the command tree and turns every failure into one stderr line and an exit code."""
 
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(NOUNS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        module = NOUNS.get(cmd_name)
+        if module is None:
+            return None
+        cached = self.commands.get(cmd_name)
+        if cached is None:
+            import importlib
+
+            from typer.main import get_group
+
+            # get_group, not get_command: a one-command app must stay a group (`cluster describe`)
+            cached = get_group(importlib.import_module(f"kafkactl.commands.{module}").app)
+            cached.name = cmd_name
+            self.commands[cmd_name] = cached
+        return cached
+
     def main(self, args: Any = None, prog_name: Any = None, complete_var: Any = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
-        from typer._click import exceptions as click_exc
+        from click import exceptions as click_exc
 
         argv = hoist_global_options(self, list(sys.argv[1:] if args is None else args))
         debug = "--debug" in argv or os.environ.get("KAFKACTL_DEBUG", "") not in ("", "0")
@@ -97,7 +122,7 @@ def hoist_global_options(root: Any, argv: list[str]) -> list[str]:
         if tok.startswith("-"):
             i += 2 if (tok in GLOBAL_VALUE_OPTIONS and path_end is None) else 1
             continue
-        sub = getattr(cmd, "commands", {}).get(tok) if path_end is None else None
+        sub = _subcommand(cmd, tok) if path_end is None else None
         if sub is None:
             path_end = path_end or i
             i += 1
@@ -107,7 +132,7 @@ def hoist_global_options(root: Any, argv: list[str]) -> list[str]:
         return argv
     own = {o for p in getattr(cmd, "params", []) for o in (*p.opts, *p.secondary_opts)}
     front, rest, i = [], [], 0
-    first_sub = next((j for j, t in enumerate(argv) if t in getattr(root, "commands", {})), len(argv))
+    first_sub = next((j for j, t in enumerate(argv) if t in NOUNS), len(argv))
     while i < len(argv):
         tok = argv[i]
         name = tok.split("=", 1)[0]
@@ -122,6 +147,11 @@ def hoist_global_options(root: Any, argv: list[str]) -> list[str]:
         rest.append(tok)
         i += 1
     return front + rest
+
+
+def _subcommand(group: Any, name: str) -> Any:
+    get = getattr(group, "get_command", None)
+    return get(None, name) if get is not None and hasattr(group, "commands") else None
 
 
 def _stderr(text: str) -> None:
@@ -214,11 +244,6 @@ def _enable_debug_logging() -> None:
         lg.setLevel(logging.DEBUG)
 
 
-app.add_typer(acls_cmd.app, name="acls")
-app.add_typer(cluster_cmd.app, name="cluster")
-app.add_typer(topics_cmd.app, name="topics")
-app.add_typer(context_cmd.app, name="context")
-app.add_typer(local_cmd.app, name="local")
 
 
 def main() -> None:

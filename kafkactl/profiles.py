@@ -305,8 +305,9 @@ class ContextStore:
                 f"{path} is readable by other users (mode {mode:o}); it may hold passwords: chmod 600 {path}")
         import yaml
 
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" line {mark.line + 1}" if mark else ""

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Iterable, Sequence
 
-from kafkactl.acl.deletes import batch, plan_filters
 from kafkactl.acl.model import AclBinding, AclFilter
-from kafkactl.errors import NotAuthorizedError, PartialFailure, UsageError
+from kafkactl.errors import BrokerError, NotAuthorizedError, PartialFailure, UsageError
 from kafkactl.results import ChangeResult
 
 # CreateAcls and DeleteAcls refuse more than 10,000 records per request (kafka-semantics §5)
@@ -52,15 +51,37 @@ def list_acls(gw, filters: Sequence[AclFilter]) -> list[AclBinding]:
     return sorted(seen)
 
 
-def existing_among(gw, bindings: Sequence[AclBinding]) -> set[AclBinding]:
-    """Which of these bindings the cluster already has (CreateAcls itself reports success for both)."""
+def _lookup_filters(bindings: Sequence[AclBinding]) -> list[AclFilter]:
     resources = sorted({b.resource for b in bindings})
     if len(resources) <= PER_RESOURCE_LOOKUPS:
-        filters = [AclFilter(rt, name, pt) for rt, name, pt in resources]
-    else:
-        filters = [AclFilter(rt) for rt in sorted({r[0] for r in resources})]
+        return [AclFilter(rt, name, pt) for rt, name, pt in resources]
+    return [AclFilter(rt) for rt in sorted({r[0] for r in resources})]
+
+
+def existing_among(gw, bindings: Sequence[AclBinding]) -> set[AclBinding]:
+    """Which of these bindings the cluster already has (CreateAcls itself reports success for both)."""
     wanted = set(bindings)
-    return {b for f in filters for b in gw.describe_acls(f) if b in wanted}
+    return {b for f in _lookup_filters(bindings) for b in gw.describe_acls(f) if b in wanted}
+
+
+def await_visible(gw, present: Sequence[AclBinding], absent: Sequence[AclBinding], timeout: float = 10.0) -> bool:
+    """Wait until the broker's own view shows the change.
+
+    The controller commits ACL records before the broker that answers DescribeAcls (and authorizes)
+    has applied them, so a read right after a write can be stale. Bounded; False if it did not settle.
+    """
+    import time
+
+    present, absent = set(present), set(absent)
+    filters = _lookup_filters(sorted(present | absent))
+    deadline = time.monotonic() + timeout
+    while True:
+        seen = {b for f in filters for b in gw.describe_acls(f)}
+        if present <= seen and not (absent & seen):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
 
 
 def create_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
@@ -77,15 +98,18 @@ def create_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
         # Alter on the cluster implies Describe, so this caller could not create them either
         raise NotAuthorizedError(f"{gw.principal or 'the anonymous principal'} is not authorized to create ACLs: "
                                  "needs Alter on the Cluster (CLUSTER_AUTHORIZATION_FAILED)") from None
-    todo = [b for b in bindings if b not in existing]
-    outcome: dict[AclBinding, BindingResult] = {b: BindingResult(b, "exists") for b in existing}
-    for chunk in chunks(todo, CREATE_CHUNK):
+    # Every binding is sent, existing ones too: the read above may be stale, and CreateAcls is
+    # idempotent (an existing ACL reports success and writes no record). The read only labels them.
+    outcome: dict[AclBinding, BindingResult] = {}
+    for chunk in chunks(bindings, CREATE_CHUNK):
         for b, err in zip(chunk, gw.create_acls(chunk)):
-            outcome[b] = _failed(b, err) if err else BindingResult(b, "created")
+            outcome[b] = _failed(b, err) if err else BindingResult(b, "exists" if b in existing else "created")
         if progress:
             progress(len(chunk))
     result = ChangeResult("AclCreateResult", tuple(outcome[b] for b in bindings))
     _raise_on_failures(gw, result, "create ACLs", "Alter on the Cluster")
+    if not await_visible(gw, [r.binding for r in result.results if r.status == "created"], []):
+        raise BrokerError("the ACLs were created but the broker does not list them yet; check again shortly")
     return result
 
 
@@ -123,6 +147,8 @@ def preview_delete(gw, filters: Sequence[AclFilter]) -> DeletePreview:
 
 def delete_acls(gw, preview: DeletePreview, dry_run: bool = False, progress: Progress | None = None) -> ChangeResult:
     """Delete what the preview listed, through filters refined from the operator's own (see deletes.py)."""
+    from kafkactl.acl.deletes import batch, plan_filters
+
     wanted = preview.bindings
     if dry_run:
         return ChangeResult("AclDeleteResult", tuple(BindingResult(b, "would-delete") for b in wanted), dry_run=True)
@@ -146,6 +172,8 @@ def delete_acls(gw, preview: DeletePreview, dry_run: bool = False, progress: Pro
             progress(sum(len(p.expected) for p in request))
     result = ChangeResult("AclDeleteResult", tuple(outcome[b] for b in wanted) + tuple(extra[b] for b in sorted(extra)))
     _raise_on_failures(gw, result, "delete ACLs", "Alter on the Cluster")
+    if not await_visible(gw, [], [r.binding for r in result.results if r.status.startswith("deleted")]):
+        raise BrokerError("the ACLs were deleted but the broker still lists some of them; check again shortly")
     return result
 
 

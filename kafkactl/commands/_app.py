@@ -60,16 +60,18 @@ class AppContext:
 
         render_table(data, self.err_console)
 
-    def message(self, text: str, style: str | None = None) -> None:
-        from rich.markup import escape
-
-        self.err_console.print(escape(text), style=style, highlight=False, soft_wrap=True)
+    def message(self, text: str, color: str | None = None) -> None:
+        # plain writes: importing rich for one stderr line would cost more than the command itself
+        if color and not self.no_color and sys.stderr.isatty() and os.environ.get("TERM") != "dumb":
+            text = f"\033[{color}m{text}\033[0m"
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
 
     def warn(self, text: str) -> None:
-        self.message(f"warning: {text}", "yellow")
+        self.message(f"warning: {text}", "33")
 
     def hint(self, text: str) -> None:
-        self.message(f"hint: {text}", "dim")
+        self.message(f"hint: {text}", "2")
 
     def note(self, text: str) -> None:
         self.message(text)
@@ -87,7 +89,7 @@ class AppContext:
         if self._gateway is None:
             from kafkactl.gateway import Gateway
 
-            self._gateway = Gateway(self.profile())
+            self._gateway = Gateway(self.profile(), debug=self.debug)
         return self._gateway
 
     def confirm(self, question: str, assume_yes: bool, what: str) -> None:

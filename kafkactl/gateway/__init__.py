@@ -7,7 +7,6 @@ Commands never build clients: they get a Gateway from the application context.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -24,7 +23,12 @@ from kafkactl.errors import (
 from kafkactl.gateway._acls import AclRpcs
 from kafkactl.profiles import Profile
 
-log = logging.getLogger("kafkactl.client")
+
+def _debug_logger() -> Any:
+    """The client logger, only under --debug (logging is not even imported otherwise)."""
+    import logging
+
+    return logging.getLogger("kafkactl.client")
 
 # librdkafka / Kafka error codes the gateway translates (names as librdkafka spells them)
 _AUTHZ = {29: "TOPIC_AUTHORIZATION_FAILED", 30: "GROUP_AUTHORIZATION_FAILED", 31: "CLUSTER_AUTHORIZATION_FAILED",
@@ -54,8 +58,9 @@ def error_info(err: Any) -> ErrorInfo:
 class Gateway(AclRpcs):
     """Builds the clients for one resolved profile and translates their errors."""
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, debug: bool = False) -> None:
         self.profile = profile
+        self.debug = debug
         self._admin: Any = None
         self._kp: Any = None
         self._lock = threading.Lock()
@@ -73,9 +78,13 @@ class Gateway(AclRpcs):
             "client.id": p.client_id,
             "security.protocol": p.security_protocol,
             "socket.connection.setup.timeout.ms": max(1000, int(p.timeout * 1000)),
-            "logger": log,
             "error_cb": self._on_client_error,
         }
+        # without a logger librdkafka writes to stderr itself: route it (scrubbed) under --debug, else mute it
+        if self.debug:
+            conf["logger"] = _debug_logger()
+        else:
+            conf["log_level"] = 0
         if p.uses_sasl:
             conf["sasl.mechanism"] = p.sasl_mechanism or "PLAIN"
             conf["sasl.username"] = p.username
@@ -117,14 +126,20 @@ class Gateway(AclRpcs):
         info = error_info(err)
         with self._lock:
             self._client_errors.append(info)
-        log.debug("client error %s: %s", info.name, info.message)
+        if self.debug:
+            _debug_logger().debug("client error %s: %s", info.name, info.message)
 
     @property
     def kafka_python(self) -> Any:
         """kafka-python's admin client, for what librdkafka cannot express (kafka-semantics §9)."""
         if self._kp is None:
-            # kafka-python logs freely (its config, with the password, at DEBUG): keep it on our handlers
-            logging.getLogger("kafka").addHandler(logging.NullHandler())
+            import logging
+
+            # kafka-python logs freely (its config, with the password, at DEBUG): only --debug's scrubbing
+            # handler may show it; without one, Python's last-resort handler would print its warnings
+            if not self.debug:
+                logging.getLogger("kafka").addHandler(logging.NullHandler())
+                logging.getLogger("kafka").propagate = False
             from kafka.admin import KafkaAdminClient
             from kafka.errors import KafkaError as KPError
 
@@ -145,13 +160,17 @@ class Gateway(AclRpcs):
     # ------------------------------------------------------------------ waiting and errors
     def wait(self, futures: Mapping[Any, Any] | Iterable[Any], what: str) -> None:
         """Wait for futures until --timeout, failing fast on authentication errors."""
+        from concurrent.futures import wait as wait_futures
+
         pending = list(futures.values()) if isinstance(futures, Mapping) else list(futures)
         deadline = time.monotonic() + self.profile.timeout
         while True:
-            if all(f.done() for f in pending):
+            # short slices: return the moment the futures are done, yet notice SASL failures quickly
+            _, not_done = wait_futures(pending, timeout=0.02)
+            if not not_done:
                 return
             # error_cb only fires from poll(); that is where SASL failures surface
-            self.admin.poll(0.05)
+            self.admin.poll(0)
             self._raise_fatal_client_error(what)
             if time.monotonic() >= deadline:
                 raise self._unreachable(what)

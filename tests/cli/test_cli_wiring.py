@@ -67,3 +67,17 @@ def test_context_add_validates_properties(tmp_path, monkeypatch):
     r = run("context", "add", "x", "-b", "h:1", "--property", "ssl.truststore.location=/t.jks")
     assert r.exit_code == ExitCode.USAGE and "PEM" in r.stderr
     assert not (tmp_path / "kafkactl" / "config.yaml").exists()
+
+
+def test_every_noun_is_a_group_with_its_verbs():
+    """The command tree is loaded lazily; each noun must still resolve to a group of verbs."""
+    from typer.main import get_command
+
+    from kafkactl.cli import NOUNS, app
+
+    root = get_command(app)
+    for noun in NOUNS:
+        group = root.get_command(None, noun)
+        assert group is not None and hasattr(group, "commands") and group.commands, noun
+        r = run(noun, "--help")
+        assert r.exit_code == 0 and "Usage" in r.stdout

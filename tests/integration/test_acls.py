@@ -140,9 +140,16 @@ def test_alice_with_describe_but_not_alter_on_cluster(sandbox, admin_gw):
         r = sandbox.as_user("alice", "acls", "create", "--allow-principal", "User:alice", "--topic", f"al{t}")
         assert r.exit_code == ExitCode.NOT_AUTHORIZED and "Alter on the Cluster" in r.stderr
         assert snapshot(admin_gw, f"al{t}") == set()
+        # she can see what a delete would remove, but the broker refuses the delete itself
+        sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:v{t}", "--topic", f"al{t}")
+        r = sandbox.as_user("alice", "acls", "delete", "--principal", f"User:v{t}", "--yes")
+        assert r.exit_code == ExitCode.NOT_AUTHORIZED and "Alter on the Cluster" in r.stderr
+        assert "Request(" not in r.stderr
+        assert len(snapshot(admin_gw, f"al{t}")) == 1
     finally:
         sandbox.as_user("admin", "acls", "delete", "--allow-principal", "User:alice", "--cluster",
                         "--operation", "Describe", "--yes")
+        remove_exactly(admin_gw, snapshot(admin_gw, f"al{t}"))
 
 
 # ------------------------------------------------------------------------------------------- filters
