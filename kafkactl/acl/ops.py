@@ -61,7 +61,7 @@ def _lookup_filters(bindings: Sequence[AclBinding]) -> list[AclFilter]:
 def existing_among(gw, bindings: Sequence[AclBinding]) -> set[AclBinding]:
     """Which of these bindings the cluster already has (CreateAcls itself reports success for both)."""
     wanted = set(bindings)
-    return {b for f in _lookup_filters(bindings) for b in gw.describe_acls(f) if b in wanted}
+    return {b for f in _lookup_filters(bindings) for b in gw.describe_acls(f, trust_empty=True) if b in wanted}
 
 
 def await_visible(gw, present: Sequence[AclBinding], absent: Sequence[AclBinding], timeout: float = 10.0) -> bool:
@@ -76,7 +76,7 @@ def await_visible(gw, present: Sequence[AclBinding], absent: Sequence[AclBinding
     filters = _lookup_filters(sorted(present | absent))
     deadline = time.monotonic() + timeout
     while True:
-        seen = {b for f in filters for b in gw.describe_acls(f)}
+        seen = {b for f in filters for b in gw.describe_acls(f, trust_empty=True)}
         if present <= seen and not (absent & seen):
             return True
         if time.monotonic() >= deadline:

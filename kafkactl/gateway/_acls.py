@@ -48,12 +48,13 @@ class AclRpcs:
     """Mixed into Gateway: uses its clients, `translate` and `wait`."""
 
     # ------------------------------------------------------------------ describe
-    def describe_acls(self: Any, f: AclFilter) -> list[AclBinding]:
+    def describe_acls(self: Any, f: AclFilter, trust_empty: bool = False) -> list[AclBinding]:
+        """ACLs matching f. librdkafka returns [] for CLUSTER_AUTHORIZATION_FAILED and SECURITY_DISABLED
+        alike, so an empty answer is re-asked through kafka-python (exact errors), unless the caller
+        says an empty answer is good enough (a lookup before a create, whose own errors will tell)."""
         if f.resource_type in _CONFLUENT_TYPES | {ResourceType.ANY} and f.operation in _CONFLUENT_OPS | {AclOperation.ANY}:
             found = self._describe_acls_confluent(f)
-            # librdkafka returns [] for CLUSTER_AUTHORIZATION_FAILED and SECURITY_DISABLED alike: an empty
-            # answer is re-asked through kafka-python, which reports the broker's error exactly
-            if found and not any(b.resource_type is ResourceType.UNKNOWN or b.operation is AclOperation.UNKNOWN
+            if (found or trust_empty) and not any(b.resource_type is ResourceType.UNKNOWN or b.operation is AclOperation.UNKNOWN
                                  for b in found):
                 return found
         return self._describe_acls_kafka_python(f)
