@@ -17,6 +17,13 @@ kafkactl --context local-admin -o json topics list | python3 -c 'import json,sys
 try kafkactl --context local-alice topics list
 try kafkactl --context local-alice topics create tour.alice
 try kafkactl -b 127.0.0.1:1 --timeout 2 topics list
+step "# ACLs: alice may read every topic starting with tour."
+run kafkactl --context local-admin acls create --allow-principal User:alice --operation Read --topic tour. --resource-pattern-type prefixed
+run kafkactl --context local-alice topics list
+run kafkactl --context local-admin acls list --topic tour.orders --resource-pattern-type match
+try kafkactl --context local-admin acls create --allow-principal User:alice --operation Wirte --topic tour.orders
+try kafkactl --context local-admin acls create --allow-principal User:alice --operation Write --group tour
+run kafkactl --context local-admin acls delete --principal User:alice --topic tour. --resource-pattern-type prefixed --dry-run
 run kafkactl local status
 run kafkactl local env --user alice
 printf '\nThe sandbox keeps running: kafkactl local down stops it (--keep keeps its data).\n'
