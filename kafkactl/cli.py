@@ -22,8 +22,10 @@ from kafkactl.profiles import Selection
 # click commands only when invoked (or listed by --help): building the whole tree costs more than a command.
 NOUNS = {
     "acls": "acls",
+    "auth": "auth",
     "cluster": "cluster",
     "topics": "topics",
+    "groups": "groups",
     "context": "context",
     "local": "local",
 }

@@ -1,10 +1,12 @@
-"""Cluster description."""
+"""Cluster description, with the caller's authorized operations on the cluster (KIP-430)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import ClassVar
 
+from kafkactl.acl.bitfield import AuthorizedOps, decode, from_bit_positions
+from kafkactl.acl.model import ResourceType
 from kafkactl.gateway import Gateway
 
 
@@ -25,13 +27,22 @@ class ClusterInfo:
     cluster_id: str | None
     controller_id: int | None
     brokers: tuple[BrokerInfo, ...]
+    authorized_operations: AuthorizedOps | None = None
 
 
-def describe_cluster(gw: Gateway) -> ClusterInfo:
+def describe_cluster(gw: Gateway, authorized_operations: bool = False) -> ClusterInfo:
+    if authorized_operations:
+        # the raw bitfield: librdkafka cannot tell an empty set from "not supplied"
+        r = gw.describe_cluster_raw(include_authorized_operations=True)
+        brokers = [(b.broker_id, b.host, b.port, b.rack) for b in r.brokers]
+        ops = decode(from_bit_positions(r.authorized_operations), ResourceType.CLUSTER)
+        return _info(r.cluster_id, r.controller_id if r.controller_id >= 0 else None, brokers, ops)
     r = gw.describe_cluster()
     controller = r.controller.id if r.controller is not None else None
-    brokers = tuple(sorted(
-        (BrokerInfo(id=n.id, host=n.host, port=n.port, rack=n.rack or None, controller=n.id == controller)
-         for n in r.nodes),
-        key=lambda b: b.id))
-    return ClusterInfo(cluster_id=r.cluster_id, controller_id=controller, brokers=brokers)
+    return _info(r.cluster_id, controller, [(n.id, n.host, n.port, n.rack) for n in r.nodes], None)
+
+
+def _info(cluster_id, controller, brokers, ops) -> ClusterInfo:
+    rows = tuple(sorted((BrokerInfo(id=i, host=h, port=p, rack=rack or None, controller=i == controller)
+                         for i, h, p, rack in brokers), key=lambda b: b.id))
+    return ClusterInfo(cluster_id=cluster_id, controller_id=controller, brokers=rows, authorized_operations=ops)

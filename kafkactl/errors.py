@@ -15,6 +15,11 @@ class KafkactlError(Exception):
         self.message = message
         self.hint = hint
 
+    @classmethod
+    def like(cls, other: "KafkactlError", message: str) -> "KafkactlError":
+        """A new error of the same class (and so exit code) as `other`."""
+        return type(other)(message)
+
 
 class UsageError(KafkactlError):
     exit_code = ExitCode.USAGE

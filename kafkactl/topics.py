@@ -6,7 +6,9 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from kafkactl.errors import PartialFailure, UsageError
+from kafkactl.acl.bitfield import AuthorizedOps, decode, from_bit_positions
+from kafkactl.acl.model import ResourceType
+from kafkactl.errors import KafkactlError, PartialFailure, UsageError
 from kafkactl.gateway import Gateway
 from kafkactl.results import ChangeResult
 
@@ -117,3 +119,58 @@ def _envelope(gw: Gateway, kind: str, errors: dict, ok_status: str, dry_run: boo
         first = failed[0]
         raise PartialFailure(f"{len(failed)} of {len(results)} failed; first: {first.name}: {first.error}", result=result)
     return result
+
+
+# ------------------------------------------------------------------------------------------- describe
+
+
+@dataclass(frozen=True)
+class PartitionInfo:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("topic", "partition", "leader", "replicas", "isr", "offline_replicas")
+    topic: str
+    partition: int
+    leader: int | None
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    offline_replicas: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TopicDescription:
+    ROWS: ClassVar[str] = "partitions"
+    name: str
+    topic_id: str | None
+    internal: bool
+    partitions: tuple[PartitionInfo, ...]
+    authorized_operations: AuthorizedOps | None = None
+
+
+@dataclass(frozen=True)
+class TopicError:
+    name: str
+    error: KafkactlError
+
+
+def describe_topics(gw: Gateway, names: list[str] | None, authorized_operations: bool = False
+                    ) -> tuple[list[TopicDescription], list[TopicError]]:
+    """Describe the named topics (None: every topic the caller may Describe), as the broker answers."""
+    for n in names or []:
+        validate_topic_name(n)
+    md = gw.topic_metadata(names, authorized_operations)
+    found, errors = [], []
+    for t in md.topics:
+        if t.error_code:
+            from kafkactl.gateway import _CodeError
+
+            err = gw._result_error(t.error_code, None)
+            errors.append(TopicError(t.name, gw.translate(_CodeError(err.code, err.name, err.message),
+                                                          f"describe topic {t.name!r}", resource=f"topic {t.name!r}",
+                                                          needs=f"Describe on Topic:{t.name}")))
+            continue
+        parts = tuple(PartitionInfo(t.name, p.partition_index, p.leader_id if p.leader_id >= 0 else None,
+                                    tuple(p.replica_nodes), tuple(p.isr_nodes), tuple(p.offline_replicas or ()))
+                      for p in sorted(t.partitions, key=lambda p: p.partition_index))
+        ops = decode(from_bit_positions(t.authorized_operations), ResourceType.TOPIC) if authorized_operations else None
+        topic_id = str(t.topic_id) if t.topic_id and t.topic_id.int else None
+        found.append(TopicDescription(t.name, topic_id, bool(t.is_internal), parts, ops))
+    return sorted(found, key=lambda d: d.name), sorted(errors, key=lambda e: e.name)

@@ -41,3 +41,4 @@ Operations = Annotated[Optional[list[str]], typer.Option("--operation", help="Op
 Principals = Annotated[Optional[list[str]], typer.Option("--principal", help="Only ACLs of this principal (repeatable).", rich_help_panel=_F, show_default=False)]
 Hosts = Annotated[Optional[list[str]], typer.Option("--host", help="Only ACLs for this host (repeatable).", rich_help_panel=_F, show_default=False)]
 PermissionOpt = Annotated[Optional[str], typer.Option("--permission", help="Only allow or deny ACLs.", rich_help_panel=_F, show_default=False)]
+AuthorizedOpsFlag = Annotated[bool, typer.Option("--authorized-ops", "--include-authorized-operations", help="Show the operations the caller is authorized for (KIP-430).")]

@@ -155,3 +155,34 @@ for _name, _fn, _alias in (("create", acls_create, "add"), ("list", acls_list, "
                            ("delete", acls_delete, "remove")):
     app.command(_name)(_fn)
     app.command(_alias, hidden=True, help=f"Alias of `kafkactl acls {_name}`.")(_fn)
+
+
+@app.command("decode-ops")
+def acls_decode_ops(
+    ctx: typer.Context,
+    bits: Annotated[int, typer.Argument(help="An authorized-operations bitfield: signed or unsigned INT32 (put -- before a negative one).")],
+    resource_type: Annotated[str, typer.Option("--resource-type", help="topic, group, cluster, transactional-id, delegation-token or user.")] = "topic",
+) -> None:
+    """Decode a KIP-430 authorized-operations bitfield from a protocol dump.
+
+    Example:  kafkactl acls decode-ops 3576 --resource-type topic;  kafkactl acls decode-ops -- -2147483648
+    """
+    from kafkactl.acl.bitfield import decode
+    from kafkactl.acl.model import parse_resource_type
+    from kafkactl.commands._authz import render_ops
+    from kafkactl.errors import UsageError
+    from kafkactl.formatters import OutputFormat
+
+    rtype = parse_resource_type(resource_type)
+    if 2**31 <= bits < 2**32:  # the same 32 bits written unsigned
+        bits -= 2**32
+    try:
+        ops = decode(bits, rtype)
+    except ValueError as exc:
+        raise UsageError(f"{bits}: {exc}") from None
+    app_ctx = ctx.obj
+    if app_ctx.output is OutputFormat.plain:
+        for name in ops.names() if ops.supplied else ["not supplied by the broker"]:
+            typer.echo(name)
+    else:
+        render_ops(app_ctx, ops, [(str(bits), ops)])

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import typer
 
+from kafkactl.commands._options import AuthorizedOpsFlag
+
 app = typer.Typer(help="Describe the cluster.", no_args_is_help=True)
 
 
 @app.command("describe")
-def cluster_describe(ctx: typer.Context) -> None:
+def cluster_describe(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -> None:
     """Show the cluster id, the active controller and the brokers.
 
-    Example:  kafkactl cluster describe -o json
+    Example:  kafkactl cluster describe --authorized-ops -o json
     """
     from kafkactl import cluster
 
     app_ctx = ctx.obj
-    app_ctx.render(cluster.describe_cluster(app_ctx.gateway()))
+    info = cluster.describe_cluster(app_ctx.gateway(), authorized_operations=authorized_ops)
+    if authorized_ops:
+        from kafkactl.commands._authz import render_ops
+
+        render_ops(app_ctx, info, [("kafka-cluster", info.authorized_operations)])
+    else:
+        app_ctx.render(info)

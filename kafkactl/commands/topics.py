@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kafkactl.commands._options import DryRun, Yes
+from kafkactl.commands._options import AuthorizedOpsFlag, DryRun, Yes
 
 app = typer.Typer(help="List, create and delete topics.", no_args_is_help=True)
 
@@ -27,6 +27,30 @@ def topics_list(
     app_ctx.render(result)
     if not result:
         app_ctx.hint("no topics visible: the broker only lists topics you may Describe")
+
+
+@app.command("describe")
+def topics_describe(
+    ctx: typer.Context,
+    names: Annotated[Optional[list[str]], typer.Argument(help="Topic names (default: every topic you may Describe).", show_default=False)] = None,
+    authorized_ops: AuthorizedOpsFlag = False,
+) -> None:
+    """Describe topics: partitions, leaders, replicas, ISR, offline replicas.
+
+    Example:  kafkactl topics describe orders.eu orders.us --authorized-ops
+    """
+    from kafkactl import topics
+    from kafkactl.commands._authz import render_ops, report_errors
+
+    app_ctx = ctx.obj
+    found, errors = topics.describe_topics(app_ctx.gateway(), names or None, authorized_operations=authorized_ops)
+    if authorized_ops:
+        render_ops(app_ctx, found, [(t.name, t.authorized_operations) for t in found], title="topics")
+    else:
+        app_ctx.render(found if app_ctx.output.value in ("json", "yaml") else [p for t in found for p in t.partitions])
+    if not found and not errors and not names:
+        app_ctx.hint("no topics visible: the broker only describes topics you may Describe")
+    report_errors(app_ctx, errors, len(found))
 
 
 @app.command("create")

@@ -16,6 +16,8 @@ class Tabular:
     title: str | None = None
     # leading columns whose repeated values the table view blanks, drawing a line between groups
     group_by: int = 0
+    # booleans as ✓ / ✗ (None as -) in the table view
+    checkmarks: bool = False
 
 
 def jsonable(value: Any) -> Any:

@@ -29,7 +29,7 @@ def render_table(data: Any, console: Any) -> None:
         table.add_column(header_label(col), overflow="fold")
     previous = None
     for row in t.rows:
-        cells = ["-" if v is None else _fmt(v) for v in row]
+        cells = ["-" if v is None else _mark(v) if t.checkmarks and isinstance(v, bool) else _fmt(v) for v in row]
         if t.group_by:
             key = row[:t.group_by]
             if previous is not None and key == previous:
@@ -39,6 +39,10 @@ def render_table(data: Any, console: Any) -> None:
             previous = key
         table.add_row(*cells)
     console.print(table)
+
+
+def _mark(value: bool) -> str:
+    return "[green]✓[/green]" if value else "[red]✗[/red]"
 
 
 def _fmt(value: Any) -> str:

@@ -1,0 +1,53 @@
+"""kafkactl groups ...: list and describe consumer groups (kafka-consumer-groups.sh --list/--describe)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from kafkactl.commands._options import AuthorizedOpsFlag
+
+app = typer.Typer(help="List and describe consumer groups.", no_args_is_help=True)
+
+
+@app.command("list")
+def groups_list(ctx: typer.Context) -> None:
+    """List the groups the broker shows you (KIP-231: all with Describe on the cluster, else those you may describe).
+
+    Example:  kafkactl groups list -o json
+    """
+    from kafkactl import groups
+
+    app_ctx = ctx.obj
+    result = groups.list_groups(app_ctx.gateway())
+    app_ctx.render(result)
+    if not result:
+        app_ctx.hint(groups.EMPTY_LIST_HINT)
+
+
+@app.command("describe")
+def groups_describe(
+    ctx: typer.Context,
+    group_ids: Annotated[Optional[list[str]], typer.Argument(metavar="[GROUP]...", help="Group ids (default: every group listed for you).", show_default=False)] = None,
+    authorized_ops: AuthorizedOpsFlag = False,
+) -> None:
+    """Describe groups: state, type, assignor, coordinator and members (classic and KIP-848 consumer groups).
+
+    Example:  kafkactl groups describe orders-app --authorized-ops
+    """
+    from kafkactl import groups
+    from kafkactl.commands._authz import render_ops, report_errors
+
+    app_ctx = ctx.obj
+    found, errors = groups.describe_groups(app_ctx.gateway(), group_ids or None, authorized_operations=authorized_ops)
+    if authorized_ops:
+        render_ops(app_ctx, found, [(g.group, g.authorized_operations) for g in found], title="groups")
+    elif app_ctx.output.value == "table":
+        for g in found:
+            app_ctx.render(g)
+    else:
+        app_ctx.render(found)
+    if not found and not errors and not group_ids:
+        app_ctx.hint(groups.EMPTY_LIST_HINT)
+    report_errors(app_ctx, errors, len(found))

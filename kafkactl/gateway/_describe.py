@@ -1,0 +1,74 @@
+"""Describe/list RPCs with KIP-430 authorized operations, for the Gateway.
+
+Cluster and topics go through kafka-python's Metadata and DescribeCluster request classes: they carry
+the raw bitfield (librdkafka turns an empty set into None, which is indistinguishable from "not
+supplied") and offline replicas (librdkafka's TopicPartitionInfo has none). Groups go through
+librdkafka, which describes classic and KIP-848 consumer groups alike (ConsumerGroupDescribe; the
+classic DescribeGroups answers GROUP_ID_NOT_FOUND for a consumer-protocol group). A described group
+always includes Describe, so librdkafka's None there can only mean "not supplied".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+
+class DescribeRpcs:
+    """Mixed into Gateway."""
+
+    def describe_cluster_raw(self: Any, include_authorized_operations: bool) -> Any:
+        from kafka.protocol.admin import DescribeClusterRequest
+
+        resp = self._kp_send(DescribeClusterRequest(
+            include_cluster_authorized_operations=include_authorized_operations), "describe the cluster")
+        self._raise_code(resp.error_code, resp.error_message, "describe the cluster")
+        return resp
+
+    def topic_metadata(self: Any, names: Sequence[str] | None, include_authorized_operations: bool) -> Any:
+        """Metadata for these topics (None: every topic the caller may Describe); no auto-creation."""
+        from kafka.protocol.metadata import MetadataRequest
+
+        topics = None if names is None else [MetadataRequest.MetadataRequestTopic(name=n) for n in names]
+        return self._kp_send(MetadataRequest(topics=topics, allow_auto_topic_creation=False,
+                                             include_topic_authorized_operations=include_authorized_operations),
+                             "describe topics")
+
+    def list_groups_raw(self: Any) -> list[Any]:
+        """ListGroups on every broker (each answers for the groups it coordinates). KIP-231: never an
+        authorization error, only the groups the caller may describe."""
+        from kafka.protocol.admin import ListGroupsRequest
+
+        kp = self.kafka_python
+        groups = []
+        try:
+            brokers = [b.node_id for b in kp._manager.cluster.brokers()]
+            for node in brokers:
+                resp = kp._manager.run(kp._manager.send, ListGroupsRequest(), node)
+                self._raise_code(resp.error_code, None, "list groups")
+                groups.extend(resp.groups)
+        except Exception as exc:
+            if hasattr(exc, "exit_code"):
+                raise
+            raise self._translate_kp(exc, "list groups") from None
+        return groups
+
+    def describe_groups(self: Any, group_ids: Sequence[str], include_authorized_operations: bool) -> dict[str, Any]:
+        """librdkafka's ConsumerGroupDescription (or the exception) per group id."""
+        futures = self.admin.describe_consumer_groups(
+            list(group_ids), include_authorized_operations=include_authorized_operations,
+            request_timeout=self.profile.timeout)
+        self.wait(futures, "describe groups")
+        out = {}
+        for gid, fut in futures.items():
+            try:
+                out[gid] = fut.result()
+            except Exception as exc:  # per group: GROUP_AUTHORIZATION_FAILED, not found, ...
+                out[gid] = exc
+        return out
+
+    def _raise_code(self: Any, code: int, message: str | None, what: str) -> None:
+        if code:
+            from kafkactl.gateway import _CodeError
+
+            err = self._result_error(code, message)
+            raise self.translate(_CodeError(err.code, err.name, err.message), what)

@@ -1,0 +1,38 @@
+"""One view of what the calling principal may do: on the cluster, every topic and every group it can see."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafkactl.acl.bitfield import AuthorizedOps
+from kafkactl.cluster import describe_cluster
+from kafkactl.gateway import Gateway
+from kafkactl.groups import describe_groups
+from kafkactl.topics import describe_topics
+
+
+@dataclass(frozen=True)
+class ResourceOps:
+    resource_type: str
+    name: str
+    authorized_operations: AuthorizedOps
+
+
+@dataclass(frozen=True)
+class WhoAmI:
+    principal: str | None
+    cluster: ResourceOps
+    topics: tuple[ResourceOps, ...]
+    groups: tuple[ResourceOps, ...]
+
+
+def whoami(gw: Gateway) -> WhoAmI:
+    cluster = describe_cluster(gw, authorized_operations=True)
+    topics, _ = describe_topics(gw, None, authorized_operations=True)
+    groups, _ = describe_groups(gw, None, authorized_operations=True)
+    return WhoAmI(
+        principal=gw.principal,
+        cluster=ResourceOps("CLUSTER", "kafka-cluster", cluster.authorized_operations),
+        topics=tuple(ResourceOps("TOPIC", t.name, t.authorized_operations) for t in topics),
+        groups=tuple(ResourceOps("GROUP", g.group, g.authorized_operations) for g in groups),
+    )
