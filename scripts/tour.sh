@@ -21,6 +21,11 @@ step "# ACLs: alice may read every topic starting with tour."
 run kafkactl --context local-admin acls create --allow-principal User:alice --operation Read --topic tour. --resource-pattern-type prefixed
 run kafkactl --context local-alice topics list
 run kafkactl --context local-admin acls list --topic tour.orders --resource-pattern-type match
+step "# KIP-430: what may each principal do?"
+run kafkactl --context local-admin -o table cluster describe --authorized-ops
+run kafkactl --context local-alice -o table topics describe --authorized-ops
+run kafkactl --context local-alice -o json auth whoami
+try kafkactl --context local-carol groups list
 try kafkactl --context local-admin acls create --allow-principal User:alice --operation Wirte --topic tour.orders
 try kafkactl --context local-admin acls create --allow-principal User:alice --operation Write --group tour
 run kafkactl --context local-admin acls delete --principal User:alice --topic tour. --resource-pattern-type prefixed --dry-run
