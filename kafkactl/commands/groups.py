@@ -12,7 +12,7 @@ app = typer.Typer(help="List and describe consumer groups.", no_args_is_help=Tru
 
 
 @app.command("list")
-def groups_list(ctx: typer.Context) -> None:
+def groups_list(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -> None:
     """List the groups the broker shows you (KIP-231: all with Describe on the cluster, else those you may describe).
 
     Example:  kafkactl groups list -o json
@@ -20,6 +20,14 @@ def groups_list(ctx: typer.Context) -> None:
     from kafkactl import groups
 
     app_ctx = ctx.obj
+    if authorized_ops:
+        from kafkactl.commands._authz import render_ops
+
+        found, _ = groups.describe_groups(app_ctx.gateway(), None, authorized_operations=True)
+        render_ops(app_ctx, found, [(g.group, g.authorized_operations) for g in found], title="groups")
+        if not found:
+            app_ctx.hint(groups.EMPTY_LIST_HINT)
+        return
     result = groups.list_groups(app_ctx.gateway())
     app_ctx.render(result)
     if not result:

@@ -15,6 +15,7 @@ app = typer.Typer(help="List, create and delete topics.", no_args_is_help=True)
 def topics_list(
     ctx: typer.Context,
     exclude_internal: Annotated[bool, typer.Option("--exclude-internal", help="Leave out __consumer_offsets and other internal topics.")] = False,
+    authorized_ops: AuthorizedOpsFlag = False,
 ) -> None:
     """List the topics the caller may describe.
 
@@ -23,6 +24,13 @@ def topics_list(
     from kafkactl import topics
 
     app_ctx = ctx.obj
+    if authorized_ops:
+        from kafkactl.commands._authz import render_ops
+
+        found, _ = topics.describe_topics(app_ctx.gateway(), None, authorized_operations=True)
+        found = [t for t in found if not (exclude_internal and t.internal)]
+        render_ops(app_ctx, found, [(t.name, t.authorized_operations) for t in found], title="topics")
+        return
     result = topics.list_topics(app_ctx.gateway(), include_internal=not exclude_internal)
     app_ctx.render(result)
     if not result:

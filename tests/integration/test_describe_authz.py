@@ -105,6 +105,9 @@ def test_alice_read_on_a_prefix_implies_describe_and_hides_the_rest(sandbox, wor
     groups = as_json(sandbox, "alice", "groups", "describe", "--authorized-ops")
     assert mine(groups, world, "group") == {world["g_classic"]: ["READ", "DESCRIBE"],
                                             world["g_new"]: ["READ", "DESCRIBE"]}
+    assert mine(as_json(sandbox, "alice", "topics", "list", "--authorized-ops"), world) == mine(topics, world)
+    assert mine(as_json(sandbox, "alice", "groups", "list", "--include-authorized-operations"), world, "group") == \
+        mine(groups, world, "group")
     r = sandbox.as_user("alice", "topics", "describe", world["pay"])
     assert r.exit_code == ExitCode.NOT_AUTHORIZED and f"Describe on Topic:{world['pay']}" in r.stderr
     r = sandbox.as_user("alice", "groups", "describe", world["g_pay"])
