@@ -24,6 +24,7 @@ NOUNS = {
     "acls": "acls",
     "auth": "auth",
     "cluster": "cluster",
+    "configs": "configs",
     "topics": "topics",
     "groups": "groups",
     "context": "context",

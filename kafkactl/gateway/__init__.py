@@ -21,6 +21,7 @@ from kafkactl.errors import (
     UnreachableError,
 )
 from kafkactl.gateway._acls import AclRpcs
+from kafkactl.gateway._configs import ConfigRpcs
 from kafkactl.gateway._describe import DescribeRpcs
 from kafkactl.profiles import Profile
 
@@ -56,7 +57,7 @@ def error_info(err: Any) -> ErrorInfo:
     return ErrorInfo(-1, type(err).__name__, str(err))
 
 
-class Gateway(AclRpcs, DescribeRpcs):
+class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
     """Builds the clients for one resolved profile and translates their errors."""
 
     def __init__(self, profile: Profile, debug: bool = False) -> None:

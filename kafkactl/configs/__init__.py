@@ -1,0 +1,1 @@
+"""Configs as kafka-configs.sh models them: entities, the --add-config syntax, describe/alter/list."""

@@ -1,0 +1,107 @@
+"""LIST_CONFIG_RESOURCES (API 74) done right (KIP-1142, KIP-1298; kafka-semantics §7).
+
+v0/v1 need DescribeConfigs on CLUSTER and fail the whole request with CLUSTER_AUTHORIZATION_FAILED
+otherwise; a broker before 4.1 answers UNSUPPORTED_VERSION for anything but CLIENT_METRICS. kafka-configs.sh
+treats both as "no resources" and says nothing (KAFKA-20111). kafkactl says which permission the negotiated
+version needs, falls back to what the caller can see, and marks that result as possibly incomplete. v2
+(KIP-1298, when a broker offers it) answers an empty success instead of the error: the WARN line covers it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from kafkactl.configs.entities import CONFIG_TYPES
+from kafkactl.gateway import Gateway
+from kafkactl.gateway._configs import BROKER, BROKER_LOGGER, CLIENT_METRICS, CONFIG_TYPE_NAMES, GROUP, TOPIC
+
+EMPTY_WARN = ("WARN LIST_CONFIG_RESOURCES returned an empty result. Grant Describe on CLUSTER "
+              "(or per-resource Describe on GROUP/TOPIC) to receive results.")
+CLUSTER_AUTHORIZATION_FAILED, UNSUPPORTED_VERSION = 31, 35
+ENTITY_OF = {v: k for k, v in CONFIG_TYPES.items()}
+
+
+@dataclass(frozen=True)
+class ConfigResource:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("entity_type", "name")
+    entity_type: str
+    name: str
+
+
+@dataclass
+class Listing:
+    resources: list[ConfigResource] = field(default_factory=list)
+    version: int | None = None  # negotiated API version (None: the broker lacks the API)
+    broker_max: int | None = None
+    client_max: int | None = None
+    empty_answer: bool = False  # the broker answered successfully with nothing: print EMPTY_WARN
+    incomplete: bool = False  # built by the fallback: what the caller can see
+    notes: list[str] = field(default_factory=list)
+
+
+def list_resources(gw: Gateway, entity_types: list[str]) -> Listing:
+    types = [CONFIG_TYPES[t] for t in entity_types]
+    from kafkactl.gateway._configs import ListConfigResourcesError
+
+    out = Listing()
+    try:
+        version, broker_max, out.client_max, found = gw.list_config_resources(types)
+    except ListConfigResourcesError as e:
+        out.version, out.broker_max, out.client_max = e.version, e.broker_max, e.client_max
+        if e.code == CLUSTER_AUTHORIZATION_FAILED:
+            out.notes.append(f"LIST_CONFIG_RESOURCES v{e.version} needs DescribeConfigs on CLUSTER, which you lack "
+                             "(KIP-1298's v2 would need only Describe); listing what you can see instead")
+        elif e.code == UNSUPPORTED_VERSION:
+            out.notes.append("this broker cannot list these config resources (before Kafka 4.1 LIST_CONFIG_RESOURCES "
+                             "covers CLIENT_METRICS only); listing what you can see instead")
+        else:
+            raise gw.translate(_code(gw, e.code), "list config resources") from None
+        return _fallback(gw, types, out)
+    out.version, out.broker_max = version, broker_max
+    if version < 0:
+        out.notes.append("this broker does not offer LIST_CONFIG_RESOURCES (API 74, Kafka 3.7+); "
+                         "listing what you can see instead")
+        return _fallback(gw, types, out)
+    out.resources = sorted((ConfigResource(ENTITY_OF.get(t, CONFIG_TYPE_NAMES.get(t, str(t))), n) for t, n in found),
+                           key=lambda r: (r.entity_type, r.name))
+    out.empty_answer = not found
+    return out
+
+
+def _fallback(gw: Gateway, types: list[int], out: Listing) -> Listing:
+    """Topics from Metadata (LIST_CONFIG_RESOURCES lists every topic), groups from ListGroups kept when
+    DescribeConfigs shows a dynamic group config (it lists only those)."""
+    from kafkactl.groups import list_groups
+    from kafkactl.topics import list_topics
+
+    wanted = set(types) or {TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP}
+    out.incomplete = True
+    if TOPIC in wanted:
+        out.resources += [ConfigResource("topics", t.name) for t in list_topics(gw)]
+    if GROUP in wanted:
+        groups = [g.group for g in list_groups(gw)]
+        described = gw.describe_configs([(GROUP, g) for g in groups]) if groups else {}
+        unreadable = 0
+        for g in groups:
+            res = described.get((GROUP, g))
+            if isinstance(res, Exception):
+                unreadable += 1
+            elif any(c.source == "GROUP_CONFIG" for c in res or []):
+                out.resources.append(ConfigResource("groups", g))
+        if unreadable:
+            out.notes.append(f"{unreadable} visible group(s) left out: reading their configs needs "
+                             "DescribeConfigs on each group")
+    skipped = [ENTITY_OF[t] for t in (BROKER, BROKER_LOGGER, CLIENT_METRICS) if t in wanted]
+    if skipped:
+        out.notes.append(f"{', '.join(skipped)} left out: they need DescribeConfigs on CLUSTER")
+    out.notes.append("the result above is possibly incomplete")
+    out.resources.sort(key=lambda r: (r.entity_type, r.name))
+    return out
+
+
+def _code(gw: Gateway, code: int) -> Exception:
+    from kafkactl.gateway import _CodeError
+
+    err = gw._result_error(code, None)
+    return _CodeError(err.code, err.name, err.message)

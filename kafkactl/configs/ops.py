@@ -1,0 +1,255 @@
+"""describe / alter / delete for every kafka-configs.sh entity type (configs, SCRAM credentials, quotas)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from kafkactl.configs.entities import CONFIG_TYPES, QUOTA_TYPES, Entity
+from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS, ScramChange, parse_scram
+from kafkactl.errors import KafkactlError, PartialFailure, UsageError
+from kafkactl.gateway import Gateway
+from kafkactl.gateway._configs import BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC
+from kafkactl.results import ChangeResult
+
+# what describe shows without --all: the dynamic values of the entity itself (as kafka-configs.sh)
+_DYNAMIC = {TOPIC: {"DYNAMIC_TOPIC_CONFIG"}, BROKER: {"DYNAMIC_BROKER_CONFIG"}, GROUP: {"GROUP_CONFIG"},
+            CLIENT_METRICS: {"CLIENT_METRICS_CONFIG"}, BROKER_LOGGER: None}
+_DEFAULT_BROKER_DYNAMIC = {"DYNAMIC_DEFAULT_BROKER_CONFIG"}
+
+
+@dataclass(frozen=True)
+class ConfigRow:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("entity_type", "entity", "name", "value", "source", "read_only", "sensitive")
+    GROUP_BY: ClassVar[int] = 2
+    entity_type: str
+    entity: str
+    name: str
+    value: str | None  # None for sensitive values: never shown
+    source: str
+    read_only: bool = False
+    sensitive: bool = False
+    synonyms: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class VerboseConfigRow(ConfigRow):
+    COLUMNS: ClassVar[tuple[str, ...]] = ConfigRow.COLUMNS + ("synonyms",)
+
+
+@dataclass(frozen=True)
+class EntityError:
+    entity: str
+    error: KafkactlError
+
+
+# --------------------------------------------------------------------------------------------- describe
+
+
+def describe(gw: Gateway, entity: Entity, names: list[str], all_values: bool, verbose: bool
+             ) -> tuple[list[ConfigRow], list[EntityError]]:
+    """Describe one entity type for the given names (already resolved from 'every entity' by the caller)."""
+    if entity.type in CONFIG_TYPES:
+        return _describe_configs(gw, entity, names, all_values, verbose)
+    if entity.type == "users":
+        return _describe_users(gw, entity, names)
+    return _describe_quotas(gw, [entity]), []
+
+
+def _describe_configs(gw, entity, names, all_values, verbose):
+    ctype = CONFIG_TYPES[entity.type]
+    results = gw.describe_configs([(ctype, n) for n in names], synonyms=verbose)
+    rows, errors = [], []
+    row_cls = VerboseConfigRow if verbose else ConfigRow
+    for n in names:
+        res = results.get((ctype, n))
+        label = "<default>" if n == "" else n
+        if isinstance(res, Exception):
+            errors.append(EntityError(label, gw.translate(res, f"describe configs of {entity.type[:-1]} {label!r}",
+                                                          resource=f"{entity.type[:-1]} {label!r}",
+                                                          needs=_describe_needs(entity.type, label))))
+            continue
+        keep = _DEFAULT_BROKER_DYNAMIC if (ctype == BROKER and n == "") else _DYNAMIC[ctype]
+        for c in sorted(res or [], key=lambda c: c.name):
+            if not all_values and keep is not None and c.source not in keep:
+                continue
+            syn = tuple(f"{s[0]}={'(sensitive)' if c.sensitive else s[1]} ({s[2]})" for s in c.synonyms) if verbose else ()
+            rows.append(row_cls(entity.type, label, c.name, None if c.sensitive else c.value, c.source,
+                                c.read_only, c.sensitive, syn))
+    return rows, errors
+
+
+def _describe_needs(entity_type: str, label: str) -> str:
+    if entity_type in ("topics", "groups"):
+        return f"DescribeConfigs on {entity_type[:-1].capitalize()}:{label}"
+    return "DescribeConfigs on the Cluster"
+
+
+def _describe_users(gw, entity, names):
+    rows = _describe_quotas(gw, [entity])
+    errors = []
+    if not entity.default:
+        scram = gw.describe_scram(names or None)
+        for user, creds in sorted(scram.items(), key=lambda kv: str(kv[0])):
+            if isinstance(creds, Exception):
+                code = getattr(creds.args[0], "code", lambda: None)() if creds.args else None
+                if code == 91:  # RESOURCE_NOT_FOUND: the user has no SCRAM credentials
+                    continue
+                errors.append(EntityError(str(user), gw.translate(creds, "describe SCRAM credentials",
+                                                                  needs="Describe on the Cluster")))
+                continue
+            for mech, iterations in sorted(creds):
+                rows.append(ConfigRow("users", user, mech, f"iterations={iterations}", "SCRAM_CREDENTIAL"))
+    return rows, errors
+
+
+def _describe_quotas(gw, entities: list[Entity]) -> list[ConfigRow]:
+    components = []
+    for e in entities:
+        qtype = QUOTA_TYPES[e.type]
+        if e.default:
+            components.append((qtype, 1, None))
+        elif e.name is None:
+            components.append((qtype, 2, None))
+        else:
+            components.append((qtype, 0, e.name))
+    rows = []
+    for ent, values in gw.describe_quotas(components, strict=len(entities) > 1 or any(e.name for e in entities)):
+        label = ",".join(f"{t}={'<default>' if n is None else n}" for t, n in ent)
+        etype = "+".join(_ENTITY_OF_QUOTA.get(t, t) for t, _ in ent)
+        for key, value in sorted(values.items()):
+            rows.append(ConfigRow(etype, label, key, _number(value), "QUOTA"))
+    return rows
+
+
+_ENTITY_OF_QUOTA = {v: k for k, v in QUOTA_TYPES.items()}
+
+
+def _number(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else str(v)
+
+
+# --------------------------------------------------------------------------------------------- alter
+
+
+@dataclass(frozen=True)
+class ConfigChange:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("entity_type", "entity", "name", "operation", "value", "status", "error")
+    entity_type: str
+    entity: str
+    name: str
+    operation: str  # SET | DELETE | APPEND | SUBTRACT
+    value: str | None  # a SCRAM password is never kept here
+    status: str  # changed | validated | failed
+    error: str | None = None
+
+    def to_json(self) -> dict:
+        return {c: getattr(self, c) for c in self.COLUMNS}
+
+
+def alter(gw: Gateway, entities: list[Entity], ops: list[tuple[str, str | None, str]], dry_run: bool) -> ChangeResult:
+    """ops: (key, value, SET|DELETE|APPEND|SUBTRACT), applied incrementally; nothing partial goes unreported."""
+    if not ops:
+        raise UsageError("nothing to change: give --add-config, --add-config-file, --delete-config, "
+                         "--append-config or --subtract-config")
+    keys = [k for k, _, _ in ops]
+    dup = {k for k in keys if keys.count(k) > 1}
+    if dup:
+        raise UsageError(f"config {sorted(dup)[0]!r} is given more than once")
+    if len(entities) == 1 and entities[0].type in CONFIG_TYPES:
+        return _alter_config(gw, entities[0], ops, dry_run)
+    if all(e.type in QUOTA_TYPES for e in entities):
+        return _alter_user_or_quota(gw, entities, ops, dry_run)
+    raise UsageError("a user+client entity takes quotas only")
+
+
+def _alter_config(gw, entity, ops, dry_run):
+    for _, _, op in ops:
+        if op in ("APPEND", "SUBTRACT") and entity.type in ("broker-loggers",):
+            raise UsageError(f"{op.lower()} does not apply to {entity.type}")
+    ctype = CONFIG_TYPES[entity.type]
+    label = entity.label()
+    err = gw.incremental_alter_configs((ctype, entity.name or ""), ops, validate_only=dry_run)
+    ok = "validated" if dry_run else "changed"
+    if err is None:
+        rows = [ConfigChange(entity.type, label, k, op, v, ok) for k, v, op in ops]
+        return ChangeResult("ConfigAlterResult", tuple(rows), dry_run=dry_run)
+    translated = gw.translate(err, f"alter configs of {entity.type[:-1]} {label!r}",
+                              resource=f"{entity.type[:-1]} {label!r}", needs=_alter_needs(entity.type, label))
+    # IncrementalAlterConfigs is all-or-nothing per resource: every key of it failed with the broker's message
+    raise translated
+
+
+def _alter_needs(entity_type: str, label: str) -> str:
+    if entity_type in ("topics", "groups"):
+        return f"AlterConfigs on {entity_type[:-1].capitalize()}:{label}"
+    return "AlterConfigs on the Cluster"
+
+
+def _alter_user_or_quota(gw, entities, ops, dry_run):
+    scram: list[tuple[str, ScramChange | None, str]] = []
+    quota: list[tuple[str, float | None]] = []
+    qtypes = [QUOTA_TYPES[e.type] for e in entities]
+    for key, value, op in ops:
+        if key in SCRAM_MECHANISMS:
+            if len(entities) != 1 or entities[0].type != "users" or entities[0].default:
+                raise UsageError(f"{key} credentials belong to one named user (--user NAME)")
+            if op == "SET":
+                scram.append((key, parse_scram(key, value or ""), "SET"))
+            elif op == "DELETE":
+                scram.append((key, None, "DELETE"))
+            else:
+                raise UsageError(f"{op.lower()} does not apply to {key}")
+            continue
+        allowed = set().union(*(QUOTA_KEYS[q] for q in qtypes))
+        if key not in allowed:
+            raise UsageError(f"{key!r} is not a quota of {'+'.join(e.type for e in entities)} "
+                             f"(valid: {', '.join(sorted(allowed))}; users also take SCRAM-SHA-256/SCRAM-SHA-512)")
+        if op == "SET":
+            try:
+                quota.append((key, float(value or "")))
+            except ValueError:
+                raise UsageError(f"quota {key}={value!r} is not a number") from None
+        elif op == "DELETE":
+            quota.append((key, None))
+        else:
+            raise UsageError(f"{op.lower()} does not apply to quota {key}")
+    label = ",".join(e.label() for e in entities)
+    etype = "+".join(e.type for e in entities)
+    rows: list[ConfigChange] = []
+    errors: list[KafkactlError] = []
+    ok = "validated" if dry_run else "changed"
+
+    def outcome(err, what):
+        if err is None:
+            return ok, None
+        errors.append(gw.translate(err, what, needs="Alter on the Cluster"))
+        return "failed", errors[-1].message
+
+    if quota:
+        entity = [(QUOTA_TYPES[e.type], None if e.default else e.name) for e in entities]
+        status, msg = outcome(gw.alter_quotas(entity, quota, validate_only=dry_run), f"alter quotas of {label}")
+        rows += [ConfigChange(etype, label, k, "SET" if v is not None else "DELETE",
+                              None if v is None else _number(v), status, msg) for k, v in quota]
+    if scram:
+        user = entities[0].name or ""
+        if dry_run:
+            # AlterUserScramCredentials has no validate-only mode: checked locally, nothing sent
+            rows += [ConfigChange("users", user, k, op, _scram_shown(c), "validated") for k, c, op in scram]
+        else:
+            upserts = [(user, k, c.iterations, c.password) for k, c, op in scram if op == "SET"]
+            deletes = [(user, k) for k, c, op in scram if op == "DELETE"]
+            status, msg = outcome(gw.alter_scram(upserts, deletes).get(user), f"alter SCRAM credentials of {user}")
+            rows += [ConfigChange("users", user, k, op, _scram_shown(c), status, msg) for k, c, op in scram]
+    result = ChangeResult("ConfigAlterResult", tuple(rows), dry_run=dry_run)
+    failed = result.failed
+    if failed and len(failed) == len(rows):
+        raise errors[0]
+    if failed:
+        raise PartialFailure(f"{len(failed)} of {len(rows)} changes failed; first: {failed[0].name}: "
+                             f"{failed[0].error}", result=result)
+    return result
+
+
+def _scram_shown(c: ScramChange | None) -> str | None:
+    return None if c is None else f"iterations={c.iterations}"

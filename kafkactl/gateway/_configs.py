@@ -1,0 +1,232 @@
+"""Config, SCRAM, quota and LIST_CONFIG_RESOURCES RPCs for the Gateway.
+
+librdkafka serves topic, broker and group configs (DescribeConfigs, IncrementalAlterConfigs) and SCRAM
+credentials. It has no BROKER_LOGGER or CLIENT_METRICS config resource, no LIST_CONFIG_RESOURCES and no
+client-quota RPCs: those go through kafka-python's request classes (kafka-python has no admin method for
+quotas, only the protocol classes, which are used as they are).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+# config resource types on the wire (not the ACL ResourceType enum; kafka-semantics §1)
+TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
+CONFIG_TYPE_NAMES = {TOPIC: "TOPIC", BROKER: "BROKER", BROKER_LOGGER: "BROKER_LOGGER",
+                     CLIENT_METRICS: "CLIENT_METRICS", GROUP: "GROUP"}
+SOURCES = {0: "UNKNOWN", 1: "DYNAMIC_TOPIC_CONFIG", 2: "DYNAMIC_BROKER_CONFIG", 3: "DYNAMIC_DEFAULT_BROKER_CONFIG",
+           4: "STATIC_BROKER_CONFIG", 5: "DEFAULT_CONFIG", 6: "DYNAMIC_BROKER_LOGGER_CONFIG",
+           7: "CLIENT_METRICS_CONFIG", 8: "GROUP_CONFIG"}
+_CONFLUENT_TYPES = {TOPIC: "TOPIC", BROKER: "BROKER", GROUP: "GROUP"}
+OPS = {"SET": 0, "DELETE": 1, "APPEND": 2, "SUBTRACT": 3}
+SCRAM_MECHANISMS = {"SCRAM-SHA-256": 1, "SCRAM-SHA-512": 2}
+
+
+@dataclass(frozen=True)
+class RawConfig:
+    name: str
+    value: str | None
+    source: str
+    read_only: bool
+    sensitive: bool
+    synonyms: tuple[tuple[str, str | None, str], ...] = ()
+
+
+class ConfigRpcs:
+    """Mixed into Gateway."""
+
+    # ------------------------------------------------------------------ describe
+    def describe_configs(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool = False
+                         ) -> dict[tuple[int, str], list[RawConfig] | Exception]:
+        out: dict[tuple[int, str], list[RawConfig] | Exception] = {}
+        # librdkafka returns no synonyms and refuses an empty name (the cluster-wide broker default)
+        ours = [r for r in resources if r[0] in _CONFLUENT_TYPES and r[1] and not synonyms]
+        if ours:
+            out.update(self._describe_configs_confluent(ours, synonyms))
+        theirs = [r for r in resources if r not in ours]
+        if theirs:
+            out.update(self._describe_configs_kp(theirs, synonyms))
+        return out
+
+    def _describe_configs_confluent(self: Any, resources, synonyms):
+        from confluent_kafka.admin import ConfigResource, ResourceType
+
+        objs = {r: ConfigResource(getattr(ResourceType, _CONFLUENT_TYPES[r[0]]), r[1]) for r in resources}
+        # librdkafka always asks for synonyms
+        futures = self.admin.describe_configs(list(objs.values()), request_timeout=self.profile.timeout)
+        self.wait(futures, "describe configs")
+        by_key = {(_res_key(res)): fut for res, fut in futures.items()}
+        out = {}
+        for r, obj in objs.items():
+            fut = by_key[_res_key(obj)]
+            try:
+                entries = fut.result()
+            except Exception as exc:
+                out[r] = exc
+                continue
+            out[r] = [RawConfig(e.name, e.value, SOURCES.get(int(e.source), str(e.source)), bool(e.is_read_only),
+                                bool(e.is_sensitive),
+                                tuple((s.name, s.value, SOURCES.get(int(s.source), str(s.source)))
+                                      for s in (e.synonyms or {}).values()))
+                      for e in entries.values()]
+        return out
+
+    def _describe_configs_kp(self: Any, resources, synonyms):
+        from kafka.protocol.admin import DescribeConfigsRequest
+
+        R = DescribeConfigsRequest.DescribeConfigsResource
+        resp = self._kp_send(DescribeConfigsRequest(
+            resources=[R(resource_type=t, resource_name=n, configuration_keys=None) for t, n in resources],
+            include_synonyms=synonyms, include_documentation=False), "describe configs")
+        out = {}
+        for r in resp.results:
+            key = (r.resource_type, r.resource_name)
+            if r.error_code:
+                out[key] = self._code_exception(r.error_code, r.error_message)
+                continue
+            out[key] = [RawConfig(c.name, c.value, SOURCES.get(c.config_source, str(c.config_source)),
+                                  bool(c.read_only), bool(c.is_sensitive),
+                                  tuple((s.name, s.value, SOURCES.get(s.source, str(s.source))) for s in c.synonyms or ()))
+                        for c in r.configs]
+        return out
+
+    # ------------------------------------------------------------------ alter
+    def incremental_alter_configs(self: Any, resource: tuple[int, str], ops: Sequence[tuple[str, str | None, str]],
+                                  validate_only: bool) -> Exception | None:
+        """ops: (key, value, SET|DELETE|APPEND|SUBTRACT). Atomic per resource: one error or None."""
+        if resource[0] in _CONFLUENT_TYPES and resource[1]:
+            from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+            entries = [ConfigEntry(k, v, incremental_operation=getattr(AlterConfigOpType, op)) for k, v, op in ops]
+            res = ConfigResource(getattr(ResourceType, _CONFLUENT_TYPES[resource[0]]), resource[1],
+                                 incremental_configs=entries)
+            futures = self.admin.incremental_alter_configs([res], validate_only=validate_only,
+                                                           request_timeout=self.profile.timeout)
+            self.wait(futures, "alter configs")
+            fut = next(iter(futures.values()))
+            try:
+                fut.result()
+                return None
+            except Exception as exc:
+                return exc
+        from kafka.protocol.admin import IncrementalAlterConfigsRequest
+
+        R = IncrementalAlterConfigsRequest.AlterConfigsResource
+        C = R.AlterableConfig
+        resp = self._kp_send(IncrementalAlterConfigsRequest(
+            resources=[R(resource_type=resource[0], resource_name=resource[1],
+                         configs=[C(name=k, config_operation=OPS[op], value=v) for k, v, op in ops])],
+            validate_only=validate_only), "alter configs")
+        r = resp.responses[0]
+        return self._code_exception(r.error_code, r.error_message) if r.error_code else None
+
+    # ------------------------------------------------------------------ LIST_CONFIG_RESOURCES
+    def list_config_resources(self: Any, types: Sequence[int]) -> tuple[int, int, int, list[tuple[int, str]]]:
+        """(negotiated version, broker's max, client's max, resources), or ListConfigResourcesError."""
+        from kafka.protocol.admin import ListConfigResourcesRequest
+
+        kp = self.kafka_python
+        versions = kp._manager.broker_version_data.api_versions or {}
+        broker_max = versions.get(ListConfigResourcesRequest.API_KEY, (0, -1))[1]
+        client_max = ListConfigResourcesRequest.max_version
+        version = min(broker_max, client_max)
+        if version < 0:
+            return version, broker_max, client_max, []
+        resp = self._kp_send(ListConfigResourcesRequest(resource_types=list(types)), "list config resources")
+        if resp.error_code:
+            raise ListConfigResourcesError(resp.error_code, version, broker_max, client_max)
+        return version, broker_max, client_max, [(r.resource_type, r.resource_name) for r in resp.config_resources]
+
+    # ------------------------------------------------------------------ SCRAM (librdkafka)
+    def describe_scram(self: Any, users: Sequence[str] | None) -> dict[str, list[tuple[str, int]] | Exception]:
+        fut = self.admin.describe_user_scram_credentials(list(users) if users else None,
+                                                         request_timeout=self.profile.timeout)
+        futures = fut if isinstance(fut, dict) else {None: fut}
+        self.wait(futures, "describe SCRAM credentials")
+        out: dict[str, Any] = {}
+        for user, f in futures.items():
+            try:
+                res = f.result()
+            except Exception as exc:
+                out[user] = exc
+                continue
+            if isinstance(res, dict):  # all users at once
+                for u, d in res.items():
+                    out[u] = [(i.mechanism.name.replace("_", "-"), i.iterations) for i in d.scram_credential_infos]
+            else:
+                out[user] = [(i.mechanism.name.replace("_", "-"), i.iterations) for i in res.scram_credential_infos]
+        return out
+
+    def alter_scram(self: Any, upserts: Sequence[tuple[str, str, int, Any]], deletes: Sequence[tuple[str, str]]
+                    ) -> dict[str, Exception | None]:
+        """upserts: (user, mechanism, iterations, Secret password); deletes: (user, mechanism)."""
+        from confluent_kafka.admin import (ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion,
+                                           UserScramCredentialUpsertion)
+
+        def mech(m: str):
+            return getattr(ScramMechanism, m.replace("-", "_"))
+
+        alterations = [UserScramCredentialUpsertion(u, ScramCredentialInfo(mech(m), it), pw.reveal().encode())
+                       for u, m, it, pw in upserts]
+        alterations += [UserScramCredentialDeletion(u, mech(m)) for u, m in deletes]
+        out: dict[str, Exception | None] = {}
+        # the broker refuses two alterations of one user in one request (DUPLICATE_RESOURCE): one each
+        for alteration in alterations:
+            futures = self.admin.alter_user_scram_credentials([alteration], request_timeout=self.profile.timeout)
+            self.wait(futures, "alter SCRAM credentials")
+            for user, f in futures.items():
+                try:
+                    f.result()
+                    out.setdefault(user, None)
+                except Exception as exc:
+                    out[user] = out.get(user) or exc
+        return out
+
+    # ------------------------------------------------------------------ client quotas (kafka-python classes)
+    def describe_quotas(self: Any, components: Sequence[tuple[str, int, str | None]], strict: bool
+                        ) -> list[tuple[tuple[tuple[str, str | None], ...], dict[str, float]]]:
+        """components: (entity_type, match_type 0 exact / 1 default / 2 any, name)."""
+        from kafka.protocol.admin import DescribeClientQuotasRequest
+
+        C = DescribeClientQuotasRequest.ComponentData
+        resp = self._kp_send(DescribeClientQuotasRequest(
+            components=[C(entity_type=t, match_type=m, match=n) for t, m, n in components], strict=strict),
+            "describe client quotas")
+        if resp.error_code:
+            raise self._code_exception(resp.error_code, resp.error_message, as_kafkactl=True, what="describe client quotas",
+                                       needs="DescribeConfigs on the Cluster")
+        order = {"user": 0, "client-id": 1, "ip": 2}
+        return [(tuple(sorted(((e.entity_type, e.entity_name) for e in entry.entity), key=lambda x: order.get(x[0], 9))),
+                 {v.key: v.value for v in entry.values}) for entry in resp.entries or []]
+
+    def alter_quotas(self: Any, entity: Sequence[tuple[str, str | None]], ops: Sequence[tuple[str, float | None]],
+                     validate_only: bool) -> Exception | None:
+        from kafka.protocol.admin import AlterClientQuotasRequest
+
+        E = AlterClientQuotasRequest.EntryData
+        resp = self._kp_send(AlterClientQuotasRequest(entries=[E(
+            entity=[E.EntityData(entity_type=t, entity_name=n) for t, n in entity],
+            ops=[E.OpData(key=k, value=v if v is not None else 0.0, remove=v is None) for k, v in ops])],
+            validate_only=validate_only), "alter client quotas")
+        r = resp.entries[0]
+        return self._code_exception(r.error_code, r.error_message) if r.error_code else None
+
+    # ------------------------------------------------------------------ helpers
+    def _code_exception(self: Any, code: int, message: str | None, as_kafkactl: bool = False, what: str = "",
+                        needs: str | None = None) -> Exception:
+        from kafkactl.gateway import _CodeError
+
+        err = self._result_error(code, message)
+        exc = _CodeError(err.code, err.name, err.message)
+        return self.translate(exc, what, needs=needs) if as_kafkactl else exc
+
+
+class ListConfigResourcesError(Exception):
+    def __init__(self, code: int, version: int, broker_max: int, client_max: int) -> None:
+        super().__init__(code)
+        self.code, self.version, self.broker_max, self.client_max = code, version, broker_max, client_max
+
+
+def _res_key(res: Any) -> tuple[str, str]:
+    return (str(getattr(res.restype, "name", res.restype)), res.name)
