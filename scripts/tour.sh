@@ -29,6 +29,12 @@ try kafkactl --context local-carol groups list
 try kafkactl --context local-admin acls create --allow-principal User:alice --operation Wirte --topic tour.orders
 try kafkactl --context local-admin acls create --allow-principal User:alice --operation Write --group tour
 run kafkactl --context local-admin acls delete --principal User:alice --topic tour. --resource-pattern-type prefixed --dry-run
+step "# configs, as kafka-configs.sh"
+run kafkactl --context local-admin configs alter --topic tour.orders --add-config 'retention.ms=86400000,cleanup.policy=[compact,delete]'
+run kafkactl --context local-admin configs describe --topic tour.orders
+run kafkactl --context local-admin configs list --entity-type topics --verbose
+try kafkactl --context local-alice configs list
+run kafkactl --context local-admin configs delete --topic tour.orders retention.ms cleanup.policy
 run kafkactl local status
 run kafkactl local env --user alice
 printf '\nThe sandbox keeps running: kafkactl local down stops it (--keep keeps its data).\n'
