@@ -186,3 +186,7 @@ def acls_decode_ops(
             typer.echo(name)
     else:
         render_ops(app_ctx, ops, [(str(bits), ops)])
+
+
+# desired-state commands (export, plan, apply) live in their own module and register on this group
+from kafkactl.commands import acls_state  # noqa: E402,F401

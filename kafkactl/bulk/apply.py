@@ -1,0 +1,129 @@
+"""Apply a plan: phases in order, each confirmed on the broker before the next one starts.
+
+Creates go in chunks well under CreateAcls' 10,000 limit. Deletes use one fully specified filter per
+binding (a None/ANY field would match more than planned), in small batches with at most two requests in
+flight per cluster: the controller tests every filter against every ACL on one thread. Creating an
+existing ACL and deleting a missing one are no-ops, so a re-run after any interruption converges.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar, Sequence
+
+from kafkactl.acl.model import AclBinding
+from kafkactl.acl.ops import await_visible
+from kafkactl.bulk.plan import PHASE_NAMES, PHASES, Plan, PlanRow
+from kafkactl.bulk.state import flat_row
+from kafkactl.errors import BrokerError, PartialFailure
+
+CREATE_CHUNK = 2_000
+DELETE_BATCH = 200
+IN_FLIGHT = 2
+
+
+@dataclass(frozen=True)
+class ApplyRow:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("cluster", "phase", "action", "status", "count")
+    cluster: str
+    phase: int
+    action: str
+    status: str
+    count: int
+
+
+@dataclass
+class ApplyResult:
+    ROWS: ClassVar[str] = "summary"
+    summary: list[ApplyRow] = field(default_factory=list)
+    failures: list[dict] = field(default_factory=list)
+    stopped_at: str | None = None
+    dry_run: bool = False
+
+    @property
+    def failed(self) -> int:
+        return sum(r.count for r in self.summary if r.status == "failed")
+
+    def to_json(self) -> dict:
+        return {"api_version": "kafkactl/v1", "kind": "AclApplyResult", "dry_run": self.dry_run,
+                "stopped_at": self.stopped_at, "summary": [r.__dict__ for r in self.summary],
+                "failures": self.failures[:100]}
+
+
+PhaseHook = Callable[[str, int], None]
+
+
+def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], None] | None = None,
+          on_phase: PhaseHook | None = None, report=None, dry_run: bool = False) -> ApplyResult:
+    result = ApplyResult(dry_run=dry_run)
+    for cp in plan.clusters:
+        gw = gateways[cp.cluster]
+        for phase in PHASES:
+            rows = [r for r in cp.rows if r.phase == phase]
+            action = PHASES[phase][0]
+            if dry_run:
+                if rows:
+                    result.summary.append(ApplyRow(cp.cluster, phase, action, "would-" + action.lower(), len(rows)))
+                continue
+            statuses = _run_phase(gw, action, rows, progress, report)
+            for status in sorted(set(statuses.values())):
+                result.summary.append(ApplyRow(cp.cluster, phase, action, status,
+                                               sum(1 for s in statuses.values() if s == status)))
+            failed = [r for r in rows if statuses.get(r.binding) == "failed"]
+            if failed:
+                result.failures += [{"cluster": cp.cluster, "phase": phase, **flat_row(r.binding)} for r in failed]
+                result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
+                raise PartialFailure(f"{len(failed)} bindings failed in {result.stopped_at}; later phases were not "
+                                     "started (re-run apply once the cause is fixed: it converges)", result=result)
+            # the barrier: the broker that authorizes must list this phase's outcome before the next begins
+            done = [r.binding for r in rows if statuses.get(r.binding) in ("created", "deleted", "gone")]
+            present = done if action == "CREATE" else []
+            absent = done if action == "DELETE" else []
+            if (present or absent) and not await_visible(gw, present, absent, timeout=60):
+                result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
+                raise BrokerError(f"{result.stopped_at}: the broker did not confirm the changes within 60 s; later "
+                                  "phases were not started (re-run apply to converge)")
+            if on_phase:
+                on_phase(cp.cluster, phase)
+    return result
+
+
+def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report) -> dict[AclBinding, str]:
+    bindings = [r.binding for r in rows]
+    statuses: dict[AclBinding, str] = {}
+    if not bindings:
+        return statuses
+    if action == "CREATE":
+        for i in range(0, len(bindings), CREATE_CHUNK):
+            chunk = bindings[i:i + CREATE_CHUNK]
+            _record(statuses, report, rows[0], chunk, gw.create_acls(chunk), "created")
+            if progress:
+                progress(len(chunk))
+        return statuses
+    batches = [bindings[i:i + DELETE_BATCH] for i in range(0, len(bindings), DELETE_BATCH)]
+
+    def send(chunk):
+        return chunk, gw.delete_acls([b.to_filter() for b in chunk])
+
+    with ThreadPoolExecutor(max_workers=IN_FLIGHT) as pool:
+        for chunk, results in pool.map(send, batches):
+            errs = [err if err else None for _, err in results]
+            gone = {b for b, (matched, err) in zip(chunk, results) if not err and not matched}
+            _record(statuses, report, rows[0], chunk, errs, "deleted", gone)
+            if progress:
+                progress(len(chunk))
+    return statuses
+
+
+def _record(statuses, report, row: PlanRow, chunk, errors, ok: str, gone=frozenset()) -> None:
+    for b, err in zip(chunk, errors):
+        status = "failed" if err else ("gone" if b in gone else ok)
+        statuses[b] = status
+        if report is not None:
+            rec = {"cluster": row.cluster, "phase": row.phase, "action": row.action, **flat_row(b), "status": status}
+            if err:
+                rec["error"] = f"{err.message} ({err.name})"
+            report.write(json.dumps(rec) + "\n")
+

@@ -1,0 +1,55 @@
+"""Choose the engine (in-process or Spark) and wire targets, guards and the plan together."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from kafkactl.bulk.plan import Guards, Plan, make_plan
+from kafkactl.bulk.state import load
+from kafkactl.bulk.targets import resolve_targets
+
+# --spark auto: above this many desired bindings (summed over targets) the diff goes to Spark
+AUTO_SPARK_BINDINGS = 2_000_000
+
+
+def plan(app_ctx: Any, files: Sequence[str], contexts: Sequence[str], scope_file: str | None, protect: Sequence[str],
+         no_delete: bool, max_deletes: str | None, mode: str, master: str | None, remote: str | None):
+    state = load(files, scope_file)  # every file error comes before any request
+    for d in state.duplicates[:5]:
+        app_ctx.warn(d)
+    targets = resolve_targets(contexts, state.clusters, app_ctx.selection)
+    guards = Guards(tuple(protect), no_delete, max_deletes)
+    if mode == "auto":
+        mode = "spark" if (master or remote or len(state.bindings) * len(targets) > AUTO_SPARK_BINDINGS) else "local"
+        app_ctx.note(f"--spark auto: using the {'Spark' if mode == 'spark' else 'in-process'} engine")
+    gateways = {t.name: t.gateway(app_ctx.debug) for t in targets}
+    if mode == "spark":
+        from kafkactl.bulk.spark import spark_plan
+
+        result = spark_plan(state, targets, guards, master, remote)
+    else:
+        result = make_plan([(t.name, gateways[t.name], t.profile.super_users) for t in targets], state, guards)
+    return result, gateways, mode
+
+
+def gateways_for(app_ctx: Any, clusters: Sequence[str]) -> dict[str, Any]:
+    from kafkactl.profiles import ContextStore
+
+    known = ContextStore.load().contexts
+    out = {}
+    for name in clusters:
+        if name in known:
+            out[name] = resolve_targets([name], [], app_ctx.selection)[0].gateway(app_ctx.debug)
+        else:  # a plan made with -b: the current selection
+            out[name] = app_ctx.gateway()
+    return out
+
+
+def apply(app_ctx: Any, the_plan: Plan, gateways: dict, mode: str, progress, report, dry_run: bool):
+    if mode == "spark" and not dry_run:
+        from kafkactl.bulk.spark import spark_apply
+
+        return spark_apply(the_plan, progress)
+    from kafkactl.bulk.apply import apply as apply_local
+
+    return apply_local(the_plan, gateways, progress=progress, report=report, dry_run=dry_run)

@@ -1,0 +1,237 @@
+"""Plan: (current ∩ scope) against desired, in four phases (kafka-semantics §4).
+
+Phase 1 creates new DENYs, 2 creates new ALLOWs, 3 deletes old ALLOWs, 4 deletes old DENYs. Every
+intermediate ACL set then lies between the old and the new policy: no moment grants an access both
+policies deny, and no access both allow is interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, ClassVar, Iterable, Sequence
+
+from kafkactl.acl.model import AclBinding, AclFilter, PatternType, Permission, ResourceType
+from kafkactl.bulk.state import DesiredState, Scope, StateFileError, flat_binding, flat_row
+from kafkactl.errors import UsageError
+
+PHASES = {1: ("CREATE", Permission.DENY), 2: ("CREATE", Permission.ALLOW), 3: ("DELETE", Permission.ALLOW),
+          4: ("DELETE", Permission.DENY)}
+PHASE_NAMES = {1: "create DENY", 2: "create ALLOW", 3: "delete ALLOW", 4: "delete DENY"}
+KEY_SEP = "\x1f"
+SEED = 42
+
+
+def binding_key(b: AclBinding) -> int:
+    """xxh64 of the binding's fields joined by U+001F, seed 42, signed: equal to Spark's xxhash64(concat_ws(...))."""
+    import xxhash
+
+    s = KEY_SEP.join((b.principal, b.host, b.operation.name, b.permission.name, b.resource_type.name,
+                      b.resource_name, b.pattern_type.name))
+    v = xxhash.xxh64_intdigest(s.encode("utf-8"), seed=SEED)
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def phase_of(action: str, permission: Permission) -> int:
+    return next(p for p, (a, perm) in PHASES.items() if a == action and perm is permission)
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("cluster", "phase", "action") + AclBinding.COLUMNS
+    GROUP_BY: ClassVar[int] = 3
+    cluster: str
+    phase: int
+    action: str
+    binding: AclBinding
+
+    def __getattr__(self, name: str):
+        return getattr(object.__getattribute__(self, "binding"), name)
+
+    def to_json(self) -> dict:
+        return {"cluster": self.cluster, "phase": self.phase, "action": self.action, **flat_row(self.binding)}
+
+
+@dataclass
+class ClusterPlan:
+    cluster: str
+    rows: list[PlanRow] = field(default_factory=list)
+    current_total: int = 0
+    current_in_scope: int = 0
+    desired: int = 0
+    protected_skipped: int = 0
+    deletes_withheld: int = 0  # --no-delete
+
+    def fingerprint(self) -> tuple[int, int]:
+        x = 0
+        for r in self.rows:
+            x ^= binding_key(r.binding) ^ (r.phase << 60)
+        return x, len(self.rows)
+
+    def counts(self) -> dict[int, int]:
+        out = {p: 0 for p in PHASES}
+        for r in self.rows:
+            out[r.phase] += 1
+        return out
+
+
+@dataclass
+class Plan:
+    clusters: list[ClusterPlan]
+    scope: Scope
+    sources: list[str] = field(default_factory=list)
+    engine: str = "in-process"
+
+    @property
+    def changes(self) -> int:
+        return sum(len(c.rows) for c in self.clusters)
+
+    def rows(self) -> list[PlanRow]:
+        return [r for c in self.clusters for r in c.rows]
+
+    def summary(self) -> list["PlanSummary"]:
+        return [PlanSummary(c.cluster, p, PHASE_NAMES[p], n) for c in self.clusters for p, n in c.counts().items()]
+
+    def to_json(self) -> dict:
+        return {"api_version": "kafkactl/v1", "kind": "AclPlan", "engine": self.engine, "sources": self.sources,
+                "scope": self.scope.to_json(),
+                "clusters": [{"cluster": c.cluster, "current_total": c.current_total,
+                              "current_in_scope": c.current_in_scope, "desired": c.desired,
+                              "protected_skipped": c.protected_skipped, "deletes_withheld": c.deletes_withheld,
+                              "counts": {PHASE_NAMES[p]: n for p, n in c.counts().items()},
+                              "fingerprint": list(c.fingerprint())} for c in self.clusters],
+                "changes": [r.to_json() for r in self.rows()]}
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("cluster", "phase", "step", "bindings")
+    cluster: str
+    phase: int
+    step: str
+    bindings: int
+
+
+# ------------------------------------------------------------------------------------- current state
+
+
+def shard_filters() -> list[AclFilter]:
+    """Resource type x pattern type x permission: never one giant describe."""
+    types = [t for t in ResourceType if t not in (ResourceType.ANY, ResourceType.UNKNOWN)]
+    return [AclFilter(t, None, pt, None, None, permission=perm) for t in types
+            for pt in (PatternType.LITERAL, PatternType.PREFIXED) for perm in (Permission.ALLOW, Permission.DENY)]
+
+
+def read_current(gw) -> list[AclBinding]:
+    out: list[AclBinding] = []
+    for f in shard_filters():
+        out.extend(gw.describe_acls(f))
+    return out
+
+
+# ------------------------------------------------------------------------------------- diff
+
+
+@dataclass(frozen=True)
+class Guards:
+    protect: tuple[str, ...] = ()  # principals, or prefixes ending in '*'
+    no_delete: bool = False
+    max_deletes: str | None = None  # "N" or "P%"
+
+    def protected(self, principal: str, super_users: Sequence[str]) -> bool:
+        if principal in super_users:
+            return True
+        return any(principal == p or (p.endswith("*") and principal.startswith(p[:-1])) for p in self.protect)
+
+    def delete_limit(self, in_scope: int) -> int | None:
+        if not self.max_deletes:
+            return None
+        text = self.max_deletes.strip()
+        try:
+            if text.endswith("%"):
+                return int(in_scope * float(text[:-1]) / 100)
+            return int(text)
+        except ValueError:
+            raise UsageError(f"--max-deletes {text!r}: expected a number or a percentage like 5%") from None
+
+
+def diff_cluster(cluster: str, current: Iterable[AclBinding], desired: Iterable[AclBinding], scope: Scope,
+                 guards: Guards, super_users: Sequence[str]) -> ClusterPlan:
+    plan = ClusterPlan(cluster)
+    current = set(current)
+    plan.current_total = len(current)
+    wanted = set()
+    for b in desired:
+        if guards.protected(b.principal, super_users):
+            plan.protected_skipped += 1
+        else:
+            wanted.add(b)
+    plan.desired = len(wanted)
+    in_scope = {b for b in current if scope.contains(b) and not guards.protected(b.principal, super_users)}
+    plan.current_in_scope = len(in_scope)
+    creates = wanted - current
+    deletes = in_scope - wanted
+    if guards.no_delete:
+        plan.deletes_withheld = len(deletes)
+        deletes = set()
+    limit = guards.delete_limit(len(in_scope))
+    if limit is not None and len(deletes) > limit:
+        raise UsageError(f"{cluster}: the plan deletes {len(deletes)} ACL bindings, more than --max-deletes "
+                         f"{guards.max_deletes} allows ({limit}); nothing was changed")
+    rows = [PlanRow(cluster, phase_of("CREATE", b.permission), "CREATE", b) for b in creates]
+    rows += [PlanRow(cluster, phase_of("DELETE", b.permission), "DELETE", b) for b in deletes]
+    plan.rows = sorted(rows, key=lambda r: (r.phase, r.binding))
+    return plan
+
+
+def make_plan(targets: Sequence[tuple[str, object, Sequence[str]]], state: DesiredState, guards: Guards,
+              read: Callable = read_current) -> Plan:
+    """targets: (cluster name, gateway, super users)."""
+    clusters = [diff_cluster(name, read(gw), state.bindings, state.scope, guards, supers)
+                for name, gw, supers in targets]
+    return Plan(clusters, state.scope, list(state.sources))
+
+
+# ------------------------------------------------------------------------------------- saved plans
+
+
+def save(plan: Plan, plandir: str) -> Path:
+    d = Path(plandir)
+    d.mkdir(parents=True, exist_ok=True)
+    meta = plan.to_json()
+    meta.pop("changes")
+    for c in plan.clusters:
+        with (d / f"changes-{c.cluster}.jsonl").open("w", encoding="utf-8") as fh:
+            for r in c.rows:
+                fh.write(json.dumps(r.to_json()) + "\n")
+    tmp = d / "plan.json.tmp"
+    tmp.write_text(json.dumps(meta, indent=2))
+    tmp.replace(d / "plan.json")  # written last: a plan directory without it is incomplete
+    return d
+
+
+def load_saved(plandir: str) -> Plan:
+    d = Path(plandir)
+    try:
+        meta = json.loads((d / "plan.json").read_text())
+    except FileNotFoundError:
+        raise StateFileError(f"{d}: not a saved plan (no plan.json); create one with acls plan --out {d}") from None
+    clusters = []
+    for c in meta["clusters"]:
+        cp = ClusterPlan(c["cluster"], current_total=c["current_total"], current_in_scope=c["current_in_scope"],
+                         desired=c["desired"], protected_skipped=c["protected_skipped"],
+                         deletes_withheld=c.get("deletes_withheld", 0))
+        path = d / f"changes-{c['cluster']}.jsonl"
+        with path.open(encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                row = json.loads(line)
+                b = flat_binding(f"{path}:{n}", row)
+                cp.rows.append(PlanRow(row["cluster"], int(row["phase"]), row["action"], b))
+        if list(cp.fingerprint()) != c["fingerprint"]:
+            raise StateFileError(f"{path}: does not match the fingerprint in plan.json (changed or truncated)")
+        clusters.append(cp)
+    from kafkactl.bulk.state import _scope
+
+    scope = _scope(d / "plan.json", meta.get("scope") or {})
+    return Plan(clusters, scope, meta.get("sources", []), meta.get("engine", "in-process"))

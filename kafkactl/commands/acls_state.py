@@ -1,0 +1,163 @@
+"""kafkactl acls export | plan | apply: desired-state ACLs (registered on the acls group)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from kafkactl.commands._options import DryRun, Yes
+from kafkactl.commands.acls import app
+
+Contexts = Annotated[Optional[list[str]], typer.Option("--context", help="Target context (repeatable: fan out to several clusters).", show_default=False)]
+ScopeFile = Annotated[Optional[str], typer.Option("--scope", help="A YAML file with a scope: section (for CSV/Parquet inputs).", show_default=False)]
+Protect = Annotated[Optional[list[str]], typer.Option("--protect", help="A principal (or prefix ending in *) never touched (repeatable).", show_default=False)]
+NoDelete = Annotated[bool, typer.Option("--no-delete", help="Only create; plan no deletions.")]
+MaxDeletes = Annotated[Optional[str], typer.Option("--max-deletes", help="Refuse a plan with more deletions than N or P% of the ACLs in scope.", show_default=False)]
+Spark = Annotated[bool, typer.Option("--spark", help="Run the diff (and the apply) on Spark; `--spark auto` picks by size.", rich_help_panel="Engine")]
+SparkMaster = Annotated[Optional[str], typer.Option("--spark-master", help="Spark master URL (default local[*]).", rich_help_panel="Engine", show_default=False)]
+SparkRemote = Annotated[Optional[str], typer.Option("--spark-remote", help="Spark Connect URL sc://host:port.", rich_help_panel="Engine", show_default=False)]
+Files = Annotated[Optional[list[str]], typer.Argument(metavar="FILE...", help="Desired-state files (yaml, json, jsonl, csv, parquet).", show_default=False)]
+
+
+@app.command("export")
+def acls_export(
+    ctx: typer.Context,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="yaml, jsonl, csv or parquet.")] = "yaml",
+    principal: Annotated[Optional[list[str]], typer.Option("--principal", help="Only these principals (repeatable); they become the scope.", show_default=False)] = None,
+    principal_prefix: Annotated[Optional[list[str]], typer.Option("--principal-prefix", help="Only principals starting with this (repeatable).", show_default=False)] = None,
+    prefix: Annotated[Optional[list[str]], typer.Option("--prefix", help="Only resources whose name starts with this (repeatable, every type).", show_default=False)] = None,
+    file: Annotated[Optional[str], typer.Option("--file", help="Write here instead of stdout (required for parquet).", show_default=False)] = None,
+) -> None:
+    """Write the cluster's ACLs as a desired-state file (export then plan shows no changes).
+
+    Example:  kafkactl acls export --principal-prefix User:team-a- > team-a.yaml
+    """
+    from kafkactl.bulk.export import export
+
+    app_ctx = ctx.obj
+    n = export(app_ctx.gateway(), fmt, principal or [], principal_prefix or [], prefix or [], file, sys.stdout)
+    app_ctx.note(f"exported {n} ACL bindings")
+
+
+def _spark_mode(spark: bool, files: list[str]) -> tuple[str, list[str]]:
+    """`--spark auto FILE` reads as a flag and a first argument 'auto' (Typer has no optional-value options)."""
+    from pathlib import Path
+
+    if files and files[0] == "auto" and not Path("auto").exists():
+        return "auto", files[1:]
+    return ("spark" if spark else "local"), files
+
+
+def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_deletes, spark, master, remote):
+    from kafkactl.bulk import engine
+    from kafkactl.errors import UsageError
+
+    mode, files = _spark_mode(spark, list(files or []))
+    if master or remote:
+        mode = "spark" if mode == "local" else mode
+    if plan_dir:
+        if files:
+            raise UsageError("give either FILE... or --plan PLANDIR, not both")
+        from kafkactl.bulk.plan import load_saved
+
+        plan = load_saved(plan_dir)
+        return plan, engine.gateways_for(app_ctx, [c.cluster for c in plan.clusters]), mode
+    if not files:
+        raise UsageError("give the desired-state FILE(s)")
+    return engine.plan(app_ctx, files, contexts or [], scope, protect or [], no_delete, max_deletes, mode, master, remote)
+
+
+def _show_summary(app_ctx, plan) -> None:
+    for c in plan.clusters:
+        counts = c.counts()
+        app_ctx.note(f"{c.cluster}: +{counts[1] + counts[2]} -{counts[3] + counts[4]} "
+                     f"(phase 1 create DENY {counts[1]}, 2 create ALLOW {counts[2]}, 3 delete ALLOW {counts[3]}, "
+                     f"4 delete DENY {counts[4]}); {c.current_in_scope} of {c.current_total} current ACLs in scope, "
+                     f"{c.desired} desired" + (f", {c.protected_skipped} protected left alone" if c.protected_skipped else "")
+                     + (f", {c.deletes_withheld} deletions withheld (--no-delete)" if c.deletes_withheld else ""))
+
+
+@app.command("plan")
+def acls_plan(
+    ctx: typer.Context,
+    files: Files = None,
+    context: Contexts = None, scope: ScopeFile = None, protect: Protect = None, no_delete: NoDelete = False,
+    max_deletes: MaxDeletes = None,
+    out: Annotated[Optional[str], typer.Option("--out", help="Save the plan in this directory (apply --plan uses it).", show_default=False)] = None,
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="Changes as JSON lines on stdout.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Rows shown in the table view (0: all).")] = 200,
+    detailed_exitcode: Annotated[bool, typer.Option("--detailed-exitcode", help="Exit 0 without changes, 2 with changes, 1 on error.")] = False,
+    spark: Spark = False, spark_master: SparkMaster = None, spark_remote: SparkRemote = None,
+) -> None:
+    """Show what apply would change, by cluster, phase and resource.
+
+    Example:  kafkactl acls plan team-a.yaml --context prod-eu --context prod-us --detailed-exitcode
+    """
+    import json
+
+    from kafkactl.bulk.plan import save
+    from kafkactl.formatters import OutputFormat
+
+    app_ctx = ctx.obj
+    plan, _, _ = _compute(app_ctx, files, None, context, scope, protect, no_delete, max_deletes, spark,
+                          spark_master, spark_remote)
+    if out:
+        save(plan, out)
+        app_ctx.note(f"plan saved to {out}")
+    if jsonl:
+        for r in plan.rows():
+            sys.stdout.write(json.dumps(r.to_json()) + "\n")
+    elif app_ctx.output in (OutputFormat.json, OutputFormat.yaml):
+        app_ctx.render(plan)
+    elif app_ctx.output is OutputFormat.table:
+        rows = plan.rows()
+        app_ctx.render(plan.summary())
+        if rows:
+            app_ctx.render(rows[:limit] if limit else rows)
+            if limit and len(rows) > limit:
+                app_ctx.note(f"... {len(rows) - limit} more changes (--limit 0 shows all, --jsonl streams them)")
+    else:
+        app_ctx.render(plan.rows())
+    _show_summary(app_ctx, plan)
+    if detailed_exitcode and plan.changes:
+        raise typer.Exit(2)
+
+
+@app.command("apply")
+def acls_apply(
+    ctx: typer.Context,
+    files: Files = None,
+    plan_dir: Annotated[Optional[str], typer.Option("--plan", help="Apply a plan saved with acls plan --out.", show_default=False)] = None,
+    context: Contexts = None, scope: ScopeFile = None, protect: Protect = None, no_delete: NoDelete = False,
+    max_deletes: MaxDeletes = None,
+    report: Annotated[Optional[str], typer.Option("--report", help="Write one JSON line per binding (its outcome) here.", show_default=False)] = None,
+    yes: Yes = False, dry_run: DryRun = False,
+    spark: Spark = False, spark_master: SparkMaster = None, spark_remote: SparkRemote = None,
+) -> None:
+    """Make the clusters' ACLs match the desired state: four confirmed phases (DENY first, old DENYs last).
+
+    Example:  kafkactl acls apply team-a.yaml --report apply.jsonl --yes
+    """
+    from kafkactl.bulk import engine
+    from kafkactl.commands._progress import progress_bar
+
+    app_ctx = ctx.obj
+    plan, gateways, mode = _compute(app_ctx, files, plan_dir, context, scope, protect, no_delete, max_deletes, spark,
+                                    spark_master, spark_remote)
+    _show_summary(app_ctx, plan)
+    if not plan.changes:
+        app_ctx.note("nothing to do: the clusters already match the desired state")
+        return
+    if not dry_run:
+        app_ctx.confirm(f"Apply {plan.changes} changes to {', '.join(c.cluster for c in plan.clusters)}?", yes,
+                        "apply ACL changes")
+    report_fh = open(report, "w", encoding="utf-8") if report else None
+    try:
+        with progress_bar(app_ctx, plan.changes, "applying", threshold=0) as advance:
+            result = engine.apply(app_ctx, plan, gateways, mode, advance, report_fh, dry_run)
+    finally:
+        if report_fh:
+            report_fh.close()
+    app_ctx.render(result)
