@@ -144,12 +144,12 @@ def validate_principal(text: str, option: str = "--principal") -> str:
     return p
 
 
-def check_operation_supported(rtype: ResourceType, op: AclOperation) -> None:
+def check_operation_supported(rtype: ResourceType, op: AclOperation, option: str = "--operation") -> None:
     valid = SUPPORTED_OPERATIONS.get(rtype)
     if valid is None or op is Op.ALL or op in valid:
         return
     names = ", ".join(o.pascal for o in sorted(valid | {Op.ALL}))
-    raise UsageError(f"--operation {op.pascal} is not supported on {rtype.name} resources; valid: {names}")
+    raise UsageError(f"{option} {op.pascal} is not supported on {rtype.name} resources; valid: {names}")
 
 
 @dataclass(frozen=True, order=True)

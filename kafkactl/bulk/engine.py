@@ -14,7 +14,8 @@ AUTO_SPARK_BINDINGS = 2_000_000
 
 def plan(app_ctx: Any, files: Sequence[str], contexts: Sequence[str], scope_file: str | None, protect: Sequence[str],
          no_delete: bool, max_deletes: str | None, mode: str, master: str | None, remote: str | None):
-    state = load(files, scope_file)  # every file error comes before any request
+    # every file error comes before any request; on Spark, flat files' rows are read and checked by Spark
+    state = load(files, scope_file, flat_rows=mode != "spark")
     for d in state.duplicates[:5]:
         app_ctx.warn(d)
     targets = resolve_targets(contexts, state.clusters, app_ctx.selection)
@@ -22,6 +23,8 @@ def plan(app_ctx: Any, files: Sequence[str], contexts: Sequence[str], scope_file
     if mode == "auto":
         mode = "spark" if (master or remote or len(state.bindings) * len(targets) > AUTO_SPARK_BINDINGS) else "local"
         app_ctx.note(f"--spark auto: using the {'Spark' if mode == 'spark' else 'in-process'} engine")
+        if mode == "spark":
+            state = load(files, scope_file, flat_rows=False)
     gateways = {t.name: t.gateway(app_ctx.debug) for t in targets}
     if mode == "spark":
         from kafkactl.bulk.spark import spark_plan
@@ -46,10 +49,10 @@ def gateways_for(app_ctx: Any, clusters: Sequence[str]) -> dict[str, Any]:
 
 
 def apply(app_ctx: Any, the_plan: Plan, gateways: dict, mode: str, progress, report, dry_run: bool):
-    if mode == "spark" and not dry_run:
+    if mode == "spark" and not dry_run and the_plan.location is not None:
         from kafkactl.bulk.spark import spark_apply
 
         return spark_apply(the_plan, progress)
     from kafkactl.bulk.apply import apply as apply_local
 
-    return apply_local(the_plan, gateways, progress=progress, report=report, dry_run=dry_run)
+    return apply_local(the_plan.materialize(), gateways, progress=progress, report=report, dry_run=dry_run)

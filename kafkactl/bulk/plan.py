@@ -62,14 +62,19 @@ class ClusterPlan:
     desired: int = 0
     protected_skipped: int = 0
     deletes_withheld: int = 0  # --no-delete
+    stored: tuple | None = None  # (counts, fingerprint) of a plan whose rows stay on disk (Spark)
 
     def fingerprint(self) -> tuple[int, int]:
+        if self.stored is not None:
+            return self.stored[1]
         x = 0
         for r in self.rows:
             x ^= binding_key(r.binding) ^ (r.phase << 60)
         return x, len(self.rows)
 
     def counts(self) -> dict[int, int]:
+        if self.stored is not None:
+            return dict(self.stored[0])
         out = {p: 0 for p in PHASES}
         for r in self.rows:
             out[r.phase] += 1
@@ -82,26 +87,52 @@ class Plan:
     scope: Scope
     sources: list[str] = field(default_factory=list)
     engine: str = "in-process"
+    location: str | None = None  # a directory with rows/ (Parquet, by cluster and phase): Spark plans
 
     @property
     def changes(self) -> int:
-        return sum(len(c.rows) for c in self.clusters)
+        return sum(sum(c.counts().values()) for c in self.clusters)
 
-    def rows(self) -> list[PlanRow]:
-        return [r for c in self.clusters for r in c.rows]
+    def rows(self, limit: int | None = None) -> list[PlanRow]:
+        """The plan's rows (at most `limit`); rows kept on disk are read with pyarrow, never all via Spark."""
+        if self.location is None:
+            rows = [r for c in self.clusters for r in c.rows]
+            return rows[:limit] if limit else rows
+        import pyarrow.dataset as ds
+
+        if not any((Path(self.location) / "rows").rglob("*.parquet")):
+            return []
+        dataset = ds.dataset(str(Path(self.location) / "rows"), format="parquet", partitioning="hive")
+        table = dataset.head(limit) if limit else dataset.to_table()
+        out = []
+        for n, d in enumerate(table.to_pylist(), 1):
+            out.append(PlanRow(str(d["cluster"]), int(d["phase"]), d["action"], flat_binding(f"plan row {n}", d)))
+        return sorted(out, key=lambda r: (r.cluster, r.phase, r.binding))
+
+    def materialize(self) -> "Plan":
+        """Rows in memory (for the in-process apply of a plan made on Spark)."""
+        if self.location is None:
+            return self
+        for c in self.clusters:
+            c.rows = [r for r in self.rows() if r.cluster == c.cluster]
+            c.stored = None
+        self.location = None
+        return self
 
     def summary(self) -> list["PlanSummary"]:
         return [PlanSummary(c.cluster, p, PHASE_NAMES[p], n) for c in self.clusters for p, n in c.counts().items()]
 
-    def to_json(self) -> dict:
-        return {"api_version": "kafkactl/v1", "kind": "AclPlan", "engine": self.engine, "sources": self.sources,
+    def to_json(self, include_changes: bool = True) -> dict:
+        doc = {"api_version": "kafkactl/v1", "kind": "AclPlan", "engine": self.engine, "sources": self.sources,
                 "scope": self.scope.to_json(),
                 "clusters": [{"cluster": c.cluster, "current_total": c.current_total,
                               "current_in_scope": c.current_in_scope, "desired": c.desired,
                               "protected_skipped": c.protected_skipped, "deletes_withheld": c.deletes_withheld,
                               "counts": {PHASE_NAMES[p]: n for p, n in c.counts().items()},
-                              "fingerprint": list(c.fingerprint())} for c in self.clusters],
-                "changes": [r.to_json() for r in self.rows()]}
+                              "fingerprint": list(c.fingerprint())} for c in self.clusters]}
+        if include_changes:
+            doc["changes"] = [r.to_json() for r in self.rows()]
+        return doc
 
 
 @dataclass(frozen=True)
@@ -199,12 +230,17 @@ def make_plan(targets: Sequence[tuple[str, object, Sequence[str]]], state: Desir
 def save(plan: Plan, plandir: str) -> Path:
     d = Path(plandir)
     d.mkdir(parents=True, exist_ok=True)
-    meta = plan.to_json()
-    meta.pop("changes")
-    for c in plan.clusters:
-        with (d / f"changes-{c.cluster}.jsonl").open("w", encoding="utf-8") as fh:
-            for r in c.rows:
-                fh.write(json.dumps(r.to_json()) + "\n")
+    meta = plan.to_json(include_changes=False)
+    if plan.location is not None:
+        import shutil
+
+        if Path(plan.location).resolve() != d.resolve():
+            shutil.copytree(Path(plan.location) / "rows", d / "rows", dirs_exist_ok=True)
+    else:
+        for c in plan.clusters:
+            with (d / f"changes-{c.cluster}.jsonl").open("w", encoding="utf-8") as fh:
+                for r in c.rows:
+                    fh.write(json.dumps(r.to_json()) + "\n")
     tmp = d / "plan.json.tmp"
     tmp.write_text(json.dumps(meta, indent=2))
     tmp.replace(d / "plan.json")  # written last: a plan directory without it is incomplete
@@ -218,10 +254,22 @@ def load_saved(plandir: str) -> Plan:
     except FileNotFoundError:
         raise StateFileError(f"{d}: not a saved plan (no plan.json); create one with acls plan --out {d}") from None
     clusters = []
+    from kafkactl.bulk.state import _scope
+
+    scope = _scope(d / "plan.json", meta.get("scope") or {})
     for c in meta["clusters"]:
         cp = ClusterPlan(c["cluster"], current_total=c["current_total"], current_in_scope=c["current_in_scope"],
                          desired=c["desired"], protected_skipped=c["protected_skipped"],
                          deletes_withheld=c.get("deletes_withheld", 0))
+        clusters.append(cp)
+    if (d / "rows").is_dir():  # rows kept as Parquet (a Spark plan): verify the fingerprint as stored
+        plan = Plan(clusters, scope, meta.get("sources", []), "spark", location=str(d))
+        plan.materialize()
+        for cp, c in zip(plan.clusters, meta["clusters"]):
+            if list(cp.fingerprint()) != c["fingerprint"]:
+                raise StateFileError(f"{d / 'rows'}: does not match the fingerprint in plan.json (changed or truncated)")
+        return plan
+    for cp, c in zip(clusters, meta["clusters"]):
         path = d / f"changes-{c['cluster']}.jsonl"
         with path.open(encoding="utf-8") as fh:
             for n, line in enumerate(fh, 1):
@@ -230,8 +278,4 @@ def load_saved(plandir: str) -> Plan:
                 cp.rows.append(PlanRow(row["cluster"], int(row["phase"]), row["action"], b))
         if list(cp.fingerprint()) != c["fingerprint"]:
             raise StateFileError(f"{path}: does not match the fingerprint in plan.json (changed or truncated)")
-        clusters.append(cp)
-    from kafkactl.bulk.state import _scope
-
-    scope = _scope(d / "plan.json", meta.get("scope") or {})
     return Plan(clusters, scope, meta.get("sources", []), meta.get("engine", "in-process"))

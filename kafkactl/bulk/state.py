@@ -91,10 +91,19 @@ class DesiredState:
 # ------------------------------------------------------------------------------------------ parsing
 
 
-def load(paths: Iterable[str], scope_file: str | None = None) -> DesiredState:
+FLAT_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".parquet")
+
+
+def load(paths: Iterable[str], scope_file: str | None = None, flat_rows: bool = True) -> DesiredState:
+    """Parse and validate. With flat_rows=False (the Spark engine) flat files contribute only their scope;
+    Spark reads and validates their rows itself."""
     state = DesiredState()
     for p in paths:
-        _load_one(Path(p), state)
+        path = Path(p)
+        if not flat_rows and path.suffix.lower() in FLAT_SUFFIXES:
+            _flat_scope_only(path, state)
+        else:
+            _load_one(path, state)
         state.sources.append(str(p))
     if scope_file:
         extra = DesiredState()
@@ -245,7 +254,7 @@ def _binding(where: str, principal: str, host: str, op: Any, perm: Permission, r
     try:
         operation = parse_operation(str(op), "operation")
         pt = parse_pattern_type(str(pattern), for_create=True, option="pattern")
-        check_operation_supported(rtype, operation)
+        check_operation_supported(rtype, operation, "operation")
     except KafkactlError as exc:
         raise StateFileError(f"{where}: {exc.message}") from None
     if not name:
@@ -269,6 +278,27 @@ def flat_binding(where: str, row: dict) -> AclBinding:
         raise StateFileError(f"{where}: ANY and UNKNOWN are not allowed in a desired state")
     return _binding(where, principal, str(row["host"]), row["operation"], perm, rtype, str(row["resource_name"]),
                     row["pattern_type"])
+
+
+def _flat_scope_only(path: Path, state: DesiredState) -> None:
+    if not path.exists():
+        raise StateFileError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        with path.open(encoding="utf-8") as fh:
+            first = fh.readline()  # the scope line comes first in a JSONL desired state
+        try:
+            row = json.loads(first) if first.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise StateFileError(f"{path}:1: not valid JSON ({exc.msg})") from None
+        if isinstance(row, dict) and row.get("kind") == "scope":
+            state.scope = state.scope.merge(_scope(path, {**row, "__line__": 1}))
+    elif suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        meta = pq.read_schema(path).metadata or {}
+        if b"kafkactl.scope" in meta:
+            state.scope = state.scope.merge(_scope(path, json.loads(meta[b"kafkactl.scope"])))
 
 
 def _enum(where: str, enum_cls, field_name: str, value: Any):

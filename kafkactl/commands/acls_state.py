@@ -112,12 +112,12 @@ def acls_plan(
     elif app_ctx.output in (OutputFormat.json, OutputFormat.yaml):
         app_ctx.render(plan)
     elif app_ctx.output is OutputFormat.table:
-        rows = plan.rows()
+        rows = plan.rows(limit or None)
         app_ctx.render(plan.summary())
         if rows:
-            app_ctx.render(rows[:limit] if limit else rows)
-            if limit and len(rows) > limit:
-                app_ctx.note(f"... {len(rows) - limit} more changes (--limit 0 shows all, --jsonl streams them)")
+            app_ctx.render(rows)
+            if limit and plan.changes > limit:
+                app_ctx.note(f"... {plan.changes - limit} more changes (--limit 0 shows all, --jsonl streams them)")
     else:
         app_ctx.render(plan.rows())
     _show_summary(app_ctx, plan)

@@ -1,0 +1,389 @@
+"""The --spark engine: the same pipeline as the in-process one, every stage on Spark.
+
+Desired (files read by Spark) -> current (one task per shard, each opening its own admin client) ->
+scope -> full outer join on (cluster, key, binding) -> plan rows written as Parquet partitioned by
+cluster and phase. Only counts, fingerprints and the first invalid row ever reach the driver.
+Apply runs each phase as a Spark job whose partitions send batches and return one result per binding.
+
+Executors resolve targets by context name from the contexts file: in local mode that is this machine's
+file; on a real cluster the workers need the same file (passwords never travel inside task closures).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from kafkactl.acl.model import CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType
+from kafkactl.bulk.plan import KEY_SEP, PHASES, SEED, ClusterPlan, Guards, Plan, shard_filters
+from kafkactl.bulk.state import FLAT_FIELDS, DesiredState, Scope, StateFileError, flat_row
+from kafkactl.errors import UsageError
+
+_session: Any = None
+BINDING = ["principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type"]
+
+
+def session(master: str | None = None, remote: str | None = None, driver_memory: str = "2g") -> Any:
+    """One SparkSession per process: local[*] unless a master or a Spark Connect URL is given."""
+    global _session
+    if _session is not None:
+        return _session
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers must have pyarrow, xxhash, kafkactl
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    log_conf = Path(tempfile.gettempdir()) / "kafkactl-spark-log4j2.properties"
+    log_conf.write_text("rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\n"
+                        "appender.console.type = Console\nappender.console.name = console\n"
+                        "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
+                        "appender.console.layout.pattern = spark: %p %m%n\n"
+                        # PySpark counts as a REPL: Spark prints "Setting default log level" unless this matches
+                        "logger.repl.name = org.apache.spark.repl.Main\nlogger.repl.level = error\n")
+    # the driver JVM starts with these; builder configs come too late for its logging set-up
+    os.environ.setdefault("PYSPARK_SUBMIT_ARGS",
+                          f"--driver-java-options -Dlog4j2.configurationFile={log_conf} pyspark-shell")
+    builder = SparkSession.builder.appName("kafkactl")
+    if remote:
+        builder = builder.remote(remote)
+    else:
+        os.environ.pop("SPARK_REMOTE", None)  # an explicit master wins over the environment
+        cores = os.cpu_count() or 2
+        builder = (builder.master(master or "local[*]")
+                   .config("spark.driver.memory", driver_memory)
+                   .config("spark.ui.enabled", "false")
+                   .config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.sql.shuffle.partitions", str(4 * cores))
+                   .config("spark.speculation", "false"))
+    spark = builder.getOrCreate()
+    # a speculative duplicate task would send the same batch twice; creates are idempotent, but say it
+    if spark.conf.get("spark.speculation", "false").lower() == "true":
+        raise UsageError("spark.speculation must be false for kafkactl apply")
+    if not remote:
+        spark.sparkContext.setLogLevel("ERROR")
+    _session = spark
+    return spark
+
+
+# --------------------------------------------------------------------------------------------- plan
+
+
+def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None = None, remote: str | None = None,
+               out_dir: str | None = None) -> Plan:
+    from pyspark.sql import functions as F
+
+    for t in targets:
+        if t.profile.context is None:
+            raise UsageError("--spark needs named contexts (executors resolve them from the contexts file)")
+    spark = session(master, remote)
+    desired = _desired_df(spark, state)
+    names = [t.name for t in targets]
+    supers = {t.name: list(t.profile.super_users) for t in targets}
+    current = _current_df(spark, names)
+    scope_ok = _in_scope(state.scope)
+    protected = _protected(guards, supers)
+    cur_scoped = current.where(scope_ok & ~protected).withColumn("_c", F.lit(True))
+    targets_df = spark.createDataFrame([(n,) for n in names], "cluster string")
+    want = desired.crossJoin(targets_df)
+    skipped = want.where(protected)
+    want = want.where(~protected).withColumn("_d", F.lit(True))
+    keyed = [_with_key(want), _with_key(cur_scoped)]
+    on = ["cluster", "key", *BINDING]
+    joined = keyed[0].join(keyed[1], on=on, how="full_outer")
+    action = (F.when(F.col("_d").isNotNull() & F.col("_c").isNull(), F.lit("CREATE"))
+              .when(F.col("_c").isNotNull() & F.col("_d").isNull(), F.lit("DELETE")))
+    changes = joined.withColumn("action", action).where(F.col("action").isNotNull())
+    phase = (F.when((F.col("action") == "CREATE") & (F.col("permission") == "DENY"), 1)
+             .when(F.col("action") == "CREATE", 2)
+             .when(F.col("permission") == "ALLOW", 3).otherwise(4))
+    changes = changes.withColumn("phase", phase).select("cluster", "phase", "action", *BINDING, "key")
+
+    # small aggregates only: per cluster counts of current, in scope, desired, protected, and per phase
+    stats = {r["cluster"]: r["n"] for r in current.groupBy("cluster").agg(F.count("*").alias("n")).collect()}
+    in_scope = {r["cluster"]: r["n"] for r in cur_scoped.groupBy("cluster").agg(F.count("*").alias("n")).collect()}
+    wanted = {r["cluster"]: r["n"] for r in want.groupBy("cluster").agg(F.count("*").alias("n")).collect()}
+    prot = {r["cluster"]: r["n"] for r in skipped.groupBy("cluster").agg(F.count("*").alias("n")).collect()}
+    withheld: dict[str, int] = {}
+    if guards.no_delete:
+        withheld = {r["cluster"]: r["n"] for r in changes.where("action = 'DELETE'").groupBy("cluster")
+                    .agg(F.count("*").alias("n")).collect()}
+        changes = changes.where("action = 'CREATE'")
+    out = Path(out_dir or tempfile.mkdtemp(prefix="kafkactl-plan-"))
+    changes.write.mode("overwrite").partitionBy("cluster", "phase").parquet(str(out / "rows"))
+    agg = []
+    if any((out / "rows").rglob("*.parquet")):  # an empty plan writes no files at all
+        rows_df = spark.read.parquet(str(out / "rows"))
+        agg = (rows_df.groupBy("cluster", "phase")
+               .agg(F.count("*").alias("n"),
+                    F.bit_xor(F.col("key").bitwiseXOR(F.shiftleft(F.col("phase").cast("long"), 60))).alias("x"))
+               .collect())
+    clusters = []
+    for n in names:
+        cp = ClusterPlan(n, current_total=stats.get(n, 0), current_in_scope=in_scope.get(n, 0),
+                         desired=wanted.get(n, 0), protected_skipped=prot.get(n, 0), deletes_withheld=withheld.get(n, 0))
+        counts = {p: 0 for p in PHASES}
+        x = 0
+        for r in agg:
+            if r["cluster"] == n:
+                counts[int(r["phase"])] = r["n"]
+                x ^= r["x"]
+        cp.stored = (counts, (x, sum(counts.values())))
+        limit = guards.delete_limit(cp.current_in_scope)
+        if limit is not None and counts[3] + counts[4] > limit:
+            raise UsageError(f"{n}: the plan deletes {counts[3] + counts[4]} ACL bindings, more than --max-deletes "
+                             f"{guards.max_deletes} allows ({limit}); nothing was changed")
+        clusters.append(cp)
+    plan = Plan(clusters, state.scope, list(state.sources), engine="spark")
+    plan.location = str(out)
+    return plan
+
+
+def _with_key(df):
+    from pyspark.sql import functions as F
+
+    # Spark's xxhash64 uses seed 42 and the UTF-8 bytes: the same key as plan.binding_key()
+    assert SEED == 42
+    return df.withColumn("key", F.xxhash64(F.concat_ws(KEY_SEP, *[F.col(c) for c in BINDING])))
+
+
+def _desired_df(spark, state: DesiredState):
+    """Flat files are read by Spark itself (explicit schema, validated with Spark expressions); YAML,
+    already parsed and validated, comes from the state."""
+    from pyspark.sql import functions as F
+
+    flat = [s for s in state.sources if Path(s).suffix.lower() in (".jsonl", ".ndjson", ".csv", ".parquet")]
+    schema = ", ".join(f"{c} string" for c in BINDING)
+    parts = []
+    small = [flat_row(b) for b, where in state.bindings.items() if not any(where.startswith(f) for f in flat)]
+    if small:
+        parts.append(spark.createDataFrame([tuple(r[c] for c in BINDING) for r in small], schema))
+    for path in flat:
+        suffix = Path(path).suffix.lower()
+        if suffix == ".parquet":
+            df = spark.read.parquet(path)
+        elif suffix == ".csv":
+            df = spark.read.option("header", True).option("mode", "FAILFAST").schema(schema).csv(path)
+        else:
+            df = (spark.read.option("mode", "FAILFAST").schema(schema + ", kind string").json(path)
+                  .where(F.col("kind").isNull()))
+        df = _normalise(df.select(*BINDING))
+        validate_flat(spark, path, df)
+        outside = df.where(~_in_scope(state.scope)).limit(1).collect()
+        if outside:
+            raise StateFileError(f"{path}: {_row_hint(outside[0])}: outside the declared scope "
+                                 f"{json.dumps(state.scope.to_json())}")
+        parts.append(df)
+    if not parts:
+        return spark.createDataFrame([], schema)
+    out = parts[0]
+    for p in parts[1:]:
+        out = out.unionByName(p)
+    return out.dropDuplicates(BINDING)
+
+
+def _normalise(df):
+    from pyspark.sql import functions as F
+
+    up = {c: F.upper(F.trim(F.col(c))) for c in ("operation", "permission", "resource_type", "pattern_type")}
+    op_names = {_squash(o.name): o.name for o in AclOperation}
+    op = F.upper(F.regexp_replace(F.trim(F.col("operation")), "[-_ ]", ""))
+    mapping = F.create_map(*[x for k, v in op_names.items() for x in (F.lit(k), F.lit(v))])
+    return (df.withColumn("principal", F.trim("principal")).withColumn("host", F.coalesce(F.trim("host"), F.lit("*")))
+            .withColumn("operation", F.coalesce(mapping[op], up["operation"]))
+            .withColumn("permission", up["permission"]).withColumn("resource_type", up["resource_type"])
+            .withColumn("pattern_type", up["pattern_type"]))
+
+
+def _squash(name: str) -> str:
+    return name.replace("_", "").upper()
+
+
+def validate_flat(spark, path: str, df) -> None:
+    """Find the first invalid row with Spark expressions; report file, row and field."""
+    from pyspark.sql import functions as F
+
+    supported = [(t.name, o.name) for t, ops in SUPPORTED_OPERATIONS.items() for o in (*ops, AclOperation.ALL)]
+    ok_pairs = spark.createDataFrame(supported, "resource_type string, operation string").withColumn("_ok", F.lit(1))
+    checks = [
+        ("principal", ~F.col("principal").rlike("^[^:]+:.+$")),
+        ("permission", ~F.col("permission").isin("ALLOW", "DENY")),
+        ("pattern_type", ~F.col("pattern_type").isin("LITERAL", "PREFIXED")),
+        ("resource_name", F.col("resource_name").isNull() | (F.length("resource_name") == 0)),
+        ("resource_name", (F.col("resource_type") == "CLUSTER") & (F.col("resource_name") != CLUSTER_NAME)),
+    ]
+    for field_name, bad in checks:
+        row = df.where(F.coalesce(bad, F.lit(True))).limit(1).collect()
+        if row:
+            raise StateFileError(f"{path}: {_row_hint(row[0])}: {field_name}: {row[0][field_name]!r} is not valid")
+    bad_op = df.join(ok_pairs, on=["resource_type", "operation"], how="left").where(F.col("_ok").isNull()).limit(1).collect()
+    if bad_op:
+        r = bad_op[0]
+        raise StateFileError(f"{path}: {_row_hint(r)}: operation: {r['operation']} is not an operation of "
+                             f"{r['resource_type']} resources")
+
+
+def _row_hint(row) -> str:
+    return f"row with principal {row['principal']!r}, {row['resource_type']}:{row['resource_name']}"
+
+
+def _current_df(spark, clusters: Sequence[str]):
+    specs = [(c, int(f.resource_type), int(f.pattern_type), int(f.permission)) for c in clusters for f in shard_filters()]
+    rdd = spark.sparkContext.parallelize(specs, len(specs)).mapPartitions(_read_shards)
+    schema = "cluster string, " + ", ".join(f"{c} string" for c in BINDING)
+    return spark.createDataFrame(rdd, schema)
+
+
+def _read_shards(specs: Iterator[tuple]) -> Iterator[tuple]:
+    """Runs on executors: one admin client per cluster per partition, one describe per shard."""
+    from kafkactl.acl.model import AclFilter, PatternType, Permission, ResourceType
+    from kafkactl.gateway import Gateway
+    from kafkactl.profiles import Selection, resolve
+
+    gateways: dict[str, Gateway] = {}
+    for cluster, rt, pt, perm in specs:
+        gw = gateways.get(cluster) or gateways.setdefault(cluster, Gateway(resolve(Selection(context=cluster, timeout=60))))
+        for b in gw.describe_acls(AclFilter(ResourceType(rt), None, PatternType(pt), None, None, permission=Permission(perm))):
+            yield (cluster, *[flat_row(b)[c] for c in BINDING])
+
+
+def _in_scope(scope: Scope):
+    from pyspark.sql import functions as F
+
+    cond = F.lit(True)
+    if scope.principals or scope.principal_prefixes:
+        p = F.col("principal").isin(list(scope.principals)) if scope.principals else F.lit(False)
+        for pre in scope.principal_prefixes:
+            p = p | F.col("principal").startswith(pre)
+        cond = cond & p
+    if scope.resource_prefixes:
+        r = F.lit(False)
+        for rtype, prefixes in scope.resource_prefixes.items():
+            t = F.lit(False)
+            for pre in prefixes:
+                t = t | F.col("resource_name").startswith(pre)
+            r = r | ((F.col("resource_type") == rtype.name) & t)
+        cond = cond & r
+    return cond
+
+
+def _protected(guards: Guards, supers: dict[str, list[str]]):
+    from pyspark.sql import functions as F
+
+    cond = F.lit(False)
+    for cluster, users in supers.items():
+        if users:
+            cond = cond | ((F.col("cluster") == cluster) & F.col("principal").isin(users))
+    for p in guards.protect:
+        cond = cond | (F.col("principal").startswith(p[:-1]) if p.endswith("*") else (F.col("principal") == p))
+    return cond
+
+
+# --------------------------------------------------------------------------------------------- apply
+
+
+def spark_apply(plan: Plan, progress=None):
+    """Each phase is a Spark job; the next starts only when every binding of this one is confirmed."""
+    from pyspark.sql import functions as F
+
+    from kafkactl.bulk.apply import ApplyResult, ApplyRow
+    from kafkactl.bulk.plan import PHASE_NAMES
+    from kafkactl.errors import BrokerError, PartialFailure
+
+    spark = session()
+    rows = spark.read.parquet(str(Path(plan.location) / "rows"))
+    result = ApplyResult()
+    results_dir = Path(plan.location) / "results"
+    for cp in plan.clusters:
+        for phase, (action, _) in PHASES.items():
+            part = rows.where((F.col("cluster") == cp.cluster) & (F.col("phase") == phase))
+            n = cp.counts()[phase]
+            if not n:
+                continue
+            out = part.repartition(max(1, min(8, n // 2000 + 1))).rdd.mapPartitions(
+                lambda it, a=action: _apply_partition(it, a))
+            res = spark.createDataFrame(out, "cluster string, phase int, action string, " +
+                                        ", ".join(f"{c} string" for c in BINDING) + ", status string, error string")
+            target = results_dir / f"cluster={cp.cluster}" / f"phase={phase}"
+            res.write.mode("overwrite").parquet(str(target))
+            done = spark.read.parquet(str(target))
+            for r in done.groupBy("status").agg(F.count("*").alias("n")).collect():
+                result.summary.append(ApplyRow(cp.cluster, phase, action, r["status"], r["n"]))
+            if progress:
+                progress(n)
+            failed = done.where("status = 'failed'")
+            first = failed.limit(20).collect()
+            if first:
+                result.failures += [r.asDict() for r in first]
+                result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
+                raise PartialFailure(f"bindings failed in {result.stopped_at}; later phases were not started "
+                                     "(re-run apply once the cause is fixed: it converges)", result=result)
+            if not _confirmed(spark, cp.cluster, done, action):
+                result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
+                raise BrokerError(f"{result.stopped_at}: the broker did not confirm the changes; later phases were "
+                                  "not started (re-run apply to converge)")
+    return result
+
+
+def _apply_partition(rows: Iterator[Any], action: str) -> Iterator[tuple]:
+    """Runs on executors: batches of creates (2,000) or concrete deletes (200) per cluster."""
+    from kafkactl.acl.model import AclBinding
+    from kafkactl.bulk.apply import CREATE_CHUNK, DELETE_BATCH
+    from kafkactl.bulk.state import flat_binding
+    from kafkactl.gateway import Gateway
+    from kafkactl.profiles import Selection, resolve
+
+    batch: list[tuple[str, int, AclBinding]] = []
+    gateways: dict[str, Gateway] = {}
+
+    def flush() -> Iterator[tuple]:
+        by_cluster: dict[str, list] = {}
+        for item in batch:
+            by_cluster.setdefault(item[0], []).append(item)
+        for cluster, items in by_cluster.items():
+            gw = gateways.get(cluster) or gateways.setdefault(cluster, Gateway(resolve(Selection(context=cluster, timeout=60))))
+            bindings = [b for _, _, b in items]
+            if action == "CREATE":
+                outcomes = [("failed", f"{e.message} ({e.name})") if e else ("created", None) for e in gw.create_acls(bindings)]
+            else:
+                outcomes = [("failed", f"{e.message} ({e.name})") if e else (("deleted" if m else "gone"), None)
+                            for m, e in gw.delete_acls([b.to_filter() for b in bindings])]
+            for (c, phase, b), (status, error) in zip(items, outcomes):
+                yield (c, phase, action, *[flat_row(b)[k] for k in BINDING], status, error)
+
+    size = CREATE_CHUNK if action == "CREATE" else DELETE_BATCH
+    for r in rows:
+        d = r.asDict()
+        batch.append((d["cluster"], int(d["phase"]), flat_binding("plan", {k: d[k] for k in FLAT_FIELDS})))
+        if len(batch) >= size:
+            yield from flush()
+            batch = []
+    if batch:
+        yield from flush()
+
+
+def _confirmed(spark, cluster: str, done, action: str, attempts: int = 20) -> bool:
+    """Re-read the cluster's ACLs (sharded, on Spark) until the phase's outcome shows."""
+    import time
+
+    from pyspark.sql import functions as F
+
+    ok = done.where(F.col("status").isin("created", "deleted", "gone")).select(*BINDING)
+    for _ in range(attempts):
+        current = _current_df(spark, [cluster]).select(*BINDING)
+        joined = ok.join(current, on=BINDING, how="left_anti" if action == "CREATE" else "left_semi")
+        if joined.limit(1).count() == 0:
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def rows_sample(plan: Plan, n: int) -> list[dict]:
+    """The first n plan rows for display, read with pyarrow (bounded by n, no Spark needed)."""
+    import pyarrow.dataset as ds
+
+    dataset = ds.dataset(str(Path(plan.location) / "rows"), format="parquet", partitioning="hive")
+    return dataset.head(n).to_pylist() if n else dataset.to_table().to_pylist()
+
