@@ -1,0 +1,255 @@
+"""Desired-state ACLs against the real broker: export/plan/apply, scope safety, phase order, engines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
+from kafkactl.exitcodes import ExitCode
+from tests.conftest import run
+from tests.integration.acl_helpers import remove_exactly, snapshot, token
+
+
+def ok(r):
+    assert r.exit_code == 0, r.stderr[-3000:]
+    return r
+
+
+def state_yaml(prefix: str, acls: list[dict], extra_scope: dict | None = None) -> str:
+    import yaml
+
+    return yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "AclState",
+                           "scope": {"principalPrefixes": [f"User:{prefix}"], **(extra_scope or {})}, "acls": acls})
+
+
+def mine(gw, prefix):
+    return {b for b in snapshot(gw) if b.principal.startswith(f"User:{prefix}")}
+
+
+@pytest.fixture
+def team(sandbox):
+    t = token()
+    prefix = f"ds{t}-"
+    yield prefix
+    gw = sandbox.gateway("admin")
+    remove_exactly(gw, snapshot(gw, f"ds{t}"))
+
+
+def plan_exit(sandbox, path, *extra):
+    return sandbox.as_user("admin", "acls", "plan", str(path), "--detailed-exitcode", *extra)
+
+
+def test_export_then_plan_shows_no_changes_in_every_format(sandbox, team, tmp_path):
+    p = f"User:{team}app"
+    for args in (["--topic", f"{team}orders", "--operation", "Read", "--operation", "Write"],
+                 ["--topic", f"{team}", "--resource-pattern-type", "prefixed", "--operation", "Describe"],
+                 ["--group", f"{team}g", "--operation", "Read"]):
+        ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", p, *args))
+    ok(sandbox.as_user("admin", "acls", "create", "--deny-principal", p, "--deny-host", "10.1.1.1", "--topic", f"{team}x",
+                       "--operation", "Read"))
+    for fmt, name in (("yaml", "e.yaml"), ("jsonl", "e.jsonl"), ("csv", "e.csv"), ("parquet", "e.parquet")):
+        path = tmp_path / name
+        ok(sandbox.as_user("admin", "acls", "export", "--format", fmt, "--principal-prefix", f"User:{team}",
+                           "--file", str(path)))
+        extra = []
+        if fmt == "csv":
+            scope = tmp_path / "scope.yaml"
+            scope.write_text(f"scope:\n  principalPrefixes: ['User:{team}']\nacls: []\n")
+            extra = ["--scope", str(scope)]
+        r = plan_exit(sandbox, path, *extra)
+        assert r.exit_code == 0, (fmt, r.stdout, r.stderr)
+        assert "+0 -0" in r.stderr
+    doc = (tmp_path / "e.yaml").read_text()
+    assert "hosts:\n  - 10.1.1.1" in doc and "pattern: prefixed" in doc
+
+
+def test_adds_removes_and_swaps_round_trip(sandbox, team, tmp_path):
+    gw = sandbox.gateway("admin")
+    app = f"User:{team}app"
+    v1 = [{"principal": app, "allow": [{"topic": f"{team}a", "operations": ["Read", "Write"]},
+                                       {"group": f"{team}g", "operations": ["Read"]}],
+           "deny": [{"topic": f"{team}secret", "operations": ["Read"]}]}]
+    # swap ALLOW<->DENY on secret, literal -> prefixed on a, drop the group, add a transactional id
+    v2 = [{"principal": app, "allow": [{"topic": f"{team}a", "pattern": "prefixed", "operations": ["Read", "Write"]},
+                                       {"topic": f"{team}secret", "operations": ["Read"]},
+                                       {"transactional-id": f"{team}tx", "operations": ["Write", "TwoPhaseCommit"]}],
+           "deny": [{"topic": f"{team}a", "operations": ["Write"]}]}]
+    f1, f2 = tmp_path / "v1.yaml", tmp_path / "v2.yaml"
+    f1.write_text(state_yaml(team, v1))
+    f2.write_text(state_yaml(team, v2))
+    assert plan_exit(sandbox, f1).exit_code == 2
+    ok(sandbox.as_user("admin", "acls", "apply", str(f1), "--yes"))
+    assert plan_exit(sandbox, f1).exit_code == 0
+    r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f2)))
+    changes = {(c["phase"], c["action"], c["resource_name"], c["pattern_type"], c["operation"], c["permission"])
+               for c in json.loads(r.stdout)["changes"]}
+    assert changes == {
+        (1, "CREATE", f"{team}a", "LITERAL", "WRITE", "DENY"),
+        (2, "CREATE", f"{team}a", "PREFIXED", "READ", "ALLOW"), (2, "CREATE", f"{team}a", "PREFIXED", "WRITE", "ALLOW"),
+        (2, "CREATE", f"{team}secret", "LITERAL", "READ", "ALLOW"),
+        (2, "CREATE", f"{team}tx", "LITERAL", "WRITE", "ALLOW"),
+        (2, "CREATE", f"{team}tx", "LITERAL", "TWO_PHASE_COMMIT", "ALLOW"),
+        (3, "DELETE", f"{team}a", "LITERAL", "READ", "ALLOW"), (3, "DELETE", f"{team}a", "LITERAL", "WRITE", "ALLOW"),
+        (3, "DELETE", f"{team}g", "LITERAL", "READ", "ALLOW"),
+        (4, "DELETE", f"{team}secret", "LITERAL", "READ", "DENY")}
+    report = tmp_path / "report.jsonl"
+    ok(sandbox.as_user("admin", "acls", "apply", str(f2), "--yes", "--report", str(report)))
+    assert plan_exit(sandbox, f2).exit_code == 0
+    lines = [json.loads(x) for x in report.read_text().splitlines()]
+    assert len(lines) == 10 and {x["status"] for x in lines} == {"created", "deleted"}
+    assert len(mine(gw, team)) == 6
+
+
+def test_scope_safety_unmanaged_and_super_user_acls_survive(sandbox, team, tmp_path):
+    gw = sandbox.gateway("admin")
+    unmanaged = f"User:other{team}"
+    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", unmanaged, "--topic", f"{team}t", "--operation", "Read"))
+    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", "User:admin", "--topic", f"{team}t", "--operation", "Read"))
+    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:{team}app", "--topic", f"{team}t",
+                       "--operation", "Read"))
+    f = tmp_path / "s.yaml"
+    # the scope covers every principal on this run's topics: only protection keeps the admin's ACL
+    f.write_text(state_yaml(team, [], {"resourcePrefixes": {"topic": [team]}}).replace(
+        f"principalPrefixes:\n  - User:{team}\n", "principalPrefixes:\n  - 'User:'\n"))
+    try:
+        r = ok(sandbox.as_user("admin", "acls", "apply", str(f), "--yes", "--protect", f"User:other{team[:4]}*"))
+        assert "protected" not in r.stdout
+        left = {b.principal for b in snapshot(gw, team)}
+        assert left == {unmanaged, "User:admin"}
+        r = sandbox.as_user("admin", "acls", "apply", str(f), "--yes", "--max-deletes", "0")
+        assert r.exit_code == ExitCode.USAGE and "--max-deletes" in r.stderr
+        assert {b.principal for b in snapshot(gw, team)} == {unmanaged, "User:admin"}
+    finally:
+        remove_exactly(gw, {b for b in snapshot(gw, team)})
+
+
+def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_path):
+    """A probe reads the principal's own KIP-430 operations between the phases."""
+    from kafkactl.bulk.apply import apply
+    from kafkactl.bulk.plan import Guards, make_plan
+    from kafkactl.bulk.state import load
+    from kafkactl.topics import describe_topics
+
+    user, pw = f"{team}probe", f"Probe-{token()}"
+    topic = f"{team}t"
+    ok(sandbox.as_user("admin", "configs", "alter", "--user", user, "--add-config", f"SCRAM-SHA-512=[password={pw}]"))
+    ok(sandbox.as_user("admin", "topics", "create", topic))
+    props = tmp_path / "probe.properties"
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
+                     "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+                     f'username="{user}" password="{pw}";\n')
+    from kafkactl.gateway import Gateway
+    from kafkactl.profiles import Selection, resolve
+
+    probe_gw = Gateway(resolve(Selection(bootstrap_servers=sandbox.bootstrap, command_config=str(props))))
+    old = [{"principal": f"User:{user}", "allow": [{"topic": topic, "operations": ["Read", "Describe"]}],
+            "deny": [{"topic": topic, "operations": ["Write"]}]}]
+    new = [{"principal": f"User:{user}", "allow": [{"topic": team, "pattern": "prefixed", "operations": ["Write", "Describe"]}],
+            "deny": [{"topic": topic, "operations": ["Read"]}]}]
+    f_old, f_new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    f_old.write_text(state_yaml(team, old))
+    f_new.write_text(state_yaml(team, new))
+    try:
+        ok(sandbox.as_user("admin", "acls", "apply", str(f_old), "--yes"))
+        old_ops = {"READ", "DESCRIBE"}
+        new_ops = {"WRITE", "DESCRIBE"}
+        seen = []
+
+        def probe(cluster, phase):
+            found, _ = describe_topics(probe_gw, [topic], authorized_operations=True)
+            ops = set(found[0].authorized_operations.names()) if found else set()
+            seen.append((phase, ops))
+
+        gw = sandbox.gateway("admin")
+        plan = make_plan([("local", gw, ["User:admin"])], load([str(f_new)]), Guards())
+        apply(plan, {"local": gw}, on_phase=probe)
+        assert [p for p, _ in seen] == [1, 2, 3, 4]
+        all_ops = {o.name for o in (AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DELETE,
+                                    AclOperation.ALTER, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS,
+                                    AclOperation.ALTER_CONFIGS)}
+        both_deny = all_ops - old_ops - new_ops
+        both_allow = old_ops & new_ops
+        for phase, ops in seen:
+            assert not (ops & both_deny), (phase, ops)  # never granted what both policies deny
+            assert both_allow <= ops, (phase, ops)  # never interrupted what both allow
+            assert ops <= old_ops | new_ops, (phase, ops)
+        assert seen[-1][1] == new_ops
+    finally:
+        sandbox.as_user("admin", "topics", "delete", topic, "--yes")
+        sandbox.as_user("admin", "configs", "delete", "--user", user, "SCRAM-SHA-512")
+
+
+def test_in_process_and_spark_plans_are_identical(sandbox, team, tmp_path):
+    from kafkactl.bulk.plan import Guards, make_plan
+    from kafkactl.bulk.spark import spark_plan
+    from kafkactl.bulk.state import load
+    from kafkactl.bulk.targets import resolve_targets
+    from kafkactl.profiles import Selection
+
+    app = f"User:{team}app"
+    for args in (["--topic", f"{team}old", "--operation", "Read"], ["--group", f"{team}g", "--operation", "Read"],
+                 ["--topic", f"{team}keep", "--operation", "Write"]):
+        ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", app, *args))
+    rows = [{"principal": app, "host": "*", "operation": op, "permission": perm, "resource_type": "TOPIC",
+             "resource_name": f"{team}{name}", "pattern_type": pt}
+            for name, op, perm, pt in (("keep", "WRITE", "ALLOW", "LITERAL"), ("new", "read", "allow", "prefixed"),
+                                       ("deny", "write", "DENY", "LITERAL"))]
+    f = tmp_path / "d.jsonl"
+    f.write_text(json.dumps({"kind": "scope", "principalPrefixes": [f"User:{team}"]}) + "\n" +
+                 "".join(json.dumps(r) + "\n" for r in rows))
+    y = tmp_path / "d.yaml"
+    y.write_text(state_yaml(team, [{"principal": app, "allow": [{"topic": f"{team}y", "operations": ["Describe"]}]}]))
+    targets = resolve_targets(["local-admin"], [], Selection())
+    gw = targets[0].gateway()
+    local = make_plan([("local-admin", gw, targets[0].profile.super_users)], load([str(f), str(y)]), Guards())
+    spark = spark_plan(load([str(f), str(y)], flat_rows=False), targets, Guards())
+
+    def rowset(plan):
+        return {tuple(sorted(r.to_json().items())) for r in plan.rows()}
+
+    assert rowset(local) == rowset(spark) and len(rowset(local)) == 5
+    assert [c.fingerprint() for c in local.clusters] == [c.fingerprint() for c in spark.clusters]
+    assert [c.counts() for c in local.clusters] == [c.counts() for c in spark.clusters]
+
+
+def test_binding_key_equals_sparks_xxhash64():
+    from pyspark.sql import functions as F
+
+    from kafkactl.bulk.plan import KEY_SEP, binding_key
+    from kafkactl.bulk.spark import session
+
+    bs = [AclBinding(ResourceType.TOPIC, n, PatternType.LITERAL, p, "*", AclOperation.READ, Permission.ALLOW)
+          for n in ("a", "ü-ñ", "x" * 300) for p in ("User:a", "User:*")]
+    df = session().createDataFrame([(b.principal, b.host, b.operation.name, b.permission.name, b.resource_type.name,
+                                     b.resource_name, b.pattern_type.name) for b in bs],
+                                   "p string, h string, o string, pe string, rt string, rn string, pt string")
+    keys = [r[0] for r in df.select(F.xxhash64(F.concat_ws(KEY_SEP, *df.columns))).collect()]
+    assert keys == [binding_key(b) for b in bs]
+
+
+def test_apply_on_spark(sandbox, team, tmp_path):
+    gw = sandbox.gateway("admin")
+    app = f"User:{team}app"
+    f = tmp_path / "s.yaml"
+    f.write_text(state_yaml(team, [{"principal": app, "allow": [{"topic": f"{team}s{i}", "operations": ["Read"]}
+                                                                 for i in range(30)],
+                                    "deny": [{"topic": f"{team}d", "operations": ["Write"]}]}]))
+    r = ok(sandbox.as_user("admin", "acls", "apply", str(f), "--spark", "--yes"))
+    assert "created" in r.stdout
+    assert len(mine(gw, team)) == 31
+    assert plan_exit(sandbox, f, "--spark").exit_code == 0
+    f.write_text(state_yaml(team, []))
+    ok(sandbox.as_user("admin", "acls", "apply", str(f), "--spark", "--yes"))
+    assert mine(gw, team) == set()
+
+
+def test_bad_file_fails_before_any_request(sandbox, tmp_path):
+    f = tmp_path / "bad.yaml"
+    f.write_text(state_yaml("x", [{"principal": "User:x1", "allow": [{"topic": "t", "operations": ["Raed"]}]}]))
+    r = run("-b", "127.0.0.1:1", "--timeout", "1", "acls", "apply", str(f), "--yes")
+    assert r.exit_code == ExitCode.USAGE and "bad.yaml:" in r.stderr and "did you mean Read" in r.stderr
+    r = run("-b", "127.0.0.1:1", "acls", "plan", str(Path(tmp_path) / "missing.yaml"))
+    assert r.exit_code == ExitCode.USAGE and "no such file" in r.stderr
