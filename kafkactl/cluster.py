@@ -42,6 +42,11 @@ def describe_cluster(gw: Gateway, authorized_operations: bool = False) -> Cluste
     return _info(r.cluster_id, controller, [(n.id, n.host, n.port, n.rack) for n in r.nodes], None)
 
 
+# DescribeCluster computes the cluster bitfield only for callers with Describe on the cluster (0 otherwise)
+EMPTY_CLUSTER_OPS_HINT = ("the broker reports operations on the cluster only to principals with Describe on the "
+                          "cluster; for others it answers 0 even when ACLs grant, say, IdempotentWrite")
+
+
 def _info(cluster_id, controller, brokers, ops) -> ClusterInfo:
     rows = tuple(sorted((BrokerInfo(id=i, host=h, port=p, rack=rack or None, controller=i == controller)
                          for i, h, p, rack in brokers), key=lambda b: b.id))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A short tour of kafkactl against the local sandbox. Run through `make demo`.
 set -euo pipefail
+TOUR_DIR="${TOUR_DIR:-$(mktemp -d -t kafkactl-tour.XXXXXX)}"
 
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 run()  { step "$*"; "$@"; }
@@ -35,6 +36,19 @@ run kafkactl --context local-admin configs describe --topic tour.orders
 run kafkactl --context local-admin configs list --entity-type topics --verbose
 try kafkactl --context local-alice configs list
 run kafkactl --context local-admin configs delete --topic tour.orders retention.ms cleanup.policy
+step "# desired-state ACLs: about 50,000 bindings for four teams, planned, then applied on local Spark"
+python3 scripts/gen_desired.py --teams 4 --apps 25 --topics 500 > "$TOUR_DIR/teams.jsonl"
+printf '%s bindings in %s\n' "$(($(wc -l < "$TOUR_DIR/teams.jsonl") - 1))" "$TOUR_DIR/teams.jsonl"
+run kafkactl --context local-admin --timeout 60 -o table acls plan "$TOUR_DIR/teams.jsonl" --limit 10 --out "$TOUR_DIR/plan"
+run kafkactl --context local-admin --timeout 60 acls apply "$TOUR_DIR/teams.jsonl" --spark --yes --report "$TOUR_DIR/report.jsonl"
+try kafkactl --context local-admin --timeout 60 acls plan "$TOUR_DIR/teams.jsonl" --detailed-exitcode
+step "# what may one team's principal (User:teama-app-1) do now? (as that user, via KIP-430)"
+PW="tour-$(python3 -c 'import secrets; print(secrets.token_urlsafe(12))')"
+kafkactl --context local-admin configs alter --user teama-app-1 --add-config "SCRAM-SHA-512=[password=$PW]" > /dev/null
+for t in teama.t0000 teama.t0001 teamb.t0000; do kafkactl --context local-admin topics create "$t" > /dev/null 2>&1 || true; done
+umask 077
+printf 'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="teama-app-1" password="%s";\n' "$PW" > "$TOUR_DIR/teama-app-1.properties"
+run kafkactl -b "$(kafkactl -o json local status | python3 -c 'import json,sys; print(json.load(sys.stdin)["bootstrap_servers"])')" --command-config "$TOUR_DIR/teama-app-1.properties" -o table auth whoami
 run kafkactl local status
 run kafkactl local env --user alice
 printf '\nThe sandbox keeps running: kafkactl local down stops it (--keep keeps its data).\n'

@@ -31,6 +31,11 @@ def auth_whoami(ctx: typer.Context) -> None:
         app_ctx.console.print(authz.LEGEND, style="dim", highlight=False)
     else:
         app_ctx.render(authz.long_rows([(r.name, r.authorized_operations) for _, items in sections for r in items]))
+    ops = me.cluster.authorized_operations
+    if ops.supplied and ops.raw == 0:
+        from kafkactl.cluster import EMPTY_CLUSTER_OPS_HINT
+
+        app_ctx.hint(EMPTY_CLUSTER_OPS_HINT)
     if not me.groups:
         from kafkactl.groups import EMPTY_LIST_HINT
 

@@ -23,5 +23,7 @@ def cluster_describe(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = Fal
         from kafkactl.commands._authz import render_ops
 
         render_ops(app_ctx, info, [("kafka-cluster", info.authorized_operations)])
+        if info.authorized_operations.supplied and info.authorized_operations.raw == 0:
+            app_ctx.hint(cluster.EMPTY_CLUSTER_OPS_HINT)
     else:
         app_ctx.render(info)
