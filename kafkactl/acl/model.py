@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import ClassVar, Iterable
+from typing import Any, ClassVar, Iterable
 
 from kafkactl.errors import UsageError
 
@@ -91,12 +92,16 @@ def _squash(text: str) -> str:
     return "".join(ch for ch in text.upper() if ch not in "_- ")
 
 
+@functools.lru_cache(maxsize=64)
+def _lookup(allowed: tuple) -> dict[str, Any]:
+    return {_squash(m.name): m for m in allowed}
+
+
 def _parse_enum(enum_cls, text: str, option: str, allowed: Iterable | None = None, noun: str = "a valid value"):
-    allowed = list(allowed) if allowed is not None else [m for m in enum_cls if m.name != "UNKNOWN"]
-    key = _squash(text.strip())
-    for member in allowed:
-        if _squash(member.name) == key:
-            return member
+    allowed = tuple(allowed) if allowed is not None else tuple(m for m in enum_cls if m.name != "UNKNOWN")
+    found = _lookup(allowed).get(_squash(text.strip()))
+    if found is not None:
+        return found
     names = [m.pascal for m in allowed]
     near = difflib.get_close_matches(text.strip().replace("_", "").replace("-", "").lower(),
                                      [n.lower() for n in names], n=1, cutoff=0.6)
@@ -104,18 +109,20 @@ def _parse_enum(enum_cls, text: str, option: str, allowed: Iterable | None = Non
     raise UsageError(f"{option} {text!r} is not {noun}{hint}; valid: {', '.join(names)}")
 
 
+_SORTED_BINDABLE = tuple(sorted(BINDABLE_OPERATIONS))
+
+
 def parse_operation(text: str, option: str = "--operation") -> AclOperation:
     """Accepts IdempotentWrite, IDEMPOTENTWRITE, idempotent-write, idempotent_write, ..."""
-    for member in AclOperation:
-        if _squash(member.name) == _squash(text.strip()) and member in (Op.ANY, Op.UNKNOWN):
-            raise UsageError(f"{option} {text}: {member.name} is only meaningful in filters, not in an ACL")
-    return _parse_enum(AclOperation, text, option, sorted(BINDABLE_OPERATIONS), "an operation")
+    if _squash(text.strip()) in ("ANY", "UNKNOWN"):
+        raise UsageError(f"{option} {text}: {text.strip().upper()} is only meaningful in filters, not in an ACL")
+    return _parse_enum(AclOperation, text, option, _SORTED_BINDABLE, "an operation")
 
 
 def parse_pattern_type(text: str, for_create: bool, option: str = "--resource-pattern-type") -> PatternType:
-    allowed = [PatternType.LITERAL, PatternType.PREFIXED]
+    allowed = (PatternType.LITERAL, PatternType.PREFIXED)
     if not for_create:
-        allowed = [PatternType.ANY, PatternType.MATCH, *allowed]
+        allowed = (PatternType.ANY, PatternType.MATCH, *allowed)
     try:
         return _parse_enum(PatternType, text, option, allowed, "a pattern type")
     except UsageError:

@@ -74,9 +74,10 @@ def await_visible(gw, present: Sequence[AclBinding], absent: Sequence[AclBinding
 
     present, absent = set(present), set(absent)
     filters = _lookup_filters(sorted(present | absent))
+    bulk = len(present) + len(absent) > 1000
     deadline = time.monotonic() + timeout
     while True:
-        seen = {b for f in filters for b in gw.describe_acls(f, trust_empty=True)}
+        seen = {b for f in filters for b in gw.describe_acls(f, trust_empty=True, bulk=bulk)}
         if present <= seen and not (absent & seen):
             return True
         if time.monotonic() >= deadline:

@@ -30,9 +30,41 @@ def plan(app_ctx: Any, files: Sequence[str], contexts: Sequence[str], scope_file
         from kafkactl.bulk.spark import spark_plan
 
         result = spark_plan(state, targets, guards, master, remote)
+    elif _large_flat(files):
+        result = _arrow_plan(files, scope_file, targets, gateways, guards)
     else:
         result = make_plan([(t.name, gateways[t.name], t.profile.super_users) for t in targets], state, guards)
     return result, gateways, mode
+
+
+def _large_flat(files: Sequence[str]) -> bool:
+    from pathlib import Path
+
+    from kafkactl.bulk.arrow_diff import ARROW_BYTES
+    from kafkactl.bulk.state import FLAT_SUFFIXES
+
+    flat = [Path(f) for f in files if Path(f).suffix.lower() in FLAT_SUFFIXES]
+    return sum(f.stat().st_size for f in flat if f.exists()) > ARROW_BYTES
+
+
+def _arrow_plan(files, scope_file, targets, gateways, guards) -> Plan:
+    """Large flat inputs: Arrow columns and hash anti-joins (kafkactl/bulk/arrow_diff.py)."""
+    from pathlib import Path
+
+    import pyarrow as pa
+
+    from kafkactl.bulk.arrow_diff import bindings_table, diff_tables, read_flat
+    from kafkactl.bulk.plan import read_current
+    from kafkactl.bulk.state import FLAT_SUFFIXES
+
+    state = load(files, scope_file, flat_rows=False)
+    tables = [read_flat(f, state.scope) for f in files if Path(f).suffix.lower() in FLAT_SUFFIXES]
+    if state.bindings:
+        tables.append(bindings_table(state.bindings))
+    desired = pa.concat_tables(tables)
+    clusters = [diff_tables(t.name, desired, bindings_table(read_current(gateways[t.name])), state.scope, guards,
+                            t.profile.super_users) for t in targets]
+    return Plan(clusters, state.scope, list(state.sources), engine="in-process (arrow)")
 
 
 def gateways_for(app_ctx: Any, clusters: Sequence[str]) -> dict[str, Any]:

@@ -157,7 +157,7 @@ def shard_filters() -> list[AclFilter]:
 def read_current(gw) -> list[AclBinding]:
     out: list[AclBinding] = []
     for f in shard_filters():
-        out.extend(gw.describe_acls(f))
+        out.extend(gw.describe_acls(f, bulk=True))
     return out
 
 

@@ -72,17 +72,18 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
 
 
 def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None = None, remote: str | None = None,
-               out_dir: str | None = None) -> Plan:
+               out_dir: str | None = None, current: Any = None) -> Plan:
+    """`current` (a DataFrame of cluster + binding columns) replaces reading the brokers: for benchmarks."""
     from pyspark.sql import functions as F
 
     for t in targets:
-        if t.profile.context is None:
+        if t.profile.context is None and current is None:
             raise UsageError("--spark needs named contexts (executors resolve them from the contexts file)")
     spark = session(master, remote)
     desired = _desired_df(spark, state)
     names = [t.name for t in targets]
     supers = {t.name: list(t.profile.super_users) for t in targets}
-    current = _current_df(spark, names)
+    current = current if current is not None else _current_df(spark, names)
     scope_ok = _in_scope(state.scope)
     protected = _protected(guards, supers)
     cur_scoped = current.where(scope_ok & ~protected).withColumn("_c", F.lit(True))
@@ -245,7 +246,8 @@ def _read_shards(specs: Iterator[tuple]) -> Iterator[tuple]:
     gateways: dict[str, Gateway] = {}
     for cluster, rt, pt, perm in specs:
         gw = gateways.get(cluster) or gateways.setdefault(cluster, Gateway(resolve(Selection(context=cluster, timeout=60))))
-        for b in gw.describe_acls(AclFilter(ResourceType(rt), None, PatternType(pt), None, None, permission=Permission(perm))):
+        shard = AclFilter(ResourceType(rt), None, PatternType(pt), None, None, permission=Permission(perm))
+        for b in gw.describe_acls(shard, bulk=True):
             yield (cluster, *[flat_row(b)[c] for c in BINDING])
 
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 _CONFLUENT_TYPES = {ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER, ResourceType.TRANSACTIONAL_ID}
 _CONFLUENT_OPS = {op for op in AclOperation if AclOperation.ALL <= op <= AclOperation.IDEMPOTENT_WRITE}
 SECURITY_DISABLED = 54
+BULK_THRESHOLD = 200
 
 
 def confluent_can_express(items: Sequence[AclBinding | AclFilter]) -> bool:
@@ -48,11 +49,12 @@ class AclRpcs:
     """Mixed into Gateway: uses its clients, `translate` and `wait`."""
 
     # ------------------------------------------------------------------ describe
-    def describe_acls(self: Any, f: AclFilter, trust_empty: bool = False) -> list[AclBinding]:
+    def describe_acls(self: Any, f: AclFilter, trust_empty: bool = False, bulk: bool = False) -> list[AclBinding]:
         """ACLs matching f. librdkafka returns [] for CLUSTER_AUTHORIZATION_FAILED and SECURITY_DISABLED
         alike, so an empty answer is re-asked through kafka-python (exact errors), unless the caller
-        says an empty answer is good enough (a lookup before a create, whose own errors will tell)."""
-        if f.resource_type in _CONFLUENT_TYPES | {ResourceType.ANY} and f.operation in _CONFLUENT_OPS | {AclOperation.ANY}:
+        says an empty answer is good enough (a lookup before a create, whose own errors will tell).
+        `bulk` reads (expected to be large) go straight to kafka-python, which decodes 2.4x faster."""
+        if not bulk and f.resource_type in _CONFLUENT_TYPES | {ResourceType.ANY} and f.operation in _CONFLUENT_OPS | {AclOperation.ANY}:
             found = self._describe_acls_confluent(f)
             if (found or trust_empty) and not any(b.resource_type is ResourceType.UNKNOWN or b.operation is AclOperation.UNKNOWN
                                  for b in found):
@@ -90,8 +92,11 @@ class AclRpcs:
 
     # ------------------------------------------------------------------ create
     def create_acls(self: Any, bindings: Sequence[AclBinding]) -> list["ErrorInfo | None"]:
-        """One request; results per binding in input order (None = success)."""
-        if confluent_can_express(bindings):
+        """One request; results per binding in input order (None = success).
+
+        Large batches go through kafka-python: measured 10,000 creates in 0.43 s against 0.64-0.89 s
+        through librdkafka (bench/RESULTS.md); a few bindings go through librdkafka, whose import is cheaper."""
+        if confluent_can_express(bindings) and len(bindings) <= BULK_THRESHOLD:
             return self._create_acls_confluent(bindings)
         from kafka.protocol.admin import CreateAclsRequest
 
@@ -177,14 +182,19 @@ class AclRpcs:
         raise self.translate(_CodeError(err.code, err.name, err.message), what, needs=needs)
 
 
-def _confluent_fields(x: AclBinding | AclFilter) -> tuple:
-    from confluent_kafka.admin import AclOperation as COp
-    from confluent_kafka.admin import AclPermissionType as CPerm
-    from confluent_kafka.admin import ResourcePatternType as CPat
-    from confluent_kafka.admin import ResourceType as CType
+_CONFLUENT_ENUMS: tuple | None = None
 
-    return (CType(int(x.resource_type)), x.resource_name, CPat(int(x.pattern_type)), x.principal, x.host,
-            COp(int(x.operation)), CPerm(int(x.permission)))
+
+def _confluent_fields(x: AclBinding | AclFilter) -> tuple:
+    global _CONFLUENT_ENUMS
+    if _CONFLUENT_ENUMS is None:  # imported once, not per binding
+        from confluent_kafka.admin import AclOperation, AclPermissionType, ResourcePatternType
+        from confluent_kafka.admin import ResourceType as CType
+
+        _CONFLUENT_ENUMS = (CType, ResourcePatternType, AclOperation, AclPermissionType)
+    c_type, c_pat, c_op, c_perm = _CONFLUENT_ENUMS
+    return (c_type(int(x.resource_type)), x.resource_name, c_pat(int(x.pattern_type)), x.principal, x.host,
+            c_op(int(x.operation)), c_perm(int(x.permission)))
 
 
 def _future_error(future: Any) -> "ErrorInfo | None":

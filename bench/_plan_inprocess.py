@@ -1,0 +1,22 @@
+"""Helper for plan_engines.py: kafkactl's in-process (Arrow) diff on Parquet sides; prints JSON."""
+
+import json
+import resource
+import sys
+import time
+
+import pyarrow.parquet as pq
+
+from kafkactl.bulk.arrow_diff import diff_tables, read_flat
+from kafkactl.bulk.plan import Guards
+from kafkactl.bulk.state import load
+
+d = sys.argv[1]
+t = time.perf_counter()
+state = load([f"{d}/desired.parquet"], flat_rows=False)
+desired = read_flat(f"{d}/desired.parquet", state.scope)
+current = pq.read_table(f"{d}/current.parquet")
+plan = diff_tables("bench", desired, current, state.scope, Guards(), ["User:admin"])
+seconds = time.perf_counter() - t
+print(json.dumps({"seconds": seconds, "changes": len(plan.rows),
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

@@ -1,0 +1,36 @@
+"""Helper for plan_engines.py: kafkactl's Spark plan on Parquet sides, then a bare full outer join of the
+same data in the same session; prints JSON. The Python driver's peak RSS is measured (the JVM is separate)."""
+
+import json
+import resource
+import sys
+import tempfile
+import time
+
+from kafkactl.bulk import spark as kspark
+from kafkactl.bulk.plan import Guards
+from kafkactl.bulk.state import load
+from kafkactl.bulk.targets import Target
+from kafkactl.profiles import Profile
+
+d, driver_memory = sys.argv[1], sys.argv[2]
+spark = kspark.session(driver_memory=driver_memory)
+spark.range(1).count()  # session start is reported apart from the plan
+from pyspark.sql import functions as F  # noqa: E402
+
+BINDING = kspark.BINDING
+state = load([f"{d}/desired.parquet"], flat_rows=False)
+target = Target("bench", Profile(bootstrap_servers="unused:1", context="bench", super_users=("User:admin",)))
+current = spark.read.parquet(f"{d}/current.parquet").withColumn("cluster", F.lit("bench"))
+t = time.perf_counter()
+plan = kspark.spark_plan(state, [target], Guards(), current=current, out_dir=tempfile.mkdtemp())
+seconds = time.perf_counter() - t
+changes = plan.changes
+t = time.perf_counter()
+a = spark.read.parquet(f"{d}/desired.parquet").withColumn("_d", F.lit(True))
+b = spark.read.parquet(f"{d}/current.parquet").withColumn("_c", F.lit(True))
+(a.join(b, on=BINDING, how="full_outer").where(F.col("_d").isNull() | F.col("_c").isNull())
+ .write.mode("overwrite").parquet(tempfile.mkdtemp() + "/bare"))
+bare = time.perf_counter() - t
+print(json.dumps({"seconds": seconds, "bare_seconds": bare, "changes": changes,
+                  "driver_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
