@@ -88,9 +88,7 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
     protected = _protected(guards, supers)
     cur_scoped = current.where(scope_ok & ~protected).withColumn("_c", F.lit(True))
     targets_df = spark.createDataFrame([(n,) for n in names], "cluster string")
-    want = desired.crossJoin(targets_df)
-    skipped = want.where(protected)
-    want = want.where(~protected).withColumn("_d", F.lit(True))
+    want = desired.crossJoin(targets_df).where(~protected).withColumn("_d", F.lit(True))
     keyed = [_with_key(want), _with_key(cur_scoped)]
     on = ["cluster", "key", *BINDING]
     joined = keyed[0].join(keyed[1], on=on, how="full_outer")
@@ -102,11 +100,15 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
              .when(F.col("permission") == "ALLOW", 3).otherwise(4))
     changes = changes.withColumn("phase", phase).select("cluster", "phase", "action", *BINDING, "key")
 
-    # small aggregates only: per cluster counts of current, in scope, desired, protected, and per phase
-    stats = {r["cluster"]: r["n"] for r in current.groupBy("cluster").agg(F.count("*").alias("n")).collect()}
-    in_scope = {r["cluster"]: r["n"] for r in cur_scoped.groupBy("cluster").agg(F.count("*").alias("n")).collect()}
-    wanted = {r["cluster"]: r["n"] for r in want.groupBy("cluster").agg(F.count("*").alias("n")).collect()}
-    prot = {r["cluster"]: r["n"] for r in skipped.groupBy("cluster").agg(F.count("*").alias("n")).collect()}
+    # small aggregates only, one pass per side: counts of current / in scope, desired / protected
+    cur_stats = current.groupBy("cluster").agg(
+        F.count("*").alias("n"), F.sum((scope_ok & ~protected).cast("long")).alias("s")).collect()
+    stats = {r["cluster"]: r["n"] for r in cur_stats}
+    in_scope = {r["cluster"]: r["s"] or 0 for r in cur_stats}
+    want_stats = desired.crossJoin(targets_df).groupBy("cluster").agg(
+        F.sum((~protected).cast("long")).alias("w"), F.sum(protected.cast("long")).alias("p")).collect()
+    wanted = {r["cluster"]: r["w"] or 0 for r in want_stats}
+    prot = {r["cluster"]: r["p"] or 0 for r in want_stats}
     withheld: dict[str, int] = {}
     if guards.no_delete:
         withheld = {r["cluster"]: r["n"] for r in changes.where("action = 'DELETE'").groupBy("cluster")
@@ -171,11 +173,7 @@ def _desired_df(spark, state: DesiredState):
             df = (spark.read.option("mode", "FAILFAST").schema(schema + ", kind string").json(path)
                   .where(F.col("kind").isNull()))
         df = _normalise(df.select(*BINDING))
-        validate_flat(spark, path, df)
-        outside = df.where(~_in_scope(state.scope)).limit(1).collect()
-        if outside:
-            raise StateFileError(f"{path}: {_row_hint(outside[0])}: outside the declared scope "
-                                 f"{json.dumps(state.scope.to_json())}")
+        validate_flat(spark, path, df, state.scope)
         parts.append(df)
     if not parts:
         return spark.createDataFrame([], schema)
@@ -202,28 +200,33 @@ def _squash(name: str) -> str:
     return name.replace("_", "").upper()
 
 
-def validate_flat(spark, path: str, df) -> None:
-    """Find the first invalid row with Spark expressions; report file, row and field."""
+def validate_flat(spark, path: str, df, scope: Scope | None = None) -> None:
+    """Find the first invalid row in one pass over the data; report file, row and field."""
     from pyspark.sql import functions as F
 
-    supported = [(t.name, o.name) for t, ops in SUPPORTED_OPERATIONS.items() for o in (*ops, AclOperation.ALL)]
-    ok_pairs = spark.createDataFrame(supported, "resource_type string, operation string").withColumn("_ok", F.lit(1))
+    supported = [f"{t.name}/{o.name}" for t, ops in SUPPORTED_OPERATIONS.items() for o in (*ops, AclOperation.ALL)]
     checks = [
         ("principal", ~F.col("principal").rlike("^[^:]+:.+$")),
         ("permission", ~F.col("permission").isin("ALLOW", "DENY")),
         ("pattern_type", ~F.col("pattern_type").isin("LITERAL", "PREFIXED")),
         ("resource_name", F.col("resource_name").isNull() | (F.length("resource_name") == 0)),
+        ("operation", ~F.concat_ws("/", "resource_type", "operation").isin(supported)),
         ("resource_name", (F.col("resource_type") == "CLUSTER") & (F.col("resource_name") != CLUSTER_NAME)),
     ]
-    for field_name, bad in checks:
-        row = df.where(F.coalesce(bad, F.lit(True))).limit(1).collect()
-        if row:
-            raise StateFileError(f"{path}: {_row_hint(row[0])}: {field_name}: {row[0][field_name]!r} is not valid")
-    bad_op = df.join(ok_pairs, on=["resource_type", "operation"], how="left").where(F.col("_ok").isNull()).limit(1).collect()
-    if bad_op:
-        r = bad_op[0]
-        raise StateFileError(f"{path}: {_row_hint(r)}: operation: {r['operation']} is not an operation of "
-                             f"{r['resource_type']} resources")
+    if scope is not None:
+        checks.append(("scope", ~_in_scope(scope)))
+    err = F.lit(None).cast("string")
+    for field_name, bad in reversed(checks):
+        err = F.when(F.coalesce(bad, F.lit(True)), F.lit(field_name)).otherwise(err)
+    row = df.withColumn("_err", err).where(F.col("_err").isNotNull()).limit(1).collect()
+    if row:
+        r, field_name = row[0], row[0]["_err"]
+        if field_name == "scope":
+            raise StateFileError(f"{path}: {_row_hint(r)}: outside the declared scope {json.dumps(scope.to_json())}")
+        if field_name == "operation":
+            raise StateFileError(f"{path}: {_row_hint(r)}: operation: {r['operation']} is not an operation of "
+                                 f"{r['resource_type']} resources")
+        raise StateFileError(f"{path}: {_row_hint(r)}: {field_name}: {r[field_name]!r} is not valid")
 
 
 def _row_hint(row) -> str:
