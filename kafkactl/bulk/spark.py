@@ -289,7 +289,7 @@ def _protected(guards: Guards, supers: dict[str, list[str]]):
 # --------------------------------------------------------------------------------------------- apply
 
 
-def spark_apply(plan: Plan, progress=None):
+def spark_apply(plan: Plan, progress=None, report=None):
     """Each phase is a Spark job; the next starts only when every binding of this one is confirmed."""
     from pyspark.sql import functions as F
 
@@ -313,6 +313,8 @@ def spark_apply(plan: Plan, progress=None):
                                         ", ".join(f"{c} string" for c in BINDING) + ", status string, error string")
             target = results_dir / f"cluster={cp.cluster}" / f"phase={phase}"
             res.write.mode("overwrite").parquet(str(target))
+            if report is not None:
+                _stream_report(target, report)
             done = spark.read.parquet(str(target))
             for r in done.groupBy("status").agg(F.count("*").alias("n")).collect():
                 result.summary.append(ApplyRow(cp.cluster, phase, action, r["status"], r["n"]))
@@ -330,6 +332,15 @@ def spark_apply(plan: Plan, progress=None):
                 raise BrokerError(f"{result.stopped_at}: the broker did not confirm the changes; later phases were "
                                   "not started (re-run apply to converge)")
     return result
+
+
+def _stream_report(results: Path, report) -> None:
+    """One JSON line per binding, read back batch by batch (bounded memory on the driver)."""
+    import pyarrow.dataset as ds
+
+    for batch in ds.dataset(str(results), format="parquet").to_batches():
+        for rec in batch.to_pylist():
+            report.write(json.dumps({k: v for k, v in rec.items() if v is not None}) + "\n")
 
 
 def _apply_partition(rows: Iterator[Any], action: str) -> Iterator[tuple]:

@@ -237,8 +237,11 @@ def test_apply_on_spark(sandbox, team, tmp_path):
     f.write_text(state_yaml(team, [{"principal": app, "allow": [{"topic": f"{team}s{i}", "operations": ["Read"]}
                                                                  for i in range(30)],
                                     "deny": [{"topic": f"{team}d", "operations": ["Write"]}]}]))
-    r = ok(sandbox.as_user("admin", "acls", "apply", str(f), "--spark", "--yes"))
+    report = tmp_path / "spark-report.jsonl"
+    r = ok(sandbox.as_user("admin", "acls", "apply", str(f), "--spark", "--yes", "--report", str(report)))
     assert "created" in r.stdout
+    lines = [json.loads(x) for x in report.read_text().splitlines()]
+    assert len(lines) == 31 and {x["status"] for x in lines} == {"created"}
     assert len(mine(gw, team)) == 31
     assert plan_exit(sandbox, f, "--spark").exit_code == 0
     f.write_text(state_yaml(team, []))
