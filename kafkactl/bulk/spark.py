@@ -233,11 +233,26 @@ def _row_hint(row) -> str:
     return f"row with principal {row['principal']!r}, {row['resource_type']}:{row['resource_name']}"
 
 
+CURRENT_SCHEMA = "cluster string, " + ", ".join(f"{c} string" for c in BINDING)
+RESULT_SCHEMA = ("cluster string, phase int, action string, " + ", ".join(f"{c} string" for c in BINDING)
+                 + ", status string, error string")
+
+
 def _current_df(spark, clusters: Sequence[str]):
+    """One task per shard. DataFrame API only (mapInArrow), so it runs under Spark Connect as well."""
     specs = [(c, int(f.resource_type), int(f.pattern_type), int(f.permission)) for c in clusters for f in shard_filters()]
-    rdd = spark.sparkContext.parallelize(specs, len(specs)).mapPartitions(_read_shards)
-    schema = "cluster string, " + ", ".join(f"{c} string" for c in BINDING)
-    return spark.createDataFrame(rdd, schema)
+    df = spark.createDataFrame(specs, "cluster string, rt int, pt int, perm int").repartition(len(specs))
+    return df.mapInArrow(_read_shards_arrow, CURRENT_SCHEMA)
+
+
+def _read_shards_arrow(batches):
+    import pyarrow as pa
+
+    names = ["cluster", *BINDING]
+    for batch in batches:
+        rows = list(_read_shards((r["cluster"], r["rt"], r["pt"], r["perm"]) for r in batch.to_pylist()))
+        yield pa.RecordBatch.from_pydict({n: [r[i] for r in rows] for i, n in enumerate(names)},
+                                         schema=pa.schema([(n, pa.string()) for n in names]))
 
 
 def _read_shards(specs: Iterator[tuple]) -> Iterator[tuple]:
@@ -307,10 +322,8 @@ def spark_apply(plan: Plan, progress=None, report=None):
             n = cp.counts()[phase]
             if not n:
                 continue
-            out = part.repartition(max(1, min(8, n // 2000 + 1))).rdd.mapPartitions(
-                lambda it, a=action: _apply_partition(it, a))
-            res = spark.createDataFrame(out, "cluster string, phase int, action string, " +
-                                        ", ".join(f"{c} string" for c in BINDING) + ", status string, error string")
+            res = part.repartition(max(1, min(8, n // 2000 + 1))).mapInArrow(
+                lambda batches, a=action: _apply_arrow(batches, a), RESULT_SCHEMA)
             target = results_dir / f"cluster={cp.cluster}" / f"phase={phase}"
             res.write.mode("overwrite").parquet(str(target))
             if report is not None:
@@ -343,6 +356,17 @@ def _stream_report(results: Path, report) -> None:
             report.write(json.dumps({k: v for k, v in rec.items() if v is not None}) + "\n")
 
 
+def _apply_arrow(batches, action: str):
+    import pyarrow as pa
+
+    names = ["cluster", "phase", "action", *BINDING, "status", "error"]
+    types = [pa.string(), pa.int32(), pa.string(), *[pa.string()] * len(BINDING), pa.string(), pa.string()]
+    rows = (r for batch in batches for r in batch.to_pylist())
+    out = list(_apply_partition(rows, action))
+    yield pa.RecordBatch.from_pydict({n: [r[i] for r in out] for i, n in enumerate(names)},
+                                     schema=pa.schema(list(zip(names, types))))
+
+
 def _apply_partition(rows: Iterator[Any], action: str) -> Iterator[tuple]:
     """Runs on executors: batches of creates (2,000) or concrete deletes (200) per cluster."""
     from kafkactl.acl.model import AclBinding
@@ -371,7 +395,7 @@ def _apply_partition(rows: Iterator[Any], action: str) -> Iterator[tuple]:
 
     size = CREATE_CHUNK if action == "CREATE" else DELETE_BATCH
     for r in rows:
-        d = r.asDict()
+        d = r if isinstance(r, dict) else r.asDict()
         batch.append((d["cluster"], int(d["phase"]), flat_binding("plan", {k: d[k] for k in FLAT_FIELDS})))
         if len(batch) >= size:
             yield from flush()
