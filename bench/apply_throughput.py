@@ -29,18 +29,11 @@ def main() -> None:
     args = ap.parse_args()
     n = args.principals * args.topics
 
-    from kafkactl.local.assembly import ensure_kafka
-    from kafkactl.local.sandbox import Sandbox
 
-    sb = Sandbox()
-    state = sb.load_state()
-    if state is None or not sb.is_running(state):
-        sys.exit("start the sandbox first: kafkactl local up")
-    libs = ensure_kafka()
-    out = HERE / "out"
-    out.mkdir(exist_ok=True)
-    clients = next(libs.glob("kafka-clients-*.jar"))
-    subprocess.run(["javac", "-d", str(out), "-cp", str(clients), str(HERE / "java" / "AclBatchLoop.java")], check=True)
+    from _common import compile_java, running_sandbox
+
+    sb, state, libs = running_sandbox()
+    out = compile_java(libs, "AclBatchLoop.java")
     kafkactl = [str(Path(sys.executable).with_name("kafkactl")), "--context", "local-admin", "--timeout", "120"]
     work = Path(tempfile.mkdtemp(prefix="kafkactl-bench-"))
     res: dict[str, list[float]] = {k: [] for k in ("kafkactl create", "kafkactl delete", "java create", "java delete",

@@ -35,19 +35,12 @@ def main() -> None:
     args = ap.parse_args()
 
     from kafkactl.gateway import Gateway
-    from kafkactl.local.assembly import ensure_kafka
-    from kafkactl.local.sandbox import Sandbox
     from kafkactl.profiles import Selection, resolve
 
-    sb = Sandbox()
-    state = sb.load_state()
-    if state is None or not sb.is_running(state):
-        sys.exit("start the sandbox first: kafkactl local up")
-    libs = ensure_kafka()
-    out = HERE / "out"
-    out.mkdir(exist_ok=True)
-    clients = next(libs.glob("kafka-clients-*.jar"))
-    subprocess.run(["javac", "-d", str(out), "-cp", str(clients), str(HERE / "java" / "DescribeTopics.java")], check=True)
+    from _common import compile_java, running_sandbox
+
+    sb, state, libs = running_sandbox()
+    out = compile_java(libs, "DescribeTopics.java")
 
     gw = Gateway(resolve(Selection(context="local-admin", timeout=120)))
     have = {t for t in gw.list_topics_metadata().topics if t.startswith("bench.describe.")}

@@ -1,0 +1,30 @@
+"""Shared by the benchmarks that run against the sandbox and a Java anchor."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def running_sandbox():
+    """(sandbox, its state, the assembled jars dir); exits if `kafkactl local up` has not been run."""
+    from kafkactl.local.assembly import ensure_kafka
+    from kafkactl.local.sandbox import Sandbox
+
+    sb = Sandbox()
+    state = sb.load_state()
+    if state is None or not sb.is_running(state):
+        sys.exit("start the sandbox first: kafkactl local up")
+    return sb, state, ensure_kafka()
+
+
+def compile_java(libs: Path, source: str) -> Path:
+    """javac bench/java/<source> against the Maven kafka-clients jar; returns the classes dir."""
+    out = HERE / "out"
+    out.mkdir(exist_ok=True)
+    clients = next(libs.glob("kafka-clients-*.jar"))
+    subprocess.run(["javac", "-d", str(out), "-cp", str(clients), str(HERE / "java" / source)], check=True)
+    return out
