@@ -23,15 +23,17 @@ from kafkactl.bulk.plan import KEY_SEP, PHASES, SEED, ClusterPlan, Guards, Plan,
 from kafkactl.bulk.state import FLAT_FIELDS, DesiredState, Scope, StateFileError, flat_row
 from kafkactl.errors import UsageError
 
-_session: Any = None
+_sessions: dict[tuple, Any] = {}
 BINDING = ["principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type"]
 
 
 def session(master: str | None = None, remote: str | None = None, driver_memory: str = "2g") -> Any:
-    """One SparkSession per process: local[*] unless a master or a Spark Connect URL is given."""
-    global _session
-    if _session is not None:
-        return _session
+    """One SparkSession per process and target: local[*] unless a master or a Spark Connect URL is given."""
+    key = (master, remote)
+    if key in _sessions:
+        return _sessions[key]
+    if (None, None) == key and _sessions:
+        return next(iter(_sessions.values()))  # apply reuses the session its plan ran on
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers must have pyarrow, xxhash, kafkactl
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
@@ -64,7 +66,7 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
         raise UsageError("spark.speculation must be false for kafkactl apply")
     if not remote:
         spark.sparkContext.setLogLevel("ERROR")
-    _session = spark
+    _sessions[key] = spark
     return spark
 
 

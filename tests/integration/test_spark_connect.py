@@ -1,0 +1,72 @@
+"""--spark-remote against a real Spark Connect server (the one pyspark's wheel ships), on this machine."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_process
+from tests.integration.acl_helpers import remove_exactly, snapshot, token
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def connect_url(tmp_path_factory):
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    work = tmp_path_factory.mktemp("spark-connect")
+    port = _free_port()
+    env = {**os.environ, "SPARK_HOME": str(home), "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1",
+           "SPARK_LOG_DIR": str(work / "logs"), "SPARK_PID_DIR": str(work / "pids"),
+           "SPARK_IDENT_STRING": f"kafkactl-tests-{port}"}
+    subprocess.run(["bash", str(home / "sbin" / "start-connect-server.sh"), "--conf",
+                    f"spark.connect.grpc.binding.port={port}", "--conf", "spark.ui.enabled=false"],
+                   env=env, check=True, capture_output=True, timeout=120)
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.5)
+        else:
+            pytest.fail("the Spark Connect server did not start: " + "".join(
+                p.read_text()[-2000:] for p in (work / "logs").glob("*")))
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        subprocess.run(["bash", str(home / "sbin" / "stop-connect-server.sh")], env=env, capture_output=True,
+                       timeout=120)
+
+
+def test_plan_and_apply_through_spark_connect(sandbox, connect_url, tmp_path):
+    gw = sandbox.gateway("admin")
+    t = token()
+    f = tmp_path / "remote.yaml"
+    f.write_text(f"scope:\n  principalPrefixes: ['User:sc{t}']\nacls:\n  - principal: User:sc{t}-app\n"
+                 f"    allow:\n      - topic: sc{t}.orders\n        operations: [Read, Write]\n"
+                 f"    deny:\n      - topic: sc{t}.secret\n        operations: [Read]\n")
+    try:
+        r = run_process("--context", "local-admin", "acls", "plan", str(f), "--spark-remote", connect_url,
+                        "--detailed-exitcode", timeout=300)
+        assert r.exit_code == 2 and "+3 -0" in r.stderr, r.stderr[-2000:]
+        r = run_process("--context", "local-admin", "acls", "apply", str(f), "--spark-remote", connect_url, "--yes",
+                        timeout=300)
+        assert r.exit_code == 0, r.stderr[-2000:]
+        assert len(snapshot(gw, f"sc{t}")) == 3
+        r = run_process("--context", "local-admin", "acls", "plan", str(f), "--spark-remote", connect_url,
+                        "--detailed-exitcode", timeout=300)
+        assert r.exit_code == 0, r.stderr[-2000:]
+    finally:
+        remove_exactly(gw, snapshot(gw, f"sc{t}"))
