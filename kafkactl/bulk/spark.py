@@ -82,10 +82,15 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
         if t.profile.context is None and current is None:
             raise UsageError("--spark needs named contexts (executors resolve them from the contexts file)")
     spark = session(master, remote)
+    from pyspark import StorageLevel
+
     desired = _desired_df(spark, state)
     names = [t.name for t in targets]
     supers = {t.name: list(t.profile.super_users) for t in targets}
-    current = current if current is not None else _current_df(spark, names)
+    if current is None:
+        # the brokers are read once: the statistics pass and the join reuse the persisted shards
+        # (re-reading Parquet is cheaper than caching it, so a given DataFrame is not persisted)
+        current = _current_df(spark, names).persist(StorageLevel.MEMORY_AND_DISK)
     scope_ok = _in_scope(state.scope)
     protected = _protected(guards, supers)
     cur_scoped = current.where(scope_ok & ~protected).withColumn("_c", F.lit(True))
@@ -141,6 +146,7 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
             raise UsageError(f"{n}: the plan deletes {counts[3] + counts[4]} ACL bindings, more than --max-deletes "
                              f"{guards.max_deletes} allows ({limit}); nothing was changed")
         clusters.append(cp)
+    current.unpersist()
     plan = Plan(clusters, state.scope, list(state.sources), engine="spark")
     plan.location = str(out)
     return plan
