@@ -96,22 +96,24 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
     cur_scoped = current.where(scope_ok & ~protected).withColumn("_c", F.lit(True))
     targets_df = spark.createDataFrame([(n,) for n in names], "cluster string")
     want = desired.crossJoin(targets_df).where(~protected).withColumn("_d", F.lit(True))
-    keyed = [_with_key(want), _with_key(cur_scoped)]
-    on = ["cluster", "key", *BINDING]
-    joined = keyed[0].join(keyed[1], on=on, how="full_outer")
+    # the join needs only the binding columns; the key (for fingerprints) is computed on the changed rows
+    joined = want.join(cur_scoped, on=["cluster", *BINDING], how="full_outer")
     action = (F.when(F.col("_d").isNotNull() & F.col("_c").isNull(), F.lit("CREATE"))
               .when(F.col("_c").isNotNull() & F.col("_d").isNull(), F.lit("DELETE")))
     changes = joined.withColumn("action", action).where(F.col("action").isNotNull())
     phase = (F.when((F.col("action") == "CREATE") & (F.col("permission") == "DENY"), 1)
              .when(F.col("action") == "CREATE", 2)
              .when(F.col("permission") == "ALLOW", 3).otherwise(4))
-    changes = changes.withColumn("phase", phase).select("cluster", "phase", "action", *BINDING, "key")
+    # duplicates in the desired files only ever surface as duplicate CREATE rows: dedupe the (small) changes
+    changes = _with_key(changes.withColumn("phase", phase).select("cluster", "phase", "action", *BINDING)
+                        .dropDuplicates(["cluster", *BINDING]))
 
     # small aggregates only, one pass per side: counts of current / in scope, desired / protected
     cur_stats = current.groupBy("cluster").agg(
         F.count("*").alias("n"), F.sum((scope_ok & ~protected).cast("long")).alias("s")).collect()
     stats = {r["cluster"]: r["n"] for r in cur_stats}
     in_scope = {r["cluster"]: r["s"] or 0 for r in cur_stats}
+    # counts rows as given: a binding repeated in the files counts twice here (the plan itself is de-duplicated)
     want_stats = desired.crossJoin(targets_df).groupBy("cluster").agg(
         F.sum((~protected).cast("long")).alias("w"), F.sum(protected.cast("long")).alias("p")).collect()
     wanted = {r["cluster"]: r["w"] or 0 for r in want_stats}
@@ -188,7 +190,7 @@ def _desired_df(spark, state: DesiredState):
     out = parts[0]
     for p in parts[1:]:
         out = out.unionByName(p)
-    return out.dropDuplicates(BINDING)
+    return out
 
 
 def _normalise(df):
