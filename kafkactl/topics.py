@@ -160,12 +160,9 @@ def describe_topics(gw: Gateway, names: list[str] | None, authorized_operations:
     found, errors = [], []
     for t in md.topics:
         if t.error_code:
-            from kafkactl.gateway import _CodeError
-
-            err = gw._result_error(t.error_code, None)
-            errors.append(TopicError(t.name, gw.translate(_CodeError(err.code, err.name, err.message),
-                                                          f"describe topic {t.name!r}", resource=f"topic {t.name!r}",
-                                                          needs=f"Describe on Topic:{t.name}")))
+            errors.append(TopicError(t.name, gw.code_error(t.error_code, None, f"describe topic {t.name!r}",
+                                                           resource=f"topic {t.name!r}",
+                                                           needs=f"Describe on Topic:{t.name}")))
             continue
         parts = tuple(PartitionInfo(t.name, p.partition_index, p.leader_id if p.leader_id >= 0 else None,
                                     tuple(p.replica_nodes), tuple(p.isr_nodes), tuple(p.offline_replicas or ()))

@@ -185,11 +185,8 @@ def _raise_on_failures(gw, result: ChangeResult, what: str, needs: str) -> None:
     codes = {r.error_code for r in failed}
     if len(failed) == len(result.results) and len(codes) == 1:
         # nothing worked, for one reason (e.g. not authorized): report it with its own exit code
-        from kafkactl.gateway import _AUTHZ, _CodeError
-
         first = failed[0]
-        name = _AUTHZ.get(first.error_code or 0, "ERROR")
-        raise gw.translate(_CodeError(first.error_code or -1, name, first.error or ""), what, needs=needs)
+        raise gw.code_error(first.error_code or -1, first.error, what, needs=needs)
     raise PartialFailure(f"{len(failed)} of {len(result.results)} ACL bindings failed; first: "
                          f"{failed[0].binding.describe()}: {failed[0].error}", result=result)
 

@@ -428,12 +428,3 @@ def _confirmed(spark, cluster: str, done, action: str, attempts: int = 20) -> bo
             return True
         time.sleep(0.5)
     return False
-
-
-def rows_sample(plan: Plan, n: int) -> list[dict]:
-    """The first n plan rows for display, read with pyarrow (bounded by n, no Spark needed)."""
-    import pyarrow.dataset as ds
-
-    dataset = ds.dataset(str(Path(plan.location) / "rows"), format="parquet", partitioning="hive")
-    return dataset.head(n).to_pylist() if n else dataset.to_table().to_pylist()
-

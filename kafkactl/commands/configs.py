@@ -94,45 +94,17 @@ def configs_describe(
                          client=client, client_defaults=client_defaults, ip=ip, ip_defaults=ip_defaults)
     gw = app_ctx.gateway()
     if len(entities) == 2:  # a user+client quota entity
-        rows, errors = ops._describe_quotas(gw, entities), []
+        rows, errors = ops.describe_quotas(gw, entities), []
     else:
         [entity] = entities
-        names = [entity.name] if entity.name is not None else _every(app_ctx, gw, entity, verbose)
+        names = [entity.name]
+        if entity.name is None:
+            names, listing = ops.every_entity(gw, entity)
+            if listing is not None:
+                _print_listing_notes(app_ctx, listing, verbose)
         rows, errors = ops.describe(gw, entity, names, all_, verbose)
     app_ctx.render(rows)
-    report_errors(app_ctx, [_as_item(e) for e in errors], len(rows) or (0 if errors else 1))
-
-
-def _every(app_ctx, gw, entity, verbose) -> list[str]:
-    """kafka-configs.sh's 'every entity' for describe without a name."""
-    if entity.type == "topics":
-        from kafkactl.topics import list_topics
-
-        return [t.name for t in list_topics(gw)]
-    if entity.type in ("brokers", "broker-loggers"):
-        from kafkactl.cluster import describe_cluster
-
-        return [str(b.id) for b in describe_cluster(gw).brokers]
-    if entity.type in ("groups", "client-metrics"):
-        from kafkactl.configs.listing import list_resources
-
-        listing = list_resources(gw, [entity.type])
-        _print_listing_notes(app_ctx, listing, verbose)
-        names = {r.name for r in listing.resources if r.entity_type == entity.type}
-        if entity.type == "groups":
-            from kafkactl.groups import list_groups
-
-            # ListGroups finds groups with members, LIST_CONFIG_RESOURCES those with configs but none
-            names |= {g.group for g in list_groups(gw)}
-        return sorted(names)
-    return []  # users, clients, ips: the quota RPC matches every entity itself
-
-
-def _as_item(e):
-    class Item:
-        error = e.error
-
-    return Item
+    report_errors(app_ctx, errors, len(rows) or (0 if errors else 1))
 
 
 def _changes(add_config, add_config_file, delete_config, append_config, subtract_config, keys=None):

@@ -56,7 +56,7 @@ def list_resources(gw: Gateway, entity_types: list[str]) -> Listing:
             out.notes.append("this broker cannot list these config resources (before Kafka 4.1 LIST_CONFIG_RESOURCES "
                              "covers CLIENT_METRICS only); listing what you can see instead")
         else:
-            raise gw.translate(_code(gw, e.code), "list config resources") from None
+            raise gw.code_error(e.code, None, "list config resources") from None
         return _fallback(gw, types, out)
     out.version, out.broker_max = version, broker_max
     if version < 0:
@@ -98,10 +98,3 @@ def _fallback(gw: Gateway, types: list[int], out: Listing) -> Listing:
     out.notes.append("the result above is possibly incomplete")
     out.resources.sort(key=lambda r: (r.entity_type, r.name))
     return out
-
-
-def _code(gw: Gateway, code: int) -> Exception:
-    from kafkactl.gateway import _CodeError
-
-    err = gw._result_error(code, None)
-    return _CodeError(err.code, err.name, err.message)

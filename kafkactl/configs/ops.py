@@ -53,7 +53,32 @@ def describe(gw: Gateway, entity: Entity, names: list[str], all_values: bool, ve
         return _describe_configs(gw, entity, names, all_values, verbose)
     if entity.type == "users":
         return _describe_users(gw, entity, names)
-    return _describe_quotas(gw, [entity]), []
+    return describe_quotas(gw, [entity]), []
+
+
+def every_entity(gw: Gateway, entity: Entity) -> tuple[list[str], "object | None"]:
+    """kafka-configs.sh's 'every entity' for describe without a name, and the LIST_CONFIG_RESOURCES
+    listing used to find them (its notes are for the caller to print), if one was used."""
+    if entity.type == "topics":
+        from kafkactl.topics import list_topics
+
+        return [t.name for t in list_topics(gw)], None
+    if entity.type in ("brokers", "broker-loggers"):
+        from kafkactl.cluster import describe_cluster
+
+        return [str(b.id) for b in describe_cluster(gw).brokers], None
+    if entity.type in ("groups", "client-metrics"):
+        from kafkactl.configs.listing import list_resources
+
+        listing = list_resources(gw, [entity.type])
+        names = {r.name for r in listing.resources if r.entity_type == entity.type}
+        if entity.type == "groups":
+            from kafkactl.groups import list_groups
+
+            # ListGroups finds groups with members, LIST_CONFIG_RESOURCES those with configs but none
+            names |= {g.group for g in list_groups(gw)}
+        return sorted(names), listing
+    return [], None  # users, clients, ips: the quota RPC matches every entity itself
 
 
 def _describe_configs(gw, entity, names, all_values, verbose):
@@ -86,7 +111,7 @@ def _describe_needs(entity_type: str, label: str) -> str:
 
 
 def _describe_users(gw, entity, names):
-    rows = _describe_quotas(gw, [entity])
+    rows = describe_quotas(gw, [entity])
     errors = []
     if not entity.default:
         scram = gw.describe_scram(names or None)
@@ -103,7 +128,7 @@ def _describe_users(gw, entity, names):
     return rows, errors
 
 
-def _describe_quotas(gw, entities: list[Entity]) -> list[ConfigRow]:
+def describe_quotas(gw, entities: list[Entity]) -> list[ConfigRow]:
     components = []
     for e in entities:
         qtype = QUOTA_TYPES[e.type]

@@ -169,6 +169,17 @@ class AclRpcs:
         cls = for_code(code)
         return clean_error(ErrorInfo(code, getattr(cls, "message", cls.__name__), message or cls.description))
 
+    def code_exception(self: Any, code: int, message: str | None) -> Exception:
+        """A Kafka error code as an exception `translate` understands (for per-item results)."""
+        from kafkactl.gateway import _CodeError
+
+        err = self._result_error(code, message)
+        return _CodeError(err.code, err.name, err.message)
+
+    def code_error(self: Any, code: int, message: str | None, what: str, **kw: Any) -> Any:
+        """A Kafka error code as kafkactl's error (and so its exit code)."""
+        return self.translate(self.code_exception(code, message), what, **kw)
+
     def _raise_acl_error(self: Any, code: int, message: str | None, what: str, needs: str) -> None:
         from kafkactl.errors import BrokerError
 
@@ -176,10 +187,7 @@ class AclRpcs:
             return
         if code == SECURITY_DISABLED:
             raise BrokerError("the cluster has no authorizer (authorizer.class.name is not set): it keeps no ACLs")
-        from kafkactl.gateway import _CodeError
-
-        err = self._result_error(code, message)
-        raise self.translate(_CodeError(err.code, err.name, err.message), what, needs=needs)
+        raise self.code_error(code, message, what, needs=needs)
 
 
 _CONFLUENT_ENUMS: tuple | None = None

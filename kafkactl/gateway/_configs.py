@@ -83,7 +83,7 @@ class ConfigRpcs:
         for r in resp.results:
             key = (r.resource_type, r.resource_name)
             if r.error_code:
-                out[key] = self._code_exception(r.error_code, r.error_message)
+                out[key] = self.code_exception(r.error_code, r.error_message)
                 continue
             out[key] = [RawConfig(c.name, c.value, SOURCES.get(c.config_source, str(c.config_source)),
                                   bool(c.read_only), bool(c.is_sensitive),
@@ -119,7 +119,7 @@ class ConfigRpcs:
                          configs=[C(name=k, config_operation=OPS[op], value=v) for k, v, op in ops])],
             validate_only=validate_only), "alter configs")
         r = resp.responses[0]
-        return self._code_exception(r.error_code, r.error_message) if r.error_code else None
+        return self.code_exception(r.error_code, r.error_message) if r.error_code else None
 
     # ------------------------------------------------------------------ LIST_CONFIG_RESOURCES
     def list_config_resources(self: Any, types: Sequence[int]) -> tuple[int, int, int, list[tuple[int, str]]]:
@@ -194,8 +194,8 @@ class ConfigRpcs:
             components=[C(entity_type=t, match_type=m, match=n) for t, m, n in components], strict=strict),
             "describe client quotas")
         if resp.error_code:
-            raise self._code_exception(resp.error_code, resp.error_message, as_kafkactl=True, what="describe client quotas",
-                                       needs="DescribeConfigs on the Cluster")
+            raise self.code_error(resp.error_code, resp.error_message, "describe client quotas",
+                                  needs="DescribeConfigs on the Cluster")
         order = {"user": 0, "client-id": 1, "ip": 2}
         return [(tuple(sorted(((e.entity_type, e.entity_name) for e in entry.entity), key=lambda x: order.get(x[0], 9))),
                  {v.key: v.value for v in entry.values}) for entry in resp.entries or []]
@@ -210,16 +210,7 @@ class ConfigRpcs:
             ops=[E.OpData(key=k, value=v if v is not None else 0.0, remove=v is None) for k, v in ops])],
             validate_only=validate_only), "alter client quotas")
         r = resp.entries[0]
-        return self._code_exception(r.error_code, r.error_message) if r.error_code else None
-
-    # ------------------------------------------------------------------ helpers
-    def _code_exception(self: Any, code: int, message: str | None, as_kafkactl: bool = False, what: str = "",
-                        needs: str | None = None) -> Exception:
-        from kafkactl.gateway import _CodeError
-
-        err = self._result_error(code, message)
-        exc = _CodeError(err.code, err.name, err.message)
-        return self.translate(exc, what, needs=needs) if as_kafkactl else exc
+        return self.code_exception(r.error_code, r.error_message) if r.error_code else None
 
 
 class ListConfigResourcesError(Exception):

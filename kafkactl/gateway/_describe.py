@@ -21,7 +21,8 @@ class DescribeRpcs:
 
         resp = self._kp_send(DescribeClusterRequest(
             include_cluster_authorized_operations=include_authorized_operations), "describe the cluster")
-        self._raise_code(resp.error_code, resp.error_message, "describe the cluster")
+        if resp.error_code:
+            raise self.code_error(resp.error_code, resp.error_message, "describe the cluster")
         return resp
 
     def topic_metadata(self: Any, names: Sequence[str] | None, include_authorized_operations: bool) -> Any:
@@ -44,7 +45,8 @@ class DescribeRpcs:
             brokers = [b.node_id for b in kp._manager.cluster.brokers()]
             for node in brokers:
                 resp = kp._manager.run(kp._manager.send, ListGroupsRequest(), node)
-                self._raise_code(resp.error_code, None, "list groups")
+                if resp.error_code:
+                    raise self.code_error(resp.error_code, None, "list groups")
                 groups.extend(resp.groups)
         except Exception as exc:
             if hasattr(exc, "exit_code"):
@@ -65,10 +67,3 @@ class DescribeRpcs:
             except Exception as exc:  # per group: GROUP_AUTHORIZATION_FAILED, not found, ...
                 out[gid] = exc
         return out
-
-    def _raise_code(self: Any, code: int, message: str | None, what: str) -> None:
-        if code:
-            from kafkactl.gateway import _CodeError
-
-            err = self._result_error(code, message)
-            raise self.translate(_CodeError(err.code, err.name, err.message), what)
