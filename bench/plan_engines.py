@@ -78,16 +78,18 @@ def main() -> None:
     print(f"### acls plan engines, 2% changes ({time.strftime('%Y-%m-%d')})\n")
     print("Spark times are warm (both queries first ran once on 10,000 bindings); session start is excluded.\n")
     print("| bindings per side | in-process s | in-process peak RSS | Spark plan s | bare Spark join s | "
-          "Spark / bare | Spark Python driver RSS | changes |\n|---|---|---|---|---|---|---|---|")
+          "Spark / bare | bare join, kafkactl's join settings s | Spark Python driver RSS | changes |\n"
+          "|---|---|---|---|---|---|---|---|---|")
     for n, local, spark in rows:
         lt = f"{local['seconds']:.2f}" if "seconds" in local else ("-" if not local else "failed")
         lm = f"{local['rss_mb']:,.0f} MB" if "rss_mb" in local else "-"
         st = f"{spark['seconds']:.2f}" if "seconds" in spark else "failed"
         bt = f"{spark['bare_seconds']:.2f}" if "bare_seconds" in spark else "-"
         ratio = f"{spark['seconds'] / spark['bare_seconds']:.2f}" if "bare_seconds" in spark else "-"
+        tt = f"{spark['tuned_seconds']:.2f}" if "tuned_seconds" in spark else "-"
         dm = f"{spark['driver_rss_mb']:,.0f} MB" if "driver_rss_mb" in spark else "-"
         ch = local.get("changes") or spark.get("changes") or "-"
-        print(f"| {n:,} | {lt} | {lm} | {st} | {bt} | {ratio} | {dm} | {ch} |")
+        print(f"| {n:,} | {lt} | {lm} | {st} | {bt} | {ratio} | {tt} | {dm} | {ch} |")
 
 
 if __name__ == "__main__":

@@ -199,20 +199,52 @@ def test_in_process_and_spark_plans_are_identical(sandbox, team, tmp_path):
                                        ("deny", "write", "DENY", "LITERAL"))]
     f = tmp_path / "d.jsonl"
     f.write_text(json.dumps({"kind": "scope", "principalPrefixes": [f"User:{team}"]}) + "\n" +
-                 "".join(json.dumps(r) + "\n" for r in rows))
+                 "".join(json.dumps(r) + "\n" for r in [*rows, rows[1]]))  # a repeated binding, too
     y = tmp_path / "d.yaml"
     y.write_text(state_yaml(team, [{"principal": app, "allow": [{"topic": f"{team}y", "operations": ["Describe"]}]}]))
     targets = resolve_targets(["local-admin"], [], Selection())
     gw = targets[0].gateway()
-    local = make_plan([("local-admin", gw, targets[0].profile.super_users)], load([str(f), str(y)]), Guards())
-    spark = spark_plan(load([str(f), str(y)], flat_rows=False), targets, Guards())
 
     def rowset(plan):
         return {tuple(sorted(r.to_json().items())) for r in plan.rows()}
 
-    assert rowset(local) == rowset(spark) and len(rowset(local)) == 5
-    assert [c.fingerprint() for c in local.clusters] == [c.fingerprint() for c in spark.clusters]
-    assert [c.counts() for c in local.clusters] == [c.counts() for c in spark.clusters]
+    def stats(plan):
+        return [(c.current_total, c.current_in_scope, c.desired, c.protected_skipped, c.deletes_withheld)
+                for c in plan.clusters]
+
+    for guards, changes in ((Guards(), 5), (Guards(no_delete=True), 3)):
+        local = make_plan([("local-admin", gw, targets[0].profile.super_users)], load([str(f), str(y)]), guards)
+        spark = spark_plan(load([str(f), str(y)], flat_rows=False), targets, guards)
+        assert rowset(local) == rowset(spark) and len(rowset(local)) == changes
+        assert [c.fingerprint() for c in local.clusters] == [c.fingerprint() for c in spark.clusters]
+        assert [c.counts() for c in local.clusters] == [c.counts() for c in spark.clusters]
+        assert stats(local) == stats(spark)
+
+
+@pytest.mark.parametrize("cur_n,want_n", [(2, 2), (0, 2), (2, 0), (0, 0), (3, 1)])
+@pytest.mark.parametrize("no_delete", [False, True])
+def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(tmp_path, cur_n, want_n, no_delete):
+    """The Spark plan observes its statistics during the join: an empty side must not lose them."""
+    from kafkactl.bulk.plan import Guards, diff_cluster
+    from kafkactl.bulk.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
+    from kafkactl.bulk.state import Scope, flat_row, load
+    from kafkactl.bulk.targets import Target
+    from kafkactl.profiles import Profile
+
+    bs = [AclBinding(ResourceType.TOPIC, f"t{i}", PatternType.LITERAL, "User:p1", "*", AclOperation.READ,
+                     Permission.ALLOW if i % 2 else Permission.DENY) for i in range(4)]
+    current, desired = bs[:cur_n], bs[1:1 + want_n]
+    f = tmp_path / "d.jsonl"
+    f.write_text(json.dumps({"kind": "scope", "principalPrefixes": ["User:p"]}) + "\n"
+                 + "".join(json.dumps(flat_row(b)) + "\n" for b in desired))
+    cur_df = session().createDataFrame([("c", *[flat_row(b)[k] for k in BINDING]) for b in current], CURRENT_SCHEMA)
+    target = Target("c", Profile(bootstrap_servers="unused:1", context="c", super_users=("User:admin",)))
+    guards = Guards(no_delete=no_delete)
+    got = spark_plan(load([str(f)], flat_rows=False), [target], guards, current=cur_df).clusters[0]
+    want = diff_cluster("c", current, desired, Scope(principal_prefixes=("User:p",)), guards, ["User:admin"])
+    assert (got.current_total, got.current_in_scope, got.desired, got.protected_skipped, got.deletes_withheld) == \
+        (want.current_total, want.current_in_scope, want.desired, want.protected_skipped, want.deletes_withheld)
+    assert got.counts() == want.counts() and got.fingerprint() == want.fingerprint()
 
 
 def test_binding_key_equals_sparks_xxhash64():
