@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Sequence
+from collections import deque
+from typing import Callable, ClassVar, Iterable, Iterator, Sequence
 
 from kafkactl.acl.model import AclBinding
-from kafkactl.acl.ops import await_visible
+from kafkactl.acl.ops import await_visible, chunks
 from kafkactl.bulk.plan import PHASE_NAMES, PHASES, Plan, PlanRow
 from kafkactl.bulk.state import flat_row
 from kafkactl.errors import BrokerError, PartialFailure
@@ -81,7 +82,8 @@ def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], Non
             done = [r.binding for r in rows if statuses.get(r.binding) in ("created", "deleted", "gone")]
             present = done if action == "CREATE" else []
             absent = done if action == "DELETE" else []
-            if (present or absent) and not await_visible(gw, present, absent, timeout=60):
+            batch = CREATE_CHUNK if action == "CREATE" else DELETE_BATCH
+            if (present or absent) and not await_visible(gw, present, absent, timeout=60, sample_every=batch):
                 result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
                 raise BrokerError(f"{result.stopped_at}: the broker did not confirm the changes within 60 s; later "
                                   "phases were not started (re-run apply to converge)")
@@ -96,25 +98,41 @@ def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report) -> di
     if not bindings:
         return statuses
     if action == "CREATE":
-        for i in range(0, len(bindings), CREATE_CHUNK):
-            chunk = bindings[i:i + CREATE_CHUNK]
-            _record(statuses, report, rows[0], chunk, gw.create_acls(chunk), "created")
+        # two requests in flight: the controller appends one batch while the next is on the wire
+        for chunk, errors in pipelined(gw.create_acls, chunks(bindings, CREATE_CHUNK)):
+            _record(statuses, report, rows[0], chunk, errors, "created")
             if progress:
                 progress(len(chunk))
         return statuses
-    batches = [bindings[i:i + DELETE_BATCH] for i in range(0, len(bindings), DELETE_BATCH)]
 
     def send(chunk):
-        return chunk, gw.delete_acls([b.to_filter() for b in chunk])
+        return gw.delete_acls([b.to_filter() for b in chunk])
 
-    with ThreadPoolExecutor(max_workers=IN_FLIGHT) as pool:
-        for chunk, results in pool.map(send, batches):
-            errs = [err if err else None for _, err in results]
-            gone = {b for b, (matched, err) in zip(chunk, results) if not err and not matched}
-            _record(statuses, report, rows[0], chunk, errs, "deleted", gone)
-            if progress:
-                progress(len(chunk))
+    for chunk, results in pipelined(send, chunks(bindings, DELETE_BATCH)):
+        errs = [err if err else None for _, err in results]
+        gone = {b for b, (matched, err) in zip(chunk, results) if not err and not matched}
+        _record(statuses, report, rows[0], chunk, errs, "deleted", gone)
+        if progress:
+            progress(len(chunk))
     return statuses
+
+
+def pipelined(fn: Callable, batches: Iterable, in_flight: int = IN_FLIGHT) -> Iterator[tuple]:
+    """(batch, fn(batch)) in order, with at most `in_flight` requests outstanding. Nothing is queued beyond
+    that, so an interrupt (Ctrl-C) stops after the requests already on the wire: a re-run converges."""
+    pending: deque = deque()
+    pool = ThreadPoolExecutor(max_workers=in_flight)
+    try:
+        for batch in batches:
+            pending.append((batch, pool.submit(fn, batch)))
+            if len(pending) >= in_flight:
+                batch0, fut = pending.popleft()
+                yield batch0, fut.result()
+        while pending:
+            batch0, fut = pending.popleft()
+            yield batch0, fut.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _record(statuses, report, row: PlanRow, chunk, errors, ok: str, gone=frozenset()) -> None:

@@ -66,6 +66,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         self._admin: Any = None
         self._kp: Any = None
         self._lock = threading.Lock()
+        self._clients_lock = threading.Lock()  # batches in flight on two threads share one client of each kind
         self._client_errors: list[ErrorInfo] = []
 
     # ------------------------------------------------------------------ clients
@@ -134,29 +135,37 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
     @property
     def kafka_python(self) -> Any:
         """kafka-python's admin client, for what librdkafka cannot express (kafka-semantics §9)."""
-        if self._kp is None:
-            import logging
-
-            # kafka-python logs freely (its config, with the password, at DEBUG): only --debug's scrubbing
-            # handler may show it; without one, Python's last-resort handler would print its warnings
-            if not self.debug:
-                logging.getLogger("kafka").addHandler(logging.NullHandler())
-                logging.getLogger("kafka").propagate = False
-            from kafka.admin import KafkaAdminClient
-            from kafka.errors import KafkaError as KPError
-
-            try:
-                self._kp = KafkaAdminClient(**self.kafka_python_config())
-            except KPError as exc:
-                raise self._translate_kp(exc, "connect") from None
+        if self._kp is not None:
+            return self._kp
+        with self._clients_lock:
+            if self._kp is None:
+                self._kp = self._make_kafka_python()
         return self._kp
+
+    def _make_kafka_python(self) -> Any:
+        import logging
+
+        # kafka-python logs freely (its config, with the password, at DEBUG): only --debug's scrubbing
+        # handler may show it; without one, Python's last-resort handler would print its warnings
+        if not self.debug:
+            logging.getLogger("kafka").addHandler(logging.NullHandler())
+            logging.getLogger("kafka").propagate = False
+        from kafka.admin import KafkaAdminClient
+        from kafka.errors import KafkaError as KPError
+
+        try:
+            return KafkaAdminClient(**self.kafka_python_config())
+        except KPError as exc:
+            raise self._translate_kp(exc, "connect") from None
 
     @property
     def admin(self) -> Any:
         if self._admin is None:
-            from confluent_kafka.admin import AdminClient
+            with self._clients_lock:
+                if self._admin is None:
+                    from confluent_kafka.admin import AdminClient
 
-            self._admin = AdminClient(self.confluent_config())
+                    self._admin = AdminClient(self.confluent_config())
         return self._admin
 
     # ------------------------------------------------------------------ waiting and errors
