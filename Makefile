@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test install clean
+.PHONY: demo test install docs clean
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kafkactl needs Python >= 3.11")'
@@ -21,6 +21,10 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest
+
+# regenerate completions/ and man/ from the command definitions (a test fails when they are stale)
+docs: install
+	$(BIN)/python -m kafkactl.commands._docs
 
 clean:
 	rm -rf $(VENV) .pytest_cache

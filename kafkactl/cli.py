@@ -29,6 +29,7 @@ NOUNS = {
     "groups": "groups",
     "context": "context",
     "local": "local",
+    "completion": "completion",
 }
 
 
@@ -53,6 +54,20 @@ class KafkactlGroup(TyperGroup):
             cached.name = cmd_name
             self.commands[cmd_name] = cached
         return cached
+
+    def _main_shell_completion(self, ctx_args: Any, prog_name: str, complete_var: str | None = None) -> None:
+        instruction = os.environ.get(complete_var or "_KAFKACTL_COMPLETE")
+        if not instruction:
+            return
+        from kafkactl.commands.completion import complete
+
+        try:
+            rv = complete(self, ctx_args, prog_name, instruction)
+        except Exception:  # never a traceback in the middle of the operator's command line
+            rv = 1
+        sys.stdout.flush()
+        # a lookup abandoned at its time budget may still hold a client: skip interpreter teardown
+        os._exit(rv)
 
     def main(self, args: Any = None, prog_name: Any = None, complete_var: Any = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
@@ -91,10 +106,12 @@ class KafkactlGroup(TyperGroup):
             _error("interrupted")
             code = ExitCode.INTERRUPTED
         except BrokenPipeError:
-            # the reader went away (`| head -1`): stop quietly
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            code = ExitCode.BROKEN_PIPE
+            code = _broken_pipe()
+        except SystemExit as exc:
+            # typer turns EPIPE into exit 1 even outside standalone mode; kafkactl documents 141
+            if not isinstance(exc.__context__, BrokenPipeError):
+                raise
+            code = _broken_pipe()
         except Exception as exc:  # a bug or an unexpected client failure: one line unless --debug
             from kafkactl.redact import scrub
 
@@ -106,6 +123,13 @@ class KafkactlGroup(TyperGroup):
         if standalone_mode:
             sys.exit(int(code))
         return int(code)
+
+
+def _broken_pipe() -> ExitCode:
+    """The reader went away (`| head -1`): stop quietly, with nothing left to flush into the closed pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return ExitCode.BROKEN_PIPE
 
 
 GLOBAL_VALUE_OPTIONS = {"--context", "-b", "--bootstrap-server", "--command-config", "-o", "--output", "--timeout"}
@@ -199,6 +223,12 @@ app = typer.Typer(
 )
 
 
+def _complete_contexts(incomplete: str) -> list[str]:
+    from kafkactl.completion import context_names, matching
+
+    return matching(context_names(), incomplete)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"kafkactl {__version__}")
@@ -208,7 +238,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    context: Annotated[Optional[str], typer.Option("--context", help="Context to use (default: KAFKACTL_CONTEXT, then current-context).", show_default=False)] = None,
+    context: Annotated[Optional[str], typer.Option("--context", help="Context to use (default: KAFKACTL_CONTEXT, then current-context).", autocompletion=_complete_contexts, show_default=False)] = None,
     bootstrap_server: Annotated[Optional[str], typer.Option("-b", "--bootstrap-server", help="host:port[,host:port]; overrides the context (env KAFKACTL_BOOTSTRAP_SERVERS).", show_default=False)] = None,
     command_config: Annotated[Optional[str], typer.Option("--command-config", help="Client properties file, as kafka-*.sh take it.", show_default=False)] = None,
     output: Annotated[Optional[OutputFormat], typer.Option("-o", "--output", help="Output format; table on a terminal, plain in a pipe (env KAFKACTL_OUTPUT).", show_default=False)] = None,
@@ -247,6 +277,13 @@ def _enable_debug_logging() -> None:
         lg.setLevel(logging.DEBUG)
 
 
+
+
+def app_group() -> Any:
+    """The root click group (for completion scripts and man pages)."""
+    from typer.main import get_group
+
+    return get_group(app)
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ class ExitCode(IntEnum):
 
 DESCRIPTIONS: dict[ExitCode, str] = {
     ExitCode.OK: "success",
-    ExitCode.ERROR: "error reported by the broker, or an unexpected failure",
+    ExitCode.ERROR: "error reported by the broker, an unexpected failure, or no at a confirmation prompt",
     ExitCode.USAGE: "bad input (option, value, file); nothing was sent to the cluster",
     ExitCode.NOT_AUTHORIZED: "the broker denied the request (missing ACL)",
     ExitCode.UNREACHABLE: "no broker reachable, or the request timed out (--timeout)",

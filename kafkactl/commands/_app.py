@@ -112,5 +112,13 @@ def _make_console(stream: Any, no_color: bool) -> Any:
     tty = stream.isatty()
     # In a pipe rich would wrap and truncate at 80 columns; data must never be cut for a script.
     width = None if tty else 100_000
-    return Console(file=stream, no_color=no_color or None, highlight=False, width=width,
-                   force_terminal=None, soft_wrap=not tty)
+    console = Console(file=stream, no_color=no_color or None, highlight=False, width=width,
+                      force_terminal=None, soft_wrap=not tty)
+
+    def on_broken_pipe() -> None:
+        # rich would exit 1 here; the root group owns exit codes (141, quietly)
+        console.quiet = True
+        raise BrokenPipeError
+
+    console.on_broken_pipe = on_broken_pipe
+    return console

@@ -6,20 +6,21 @@ from typing import Annotated, Optional
 
 import typer
 
+from kafkactl.commands import _complete as complete
 from kafkactl.commands._options import DryRun
 
 app = typer.Typer(help="Describe and change configs, SCRAM credentials and quotas (kafka-configs.sh).",
                   no_args_is_help=True)
 
 _E = "Entity"
-EntityType = Annotated[Optional[list[str]], typer.Option("--entity-type", help="topics|brokers|broker-loggers|groups|client-metrics|users|clients|ips (repeatable: users with clients).", rich_help_panel=_E, show_default=False)]
-EntityName = Annotated[Optional[list[str]], typer.Option("--entity-name", help="Name of the entity (repeatable, pairs with --entity-type).", rich_help_panel=_E, show_default=False)]
+EntityType = Annotated[Optional[list[str]], typer.Option("--entity-type", autocompletion=complete.entity_types, help="topics, brokers, broker-loggers, groups, client-metrics, users, clients or ips (repeatable: users with clients).", rich_help_panel=_E, show_default=False)]
+EntityName = Annotated[Optional[list[str]], typer.Option("--entity-name", autocompletion=complete.entity_names, help="Name of the entity (repeatable, pairs with --entity-type).", rich_help_panel=_E, show_default=False)]
 EntityDefault = Annotated[bool, typer.Option("--entity-default", help="The default entity (brokers, users, clients, ips).", rich_help_panel=_E)]
-Topic = Annotated[Optional[str], typer.Option("--topic", help="Shortcut: --entity-type topics --entity-name T.", rich_help_panel=_E, show_default=False)]
+Topic = Annotated[Optional[str], typer.Option("--topic", help="Shortcut: --entity-type topics --entity-name T.", autocompletion=complete.topics, rich_help_panel=_E, show_default=False)]
 Broker = Annotated[Optional[str], typer.Option("--broker", help="Shortcut for a broker id.", rich_help_panel=_E, show_default=False)]
 BrokerDefaults = Annotated[bool, typer.Option("--broker-defaults", help="The cluster-wide broker default.", rich_help_panel=_E)]
 BrokerLogger = Annotated[Optional[str], typer.Option("--broker-logger", help="The loggers of a broker id.", rich_help_panel=_E, show_default=False)]
-Group = Annotated[Optional[str], typer.Option("--group", help="A group.", rich_help_panel=_E, show_default=False)]
+Group = Annotated[Optional[str], typer.Option("--group", help="A group.", autocompletion=complete.groups, rich_help_panel=_E, show_default=False)]
 ClientMetrics = Annotated[Optional[str], typer.Option("--client-metrics", help="A client-metrics subscription.", rich_help_panel=_E, show_default=False)]
 User = Annotated[Optional[str], typer.Option("--user", help="A user (quotas and SCRAM credentials).", rich_help_panel=_E, show_default=False)]
 UserDefaults = Annotated[bool, typer.Option("--user-defaults", help="The default user quota.", rich_help_panel=_E)]
@@ -136,9 +137,9 @@ def configs_alter(
     topic: Topic = None, broker: Broker = None, broker_defaults: BrokerDefaults = False, broker_logger: BrokerLogger = None,
     group: Group = None, client_metrics: ClientMetrics = None, user: User = None, user_defaults: UserDefaults = False,
     client: Client = None, client_defaults: ClientDefaults = False, ip: Ip = None, ip_defaults: IpDefaults = False,
-    add_config: Annotated[Optional[list[str]], typer.Option("--add-config", help="'k1=v1,k2=[a,b]' (SET; SCRAM-SHA-256=[iterations=8192,password=...] for users).", show_default=False)] = None,
+    add_config: Annotated[Optional[list[str]], typer.Option("--add-config", autocompletion=complete.add_config_keys, help="'k1=v1,k2=[a,b]' (SET; SCRAM-SHA-256=[iterations=8192,password=...] for users).", show_default=False)] = None,
     add_config_file: Annotated[Optional[list[str]], typer.Option("--add-config-file", help="A properties file of configs to SET.", show_default=False)] = None,
-    delete_config: Annotated[Optional[list[str]], typer.Option("--delete-config", help="'k1,k2' to DELETE (back to the default).", show_default=False)] = None,
+    delete_config: Annotated[Optional[list[str]], typer.Option("--delete-config", help="'k1,k2' to DELETE (back to the default).", autocompletion=complete.config_keys, show_default=False)] = None,
     append_config: Annotated[Optional[list[str]], typer.Option("--append-config", help="'k=[a,b]': APPEND to a list config.", show_default=False)] = None,
     subtract_config: Annotated[Optional[list[str]], typer.Option("--subtract-config", help="'k=[a]': SUBTRACT from a list config.", show_default=False)] = None,
     dry_run: DryRun = False,
@@ -161,12 +162,12 @@ def configs_alter(
 @app.command("delete")
 def configs_delete(
     ctx: typer.Context,
-    keys: Annotated[Optional[list[str]], typer.Argument(help="Config keys to delete (or --delete-config).", show_default=False)] = None,
+    keys: Annotated[Optional[list[str]], typer.Argument(help="Config keys to delete (or --delete-config).", autocompletion=complete.config_keys, show_default=False)] = None,
     entity_type: EntityType = None, entity_name: EntityName = None, entity_default: EntityDefault = False,
     topic: Topic = None, broker: Broker = None, broker_defaults: BrokerDefaults = False, broker_logger: BrokerLogger = None,
     group: Group = None, client_metrics: ClientMetrics = None, user: User = None, user_defaults: UserDefaults = False,
     client: Client = None, client_defaults: ClientDefaults = False, ip: Ip = None, ip_defaults: IpDefaults = False,
-    delete_config: Annotated[Optional[list[str]], typer.Option("--delete-config", help="'k1,k2' to delete.", show_default=False)] = None,
+    delete_config: Annotated[Optional[list[str]], typer.Option("--delete-config", help="'k1,k2' to delete.", autocompletion=complete.config_keys, show_default=False)] = None,
     dry_run: DryRun = False,
 ) -> None:
     """Delete configs (they fall back to their defaults); SCRAM-SHA-256/512 removes a user's credential.

@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from kafkactl.commands import _complete as complete
+
 app = typer.Typer(help="Manage contexts (~/.config/kafkactl/config.yaml).", no_args_is_help=True)
 
 
@@ -53,7 +55,7 @@ def context_current(ctx: typer.Context) -> None:
 
 
 @app.command("use")
-def context_use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Context name.")]) -> None:
+def context_use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Context name.", autocompletion=complete.contexts)]) -> None:
     """Make NAME the current context.
 
     Example:  kafkactl context use local-alice
@@ -105,7 +107,7 @@ def context_add(
 
 
 @app.command("delete")
-def context_delete(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Context name.")]) -> None:
+def context_delete(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Context name.", autocompletion=complete.contexts)]) -> None:
     """Delete a context.
 
     Example:  kafkactl context delete old-prod

@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from kafkactl.commands import _complete as complete
 from kafkactl.commands._options import AuthorizedOpsFlag
 
 app = typer.Typer(help="List and describe consumer groups.", no_args_is_help=True)
@@ -37,7 +38,7 @@ def groups_list(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -
 @app.command("describe")
 def groups_describe(
     ctx: typer.Context,
-    group_ids: Annotated[Optional[list[str]], typer.Argument(metavar="[GROUP]...", help="Group ids (default: every group listed for you).", show_default=False)] = None,
+    group_ids: Annotated[Optional[list[str]], typer.Argument(metavar="[GROUP]...", help="Group ids (default: every group listed for you).", autocompletion=complete.groups, show_default=False)] = None,
     authorized_ops: AuthorizedOpsFlag = False,
 ) -> None:
     """Describe groups: state, type, assignor, coordinator and members (classic and KIP-848 consumer groups).

@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from kafkactl.commands import _complete as complete
 from kafkactl.commands._options import AuthorizedOpsFlag, DryRun, Yes
 
 app = typer.Typer(help="List, create and delete topics.", no_args_is_help=True)
@@ -40,7 +41,7 @@ def topics_list(
 @app.command("describe")
 def topics_describe(
     ctx: typer.Context,
-    names: Annotated[Optional[list[str]], typer.Argument(help="Topic names (default: every topic you may Describe).", show_default=False)] = None,
+    names: Annotated[Optional[list[str]], typer.Argument(help="Topic names (default: every topic you may Describe).", autocompletion=complete.topics, show_default=False)] = None,
     authorized_ops: AuthorizedOpsFlag = False,
 ) -> None:
     """Describe topics: partitions, leaders, replicas, ISR, offline replicas.
@@ -84,7 +85,7 @@ def topics_create(
 @app.command("delete")
 def topics_delete(
     ctx: typer.Context,
-    names: Annotated[list[str], typer.Argument(help="Topic name(s).")],
+    names: Annotated[list[str], typer.Argument(help="Topic name(s).", autocompletion=complete.topics)],
     yes: Yes = False,
 ) -> None:
     """Delete topics (asks on a terminal; needs --yes otherwise).

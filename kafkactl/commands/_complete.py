@@ -1,0 +1,131 @@
+"""Completion callbacks for options and arguments (Typer `autocompletion=`).
+
+Static values come from kafkactl's own tables; cluster values through kafkactl.completion (time budget,
+cache). The cluster is the one the command line names: --context, -b and --command-config count wherever
+they were typed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _selection(ctx: Any):
+    from kafkactl.profiles import Selection
+
+    p = ctx.find_root().params if ctx is not None else {}
+    return Selection(context=p.get("context"), bootstrap_servers=p.get("bootstrap_server"),
+                     command_config=p.get("command_config"))
+
+
+def _lookup(ctx: Any, kind: str, fetch: Any, incomplete: str) -> list[str]:
+    from kafkactl import completion
+
+    return completion.matching(completion.cached(kind, _selection(ctx), fetch), incomplete)
+
+
+def topics(ctx: Any, incomplete: str) -> list[str]:
+    from kafkactl.completion import topic_names
+
+    return _lookup(ctx, "topics", topic_names, incomplete)
+
+
+def groups(ctx: Any, incomplete: str) -> list[str]:
+    from kafkactl.completion import group_names
+
+    return _lookup(ctx, "groups", group_names, incomplete)
+
+
+def principals(ctx: Any, incomplete: str) -> list[str]:
+    from kafkactl.completion import principals as fetch
+
+    return _lookup(ctx, "principals", fetch, incomplete)
+
+
+def contexts(ctx: Any, incomplete: str) -> list[str]:
+    from kafkactl.completion import context_names, matching
+
+    return matching(context_names(), incomplete)
+
+
+def operations(ctx: Any, incomplete: str) -> list[str]:
+    """Only the operations the resource types already on the line support (all of them if none is)."""
+    from kafkactl.acl.model import BINDABLE_OPERATIONS, SUPPORTED_OPERATIONS, AclOperation, ResourceType
+
+    by_option = {"topic": ResourceType.TOPIC, "group": ResourceType.GROUP, "cluster": ResourceType.CLUSTER,
+                 "transactional_id": ResourceType.TRANSACTIONAL_ID, "delegation_token": ResourceType.DELEGATION_TOKEN,
+                 "user_principal": ResourceType.USER}
+    params = ctx.params if ctx is not None else {}
+    types = [t for name, t in by_option.items() if params.get(name)]
+    ops = set().union(*(SUPPORTED_OPERATIONS[t] for t in types), {AclOperation.ALL}) if types else set()
+    names = sorted(o.pascal for o in (ops or BINDABLE_OPERATIONS))
+    return [n for n in names if n.lower().startswith(incomplete.lower())]
+
+
+def pattern_types(incomplete: str) -> list[str]:
+    return [p for p in ("literal", "prefixed", "any", "match") if p.startswith(incomplete.lower())]
+
+
+def entity_types(incomplete: str) -> list[str]:
+    from kafkactl.configs.entities import ENTITY_TYPES
+
+    return [t for t in ENTITY_TYPES if t.startswith(incomplete)]
+
+
+def entity_names(ctx: Any, incomplete: str) -> list[str]:
+    """Names for the --entity-type given just before (topics and groups from the cluster)."""
+    kinds = (ctx.params.get("entity_type") or []) if ctx is not None else []
+    named = len(ctx.params.get("entity_name") or []) if ctx is not None else 0
+    kind = kinds[named] if named < len(kinds) else (kinds[-1] if kinds else None)
+    if kind == "topics":
+        return topics(ctx, incomplete)
+    if kind == "groups":
+        return groups(ctx, incomplete)
+    if kind == "users":
+        return [p.split(":", 1)[1] for p in principals(ctx, "User:" + incomplete)]
+    return []
+
+
+def config_keys(ctx: Any, incomplete: str) -> list[str]:
+    """Keys for --delete-config and `configs delete`: the ones the broker reports for the named entity."""
+    return _keys(ctx, incomplete, "")
+
+
+def add_config_keys(ctx: Any, incomplete: str) -> list[str]:
+    """Keys for --add-config, each followed by '='."""
+    return _keys(ctx, incomplete, "=")
+
+
+def _keys(ctx: Any, incomplete: str, suffix: str) -> list[str]:
+    # completes the key after the last comma of 'k1=v1,k2=...', keeping what comes before it
+    head, comma, key = incomplete.rpartition(",")
+    if "=" in key:
+        return []
+    return [f"{head}{comma}{k}{suffix}" for k in _keys_for(ctx) if k.startswith(key)]
+
+
+def _keys_for(ctx: Any) -> list[str]:
+    from kafkactl.configs.entities import CONFIG_TYPES, QUOTA_TYPES
+    from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS
+
+    p = ctx.params if ctx is not None else {}
+    shortcut = {"topic": "topics", "group": "groups", "broker": "brokers", "broker_logger": "broker-loggers",
+                "client_metrics": "client-metrics", "user": "users", "client": "clients", "ip": "ips"}
+    kind, name = None, None
+    for opt, t in shortcut.items():
+        if p.get(opt):
+            kind, name = t, p[opt]
+            break
+    if kind is None and p.get("entity_type"):
+        kind = p["entity_type"][0]
+        name = (p.get("entity_name") or [None])[0]
+    if kind in QUOTA_TYPES:
+        keys = list(QUOTA_KEYS.get(QUOTA_TYPES[kind], ()))
+        return keys + (list(SCRAM_MECHANISMS) if kind == "users" else [])
+    if kind not in CONFIG_TYPES or not name:
+        return []
+    from kafkactl import completion
+
+    rtype = CONFIG_TYPES[kind]
+    return completion.cached(f"config-keys:{kind}:{name}", _selection(ctx),
+                             lambda sel: completion.config_keys(sel, rtype, name))

@@ -1,0 +1,159 @@
+"""A real bash on a pseudo-terminal (pexpect): TAB completion, delete prompts, Ctrl-C, and the non-TTY refusal."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from kafkactl.exitcodes import ExitCode
+from tests.integration.acl_helpers import snapshot, token
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+PROMPT = "KPROMPT> "
+
+
+class Shell:
+    def __init__(self, child: pexpect.spawn) -> None:
+        self.child = child
+
+    def run(self, line: str, timeout: float = 60) -> str:
+        """Run a command line; its output (echo excluded)."""
+        self.child.sendline(line)
+        self.child.expect_exact(line[-20:])
+        self.child.expect_exact(PROMPT, timeout=timeout)
+        return self.child.before
+
+    def status(self) -> int:
+        out = self.run("echo rc=$?")
+        return int(out.strip().split("rc=")[-1].split()[0])
+
+    def tab(self, typed: str, expect: str, timeout: float = 10) -> None:
+        """Type, press TAB, and wait for the line to read `expect`."""
+        self.child.send(typed + "\t")
+        self.child.expect_exact(expect, timeout=timeout)
+
+
+@pytest.fixture
+def shell(sandbox, tmp_path):
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "TERM": "dumb", "INPUTRC": "/dev/null", "HISTFILE": "/dev/null"}
+    child = pexpect.spawn("bash", ["--norc", "--noprofile"], env=env, encoding="utf-8", timeout=30,
+                          dimensions=(50, 250), cwd=str(tmp_path))
+    child.sendline(f"source {ROOT / 'completions' / 'kafkactl.bash'}; bind 'set show-all-if-ambiguous on'; "
+                   f"PS1='K''PROMPT> '")
+    child.expect_exact(PROMPT)
+    yield Shell(child)
+    child.close(force=True)
+
+
+def ok(args: list[str]) -> subprocess.CompletedProcess:
+    p = subprocess.run([str(BIN / "kafkactl"), *args], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return p
+
+
+def test_tab_completes_subcommands_and_options(shell):
+    shell.tab("kafkactl ac", "kafkactl acls ")
+    shell.tab("li", "list ")  # what TAB added to the line
+    shell.tab("--pr", "--principal ")
+    shell.child.send("\x15")  # Ctrl-U: clear the line
+    shell.tab("kafkactl acls create --group g --operation Des", "--operation Describe")
+    shell.child.send("\x15")
+    shell.tab("kafkactl acls list -o ya", "-o yaml ")
+    shell.child.send("\x15")
+    assert shell.run("true") is not None
+
+
+def test_tab_completes_live_topic_names_and_the_command_runs(shell):
+    t = token()
+    for n in (f"pexp.{t}.orders", f"pexp.{t}.payments"):
+        ok(["--context", "local-admin", "topics", "create", n, "--partitions", "1"])
+    shell.tab(f"kafkactl --context local-admin topics describe pexp.{t}.o", f"pexp.{t}.orders ")
+    out = shell.run("-o json")
+    assert json.loads(out[out.index("["):])[0]["name"] == f"pexp.{t}.orders"
+    # two candidates: TAB lists both
+    shell.tab(f"kafkactl --context local-admin topics describe pexp.{t}.", f"pexp.{t}.payments")
+    shell.child.send("\x15")
+    shell.run("true")
+
+
+def test_tab_completes_principals_across_the_colon(shell):
+    t = token()
+    ok(["--context", "local-admin", "acls", "create", "--allow-principal", f"User:{t}-svc", "--operation", "Read",
+        "--topic", t])
+    shell.tab(f"kafkactl --context local-admin acls list --principal User:{t}-s", f"--principal User:{t}-svc ")
+    out = shell.run("-o csv")
+    assert f"User:{t}-svc" in out and "TOPIC" in out
+
+
+@pytest.mark.parametrize("answer,deleted", [("n", False), ("y", True)])
+def test_acls_delete_asks_on_a_terminal(shell, sandbox, answer, deleted):
+    t = token()
+    ok(["--context", "local-admin", "acls", "create", "--allow-principal", f"User:{t}", "--operation", "Read",
+        "--topic", t])
+    shell.child.sendline(f"kafkactl --context local-admin acls delete --principal User:{t} --topic {t}")
+    shell.child.expect(r"\[y/N\]")
+    shell.child.sendline(answer)
+    shell.child.expect_exact(PROMPT)
+    mine = [b for b in snapshot(sandbox.gateway("admin")) if b.principal == f"User:{t}"]
+    assert (mine == []) == deleted
+    assert shell.status() == (0 if deleted else ExitCode.ERROR)  # "no" at the prompt: aborted, nothing changed
+
+
+@pytest.mark.parametrize("answer,deleted", [("n", False), ("y", True)])
+def test_topics_delete_asks_on_a_terminal(shell, sandbox, answer, deleted):
+    t = token()
+    ok(["--context", "local-admin", "topics", "create", f"del.{t}", "--partitions", "1"])
+    shell.child.sendline(f"kafkactl --context local-admin topics delete del.{t}")
+    shell.child.expect(r"\[y/N\]")
+    shell.child.sendline(answer)
+    shell.child.expect_exact(PROMPT)
+    assert shell.status() == (0 if deleted else ExitCode.ERROR)
+    names = ok(["--context", "local-admin", "topics", "list", "-o", "plain"]).stdout.split()
+    assert (f"del.{t}" not in names) == deleted
+
+
+def test_non_tty_delete_without_yes_is_refused(sandbox):
+    t = token()
+    ok(["--context", "local-admin", "acls", "create", "--allow-principal", f"User:{t}", "--operation", "Read",
+        "--topic", t])
+    p = subprocess.run([str(BIN / "kafkactl"), "--context", "local-admin", "acls", "delete", "--principal",
+                        f"User:{t}"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert p.returncode == ExitCode.USAGE
+    assert "--yes" in p.stderr and "Traceback" not in p.stderr
+    assert [b for b in snapshot(sandbox.gateway("admin")) if b.principal == f"User:{t}"] != []
+
+
+def test_ctrl_c_mid_apply_exits_130_and_a_rerun_finishes(shell, sandbox, tmp_path):
+    t = token()
+    scope = {"kind": "scope", "principalPrefixes": [f"User:{t}-"]}
+    rows = [{"principal": f"User:{t}-{p}", "host": "*", "operation": "READ", "permission": "ALLOW",
+             "resource_type": "TOPIC", "resource_name": f"{t}.{i}", "pattern_type": "LITERAL"}
+            for p in range(20) for i in range(1000)]
+    full = tmp_path / "full.jsonl"
+    full.write_text("".join(json.dumps(r) + "\n" for r in [scope, *rows]))
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps(scope) + "\n")
+    ok(["--context", "local-admin", "acls", "apply", str(full), "--yes"])  # 20,000 ACLs to delete below
+    ok(["--context", "local-admin", "acls", "create", "--allow-principal", f"User:other-{t}", "--topic", t])
+    # deletes run at about 1,000/s: interrupt once the progress bar shows (rich draws none on a dumb terminal)
+    shell.run("export TERM=xterm")
+    shell.child.sendline(f"kafkactl --context local-admin acls apply {empty} --yes")
+    shell.child.expect_exact("applying", timeout=60)
+    shell.child.expect(r"[1-9]\d*/20000", timeout=60)
+    shell.child.sendintr()
+    shell.child.expect_exact(PROMPT, timeout=60)
+    assert shell.status() == ExitCode.INTERRUPTED
+    left = [b for b in snapshot(sandbox.gateway("admin")) if b.principal.startswith(f"User:{t}-")]
+    assert 0 < len(left) < 20000  # really interrupted mid-way
+    ok(["--context", "local-admin", "acls", "apply", str(empty), "--yes"])
+    after = snapshot(sandbox.gateway("admin"))
+    assert [b for b in after if b.principal.startswith(f"User:{t}-")] == []
+    assert any(b.principal == f"User:other-{t}" for b in after)  # outside the scope: untouched
