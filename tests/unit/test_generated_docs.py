@@ -69,3 +69,22 @@ def test_man_page_examples_come_from_the_command_docstrings():
 
     example = next(ln.split("Example:", 1)[1].strip() for ln in acls_create.__doc__.splitlines() if "Example:" in ln)
     assert example.replace("-", "\\-") in text
+
+
+def test_the_wheel_installs_completions_and_man_pages(tmp_path):
+    import sys
+    import zipfile
+
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    wheel = next(tmp_path.glob("kafkactl-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    data = {n.split(".data/data/", 1)[1]: n for n in names if ".data/data/" in n}
+    from kafkactl.commands.completion import FILES, INSTALL_PATHS
+
+    for shell, installed in INSTALL_PATHS.items():
+        assert installed in data, shell
+        assert zipfile.ZipFile(wheel).read(data[installed]).decode() == GENERATED[Path("completions") / FILES[shell]]
+    pages = {n for n in data if n.startswith("share/man/man1/")}
+    assert pages == {f"share/man/man1/{p.name}" for p in (ROOT / "man").glob("*.1")}
