@@ -189,4 +189,4 @@ def acls_decode_ops(
 
 
 # desired-state commands (export, plan, apply) live in their own module and register on this group
-from kafkactl.commands import acls_state  # noqa: E402,F401
+from kafkactl.commands import acls_authz, acls_state  # noqa: E402,F401
