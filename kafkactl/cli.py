@@ -11,6 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from kafkactl import __version__
+from kafkactl.commands import _complete as complete
 from kafkactl.commands._app import AppContext, default_output
 from kafkactl.errors import KafkactlError
 from kafkactl.exitcodes import ExitCode
@@ -223,12 +224,6 @@ app = typer.Typer(
 )
 
 
-def _complete_contexts(incomplete: str) -> list[str]:
-    from kafkactl.completion import context_names, matching
-
-    return matching(context_names(), incomplete)
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"kafkactl {__version__}")
@@ -238,7 +233,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    context: Annotated[Optional[str], typer.Option("--context", help="Context to use (default: KAFKACTL_CONTEXT, then current-context).", autocompletion=_complete_contexts, show_default=False)] = None,
+    context: Annotated[Optional[str], typer.Option("--context", help="Context to use (default: KAFKACTL_CONTEXT, then current-context).", autocompletion=complete.contexts, show_default=False)] = None,
     bootstrap_server: Annotated[Optional[str], typer.Option("-b", "--bootstrap-server", help="host:port[,host:port]; overrides the context (env KAFKACTL_BOOTSTRAP_SERVERS).", show_default=False)] = None,
     command_config: Annotated[Optional[str], typer.Option("--command-config", help="Client properties file, as kafka-*.sh take it.", show_default=False)] = None,
     output: Annotated[Optional[OutputFormat], typer.Option("-o", "--output", help="Output format; table on a terminal, plain in a pipe (env KAFKACTL_OUTPUT).", show_default=False)] = None,

@@ -12,6 +12,7 @@ import json
 import os
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -58,8 +59,7 @@ def cached(kind: str, selection: Selection, fetch: Callable[[Selection], list[st
             return json.loads(path.read_text(encoding="utf-8"))["values"]
     except (OSError, ValueError, KeyError):
         pass
-    values = within(budget, lambda: fetch(Selection(selection.context, selection.bootstrap_servers,
-                                                    selection.command_config, timeout=budget)))
+    values = within(budget, lambda: fetch(replace(selection, timeout=budget)))
     if values is None:
         return []
     values = sorted(set(values))[:MAX_VALUES]

@@ -79,14 +79,16 @@ def await_visible(gw, present: Sequence[AclBinding], absent: Sequence[AclBinding
     deadline = time.monotonic() + timeout
     changed = [*present, *absent]
     if sample_every and len(changed) > sample_every:
-        picks = set(range(sample_every - 1, len(present), sample_every)) | {len(present) - 1}
-        sp = [present[i] for i in sorted(picks) if 0 <= i < len(present)]
-        picks = set(range(sample_every - 1, len(absent), sample_every)) | {len(absent) - 1}
-        sa = [absent[i] for i in sorted(picks) if 0 <= i < len(absent)]
         # the same client as the full check (kafka-python, connected by the bulk writes already)
-        if not _settle(gw, set(sp), set(sa), deadline, bulk=True):
+        if not _settle(gw, _last_of_each(present, sample_every), _last_of_each(absent, sample_every), deadline,
+                       bulk=True):
             return False
     return _settle(gw, set(present), set(absent), deadline, bulk=len(changed) > 1000)
+
+
+def _last_of_each(items: Sequence[AclBinding], size: int) -> set[AclBinding]:
+    """The last binding of each request of `size` (and of the final, shorter one)."""
+    return {items[min(i + size, len(items)) - 1] for i in range(0, len(items), size)}
 
 
 def _settle(gw, present: set[AclBinding], absent: set[AclBinding], deadline: float, bulk: bool) -> bool:

@@ -82,6 +82,15 @@ def _resources(o: AclOptions, pattern: PatternType) -> list[tuple[ResourceType, 
     return res
 
 
+def single_resource(o: AclOptions) -> tuple[ResourceType, str]:
+    """The one resource a question is about (acls check, acls explain)."""
+    res = _resources(o, PatternType.LITERAL)
+    if len(res) != 1:
+        raise UsageError("name exactly one resource: --topic, --group, --cluster, --transactional-id, "
+                         "--delegation-token or --user-principal")
+    return res[0][0], res[0][1]
+
+
 def _check_shortcuts(o: AclOptions) -> None:
     if o.producer or o.consumer:
         which = "--producer" if o.producer else "--consumer"

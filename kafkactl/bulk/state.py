@@ -266,6 +266,22 @@ def _binding(where: str, principal: str, host: str, op: Any, perm: Permission, r
     return AclBinding(rtype, name, pt, principal, host.strip(), operation, perm)
 
 
+def load_bindings(path: str) -> list[AclBinding]:
+    """An ACL set from a file: a desired state (any format), or a JSON list as `acls list -o json` writes it."""
+    p = Path(path)
+    if not p.exists():
+        raise StateFileError(f"{path}: no such file")
+    if p.suffix.lower() == ".json":
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise StateFileError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        if isinstance(data, list):
+            return [flat_binding(f"{path} item {i}", {**row, "host": row.get("host", "*")})
+                    for i, row in enumerate(data, 1)]
+    return list(load([path]).bindings)
+
+
 def flat_binding(where: str, row: dict) -> AclBinding:
     """A flat row (JSONL, CSV, Parquet): every field required, enum names as Kafka spells them."""
     for f in FLAT_FIELDS:

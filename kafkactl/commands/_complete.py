@@ -105,27 +105,26 @@ def _keys(ctx: Any, incomplete: str, suffix: str) -> list[str]:
 
 
 def _keys_for(ctx: Any) -> list[str]:
-    from kafkactl.configs.entities import CONFIG_TYPES, QUOTA_TYPES
+    from dataclasses import fields
+
+    from kafkactl.configs.entities import CONFIG_TYPES, QUOTA_TYPES, EntityOptions, parse_entities
     from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS
+    from kafkactl.errors import UsageError
 
     p = ctx.params if ctx is not None else {}
-    shortcut = {"topic": "topics", "group": "groups", "broker": "brokers", "broker_logger": "broker-loggers",
-                "client_metrics": "client-metrics", "user": "users", "client": "clients", "ip": "ips"}
-    kind, name = None, None
-    for opt, t in shortcut.items():
-        if p.get(opt):
-            kind, name = t, p[opt]
-            break
-    if kind is None and p.get("entity_type"):
-        kind = p["entity_type"][0]
-        name = (p.get("entity_name") or [None])[0]
-    if kind in QUOTA_TYPES:
-        keys = list(QUOTA_KEYS.get(QUOTA_TYPES[kind], ()))
-        return keys + (list(SCRAM_MECHANISMS) if kind == "users" else [])
-    if kind not in CONFIG_TYPES or not name:
+    kw = {f.name: p[f.name] for f in fields(EntityOptions) if p.get(f.name) is not None}
+    kw["entity_types"], kw["entity_names"] = p.get("entity_type") or [], p.get("entity_name") or []
+    try:  # the entity as the command itself will read it (shortcuts included)
+        entity = parse_entities(EntityOptions(**kw), need_name=False)[0]
+    except UsageError:
+        return []
+    if entity.type in QUOTA_TYPES:
+        keys = list(QUOTA_KEYS.get(QUOTA_TYPES[entity.type], ()))
+        return keys + (list(SCRAM_MECHANISMS) if entity.type == "users" else [])
+    if entity.type not in CONFIG_TYPES or not entity.name:
         return []
     from kafkactl import completion
 
-    rtype = CONFIG_TYPES[kind]
-    return completion.cached(f"config-keys:{kind}:{name}", _selection(ctx),
+    rtype, name = CONFIG_TYPES[entity.type], entity.name
+    return completion.cached(f"config-keys:{entity.type}:{name}", _selection(ctx),
                              lambda sel: completion.config_keys(sel, rtype, name))

@@ -104,7 +104,7 @@ def page_rst(path: tuple[str, ...], cmd: Any, root: Any, version: str) -> str:
     name = "-".join(path)
     ctx = click.Context(cmd, info_name=" ".join(path))
     first, rest, examples = _split_help(cmd.help or "")
-    title = f"{name}"
+    title = name
     subtitle = _esc(first) or "kafkactl"
     # over- and underlined: the title and subtitle become the page's NAME line
     out = ["=" * len(title), title, "=" * len(title), "-" * len(subtitle), subtitle, "-" * len(subtitle), "",
@@ -164,7 +164,8 @@ def render_man(rst: str) -> str:
     raw = publish_string(rst, writer=manpage.Writer(),
                          settings_overrides={"report_level": 2, "halt_level": 2, "input_encoding": "utf-8",
                                              "output_encoding": "utf-8", "datestamp": None})
-    return raw.decode("utf-8")
+    # docutils writes "Name"; man pages say NAME
+    return raw.decode("utf-8").replace("\n.SH Name\n", "\n.SH NAME\n", 1)
 
 
 def generate() -> dict[Path, str]:
@@ -179,8 +180,7 @@ def generate() -> dict[Path, str]:
         out[Path("completions") / fname] = script(shell)
     root = app_group()
     for path, cmd in walk(root):
-        out[Path("man") / f"{'-'.join(path)}.1"] = render_man(page_rst(path, cmd, root, __version__)).replace(
-            "\n.SH Name\n", "\n.SH NAME\n")
+        out[Path("man") / f"{'-'.join(path)}.1"] = render_man(page_rst(path, cmd, root, __version__))
     return out
 
 

@@ -19,26 +19,20 @@ Cidr = Annotated[bool, typer.Option("--cidr-hosts", help="Hosts may be CIDR rang
 
 
 def _resource(topic, group, cluster, transactional_id, delegation_token, user_principal) -> tuple[Any, str]:
-    from kafkactl.acl.model import CLUSTER_NAME, ResourceType
-    from kafkactl.errors import UsageError
+    from kafkactl.acl.options import AclOptions, single_resource
 
-    given = [(ResourceType.TOPIC, v) for v in topic or []] + [(ResourceType.GROUP, v) for v in group or []]
-    given += [(ResourceType.TRANSACTIONAL_ID, v) for v in transactional_id or []]
-    given += [(ResourceType.DELEGATION_TOKEN, v) for v in delegation_token or []]
-    given += [(ResourceType.USER, v) for v in user_principal or []]
-    if cluster:
-        given.append((ResourceType.CLUSTER, CLUSTER_NAME))
-    if len(given) != 1:
-        raise UsageError("name exactly one resource: --topic, --group, --cluster, --transactional-id, "
-                         "--delegation-token or --user-principal")
-    return given[0]
+    return single_resource(AclOptions(topics=topic or [], groups=group or [], cluster=cluster,
+                                      transactional_ids=transactional_id or [],
+                                      delegation_tokens=delegation_token or [], user_principals=user_principal or []))
 
 
 def _authorizer(app_ctx, acls_file: str | None, super_user: list[str] | None, allow_everyone: bool, cidr: bool):
     from kafkactl.acl.authorizer import Authorizer
 
     if acls_file:
-        bindings = load_acl_file(acls_file)
+        from kafkactl.bulk.state import load_bindings
+
+        bindings = load_bindings(acls_file)
         supers = list(super_user or [])
     else:
         from kafkactl.acl.model import AclFilter
@@ -47,27 +41,6 @@ def _authorizer(app_ctx, acls_file: str | None, super_user: list[str] | None, al
         bindings = gw.describe_acls(AclFilter(), bulk=True)
         supers = list(super_user) if super_user else list(app_ctx.profile().super_users)
     return Authorizer(bindings, super_users=supers, allow_everyone_if_no_acl=allow_everyone, cidr_hosts=cidr)
-
-
-def load_acl_file(path: str) -> list:
-    """A desired-state file (any format), or a JSON list as `acls list -o json` writes it."""
-    import json
-    from pathlib import Path
-
-    from kafkactl.bulk.state import StateFileError, flat_binding, load
-
-    p = Path(path)
-    if not p.exists():
-        raise StateFileError(f"{path}: no such file")
-    if p.suffix.lower() == ".json":
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise StateFileError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-        if isinstance(data, list):
-            return [flat_binding(f"{path} item {i}", {**row, "host": row.get("host", "*")})
-                    for i, row in enumerate(data, 1)]
-    return list(load([path]).bindings)
 
 
 @app.command("check")

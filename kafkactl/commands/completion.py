@@ -82,7 +82,7 @@ def _classes() -> dict[str, type]:
     from click.shell_completion import (BashComplete, CompletionItem, FishComplete, ZshComplete, _resolve_context,
                                         split_arg_string)
 
-    from kafkactl.cli import GLOBAL_FLAGS, GLOBAL_VALUE_OPTIONS, hoist_global_options
+    from kafkactl.cli import GLOBAL_FLAGS, GLOBAL_VALUE_OPTIONS, NOUNS, hoist_global_options
 
     class Ours:
         def get_completions(self, args: list[str], incomplete: str) -> list[Any]:
@@ -93,7 +93,7 @@ def _classes() -> dict[str, type]:
                     return root.shell_complete(ctx.find_root(), incomplete)
             args = hoist_global_options(self.cli, args)
             items = super().get_completions(args, incomplete)  # type: ignore[misc]
-            if incomplete.startswith("-") and any(a in _nouns() for a in args):
+            if incomplete.startswith("-") and any(a in NOUNS for a in args):
                 have = {i.value for i in items}
                 items += [CompletionItem(o) for o in sorted(GLOBAL_VALUE_OPTIONS | GLOBAL_FLAGS)
                           if o.startswith(incomplete) and o.startswith("--") and o not in have]
@@ -130,12 +130,6 @@ def _classes() -> dict[str, type]:
         pass
 
     return {"bash": Bash, "zsh": Zsh, "fish": Fish}
-
-
-def _nouns() -> set[str]:
-    from kafkactl.cli import NOUNS
-
-    return set(NOUNS)
 
 
 app = typer.Typer(help="Print the shell completion script.", no_args_is_help=True)
