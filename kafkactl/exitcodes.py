@@ -13,6 +13,7 @@ class ExitCode(IntEnum):
     AUTHENTICATION = 6  # wrong credentials / SASL handshake refused
     NOT_FOUND = 7  # the named topic, group or context does not exist
     DENIED = 8  # `acls check`: the modelled decision is DENIED
+    FINDINGS = 9  # `acls lint`: findings at or above --fail-on
     INTERRUPTED = 130  # Ctrl-C
     BROKEN_PIPE = 141  # the reader of stdout went away (`| head -1`)
 
@@ -27,6 +28,7 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     ExitCode.AUTHENTICATION: "authentication failed (wrong user or password, SASL mechanism refused)",
     ExitCode.NOT_FOUND: "the named topic, group, context or file does not exist",
     ExitCode.DENIED: "acls check: the operation would be denied",
+    ExitCode.FINDINGS: "acls lint: findings at or above --fail-on",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C)",
     ExitCode.BROKEN_PIPE: "the reader of standard output closed the pipe",
 }

@@ -118,6 +118,15 @@ class Authorizer:
                 out += hits
         return out
 
+    def applying(self, acls: Iterable[AclBinding], principal: str, host: str, operation: AclOperation
+                 ) -> tuple[tuple[AclBinding, ...], tuple[AclBinding, ...]]:
+        """Of the relevant ACLs, the DENYs and the ALLOWs that apply to this principal, host and operation."""
+        applying = [b for b in acls if principal_applies(b.principal, principal)
+                    and host_applies(b.host, host, self.cidr_hosts)
+                    and operation_applies(b.operation, b.permission, operation)]
+        return (tuple(sorted(b for b in applying if b.permission is Permission.DENY)),
+                tuple(sorted(b for b in applying if b.permission is Permission.ALLOW)))
+
     def authorize(self, principal: str, host: str, operation: AclOperation, resource_type: ResourceType,
                   name: str) -> Decision:
         if principal in self.super_users:
@@ -125,22 +134,98 @@ class Authorizer:
         acls = self.relevant(resource_type, name)
         if not acls:
             return Decision(self.allow_everyone_if_no_acl, NO_ACL_DEFAULT)
-        applying = [b for b in acls if principal_applies(b.principal, principal)
-                    and host_applies(b.host, host, self.cidr_hosts)
-                    and operation_applies(b.operation, b.permission, operation)]
-        denies = tuple(sorted(b for b in applying if b.permission is Permission.DENY))
+        denies, allows = self.applying(acls, principal, host, operation)
         if denies:
             return Decision(False, DENY_ACL, denies)
-        allows = tuple(sorted(b for b in applying if b.permission is Permission.ALLOW))
         if allows:
             return Decision(True, ALLOW_ACL, allows)
         return Decision(False, NO_MATCHING_ALLOW)
+
+    def authorize_by_resource_type(self, principal: str, host: str, operation: AclOperation,
+                                   resource_type: ResourceType) -> bool:
+        """Authorizer.authorizeByResourceType as StandardAuthorizer inherits it: may the principal do the
+        operation on at least one resource of the type? The broker asks this for InitProducerId without a
+        transactional id (KIP-679: Write on any topic stands in for IdempotentWrite on the cluster).
+
+        Its rules differ from authorize(): an invented name ("hardcode") is authorized first, so super users,
+        `*` and covering prefixes count; then only ALL or the exact operation applies (no implications); a
+        DENY on LITERAL `*` refuses outright; an ALLOW counts unless a DENY on the same literal name or on a
+        prefix of its name dominates it."""
+        if self.authorize(principal, host, operation, resource_type, "hardcode").allowed:
+            return True
+        idx = self._types.get(resource_type)
+        if idx is None:
+            return False
+        deny_literal: set[str] = set()
+        deny_prefixed: set[str] = set()
+        allow: list[tuple[bool, str]] = []
+        wildcard_allow = False
+        for literal, groups in ((True, idx.literal), (False, idx.prefixed)):
+            for name, acls in groups.items():
+                for b in acls:
+                    if not (principal_applies(b.principal, principal) and b.host in (WILDCARD, host)
+                            and b.operation in (operation, Op.ALL)):
+                        continue
+                    if b.permission is Permission.DENY:
+                        if literal and name == WILDCARD:
+                            return False
+                        (deny_literal if literal else deny_prefixed).add(name)
+                    elif b.permission is Permission.ALLOW:
+                        if literal and name == WILDCARD:
+                            wildcard_allow = True
+                        else:
+                            allow.append((literal, name))
+        if wildcard_allow:
+            return True
+        for literal, name in allow:
+            if literal and name in deny_literal:
+                continue
+            if not any(name[:i] in deny_prefixed for i in range(1, len(name) + 1)):
+                return True
+        return False
 
     def matrix(self, principal: str, host: str, resource_type: ResourceType, name: str
                ) -> dict[AclOperation, Decision]:
         """A decision for every operation the resource type supports (what KIP-430 reports, with reasons)."""
         ops = sorted(SUPPORTED_OPERATIONS[resource_type])
         return {op: self.authorize(principal, host, op, resource_type, name) for op in ops}
+
+    def who_can(self, operation: AclOperation, resource_type: ResourceType, name: str,
+                host: str | None = None) -> list["Access"]:
+        """Who may do the operation on the resource: the super users, each principal an applying ALLOW names
+        (and `User:*`, standing for every principal not listed), with the DENYs that block some of them.
+
+        Without a host, "*" stands for a client on a host no ACL names, and a principal's rows for named hosts
+        appear only where their decision differs from it."""
+        rows = [Access(p, WILDCARD, "ALLOWED", SUPER_USER, Decision(True, SUPER_USER).explain())
+                for p in sorted(self.super_users)]
+        acls = self.relevant(resource_type, name)
+        if not acls:
+            if self.allow_everyone_if_no_acl:
+                d = Decision(True, NO_ACL_DEFAULT)
+                rows.append(Access(WILDCARD_PRINCIPAL, host or WILDCARD, "ALLOWED", d.reason, d.explain()))
+            return rows
+        named = sorted({b.principal for b in acls if b.principal != WILDCARD_PRINCIPAL
+                        and operation_applies(b.operation, b.permission, operation)} - self.super_users)
+        hosts = [host] if host is not None else [WILDCARD] + sorted({b.host for b in acls if b.host != WILDCARD})
+        for principal in (*named, WILDCARD_PRINCIPAL):
+            at_any: Access | None = None
+            for h in hosts:
+                denies, allows = self.applying(acls, principal, h, operation)
+                if not allows:
+                    continue  # nothing granted here: a DENY alone blocks nobody
+                if denies:
+                    why = (Decision(False, DENY_ACL, denies).explain() + " (over "
+                           + "; ".join(b.describe() for b in allows) + ")")
+                    row = Access(principal, h, "DENIED", DENY_ACL, why)
+                else:
+                    row = Access(principal, h, "ALLOWED", ALLOW_ACL, Decision(True, ALLOW_ACL, allows).explain())
+                if h == WILDCARD and host is None:
+                    at_any = row  # hosts[0]: compared with every named host after it
+                elif at_any is not None and at_any.decision == row.decision:
+                    continue  # what holds from any host holds here too
+                rows.append(row)
+        return rows
 
     def principals(self) -> set[str]:
         return {b.principal for idx in self._types.values()
@@ -167,3 +252,15 @@ class Check:
         return cls(principal, host, op.name, rtype.name, name, "ALLOWED" if d.allowed else "DENIED", d.reason,
                    d.explain())
 
+
+
+@dataclass(frozen=True)
+class Access:
+    """One answer of acls who-can: a principal (User:* = every principal not listed), from a host, and why."""
+
+    COLUMNS: ClassVar[tuple[str, ...]] = ("principal", "host", "decision", "reason", "why")
+    principal: str
+    host: str
+    decision: str
+    reason: str
+    why: str

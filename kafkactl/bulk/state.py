@@ -103,7 +103,7 @@ def load(paths: Iterable[str], scope_file: str | None = None, flat_rows: bool = 
         if not flat_rows and path.suffix.lower() in FLAT_SUFFIXES:
             _flat_scope_only(path, state)
         else:
-            _load_one(path, state)
+            load_one(path, state)
         state.sources.append(str(p))
     if scope_file:
         extra = DesiredState()
@@ -118,7 +118,7 @@ def load(paths: Iterable[str], scope_file: str | None = None, flat_rows: bool = 
     return state
 
 
-def _load_one(path: Path, state: DesiredState) -> None:
+def load_one(path: Path, state: DesiredState) -> None:
     if not path.exists():
         raise StateFileError(f"{path}: no such file")
     suffix = path.suffix.lower()
@@ -250,11 +250,12 @@ def _expand(where: str, principal: str, perm: Permission, res: dict, hosts: list
 
 
 def _binding(where: str, principal: str, host: str, op: Any, perm: Permission, rtype: ResourceType, name: str,
-             pattern: Any) -> AclBinding:
+             pattern: Any, supported_only: bool = True) -> AclBinding:
     try:
         operation = parse_operation(str(op), "operation")
         pt = parse_pattern_type(str(pattern), for_create=True, option="pattern")
-        check_operation_supported(rtype, operation, "operation")
+        if supported_only:
+            check_operation_supported(rtype, operation, "operation")
     except KafkactlError as exc:
         raise StateFileError(f"{where}: {exc.message}") from None
     if not name:
@@ -266,24 +267,9 @@ def _binding(where: str, principal: str, host: str, op: Any, perm: Permission, r
     return AclBinding(rtype, name, pt, principal, host.strip(), operation, perm)
 
 
-def load_bindings(path: str) -> list[AclBinding]:
-    """An ACL set from a file: a desired state (any format), or a JSON list as `acls list -o json` writes it."""
-    p = Path(path)
-    if not p.exists():
-        raise StateFileError(f"{path}: no such file")
-    if p.suffix.lower() == ".json":
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise StateFileError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-        if isinstance(data, list):
-            return [flat_binding(f"{path} item {i}", {**row, "host": row.get("host", "*")})
-                    for i, row in enumerate(data, 1)]
-    return list(load([path]).bindings)
-
-
-def flat_binding(where: str, row: dict) -> AclBinding:
-    """A flat row (JSONL, CSV, Parquet): every field required, enum names as Kafka spells them."""
+def flat_binding(where: str, row: dict, supported_only: bool = True) -> AclBinding:
+    """A flat row (JSONL, CSV, Parquet): every field required, enum names as Kafka spells them.
+    supported_only=False accepts an operation its resource type lacks (the broker stores those)."""
     for f in FLAT_FIELDS:
         if row.get(f) in (None, ""):
             raise StateFileError(f"{where}: {f}: missing")
@@ -293,7 +279,7 @@ def flat_binding(where: str, row: dict) -> AclBinding:
     if rtype in (ResourceType.ANY, ResourceType.UNKNOWN) or perm in (Permission.ANY, Permission.UNKNOWN):
         raise StateFileError(f"{where}: ANY and UNKNOWN are not allowed in a desired state")
     return _binding(where, principal, str(row["host"]), row["operation"], perm, rtype, str(row["resource_name"]),
-                    row["pattern_type"])
+                    row["pattern_type"], supported_only)
 
 
 def _flat_scope_only(path: Path, state: DesiredState) -> None:
@@ -324,7 +310,8 @@ def _enum(where: str, enum_cls, field_name: str, value: Any):
         raise StateFileError(f"{where}: {field_name}: {value!r} is not valid") from None
 
 
-def _load_jsonl(path: Path, state: DesiredState) -> None:
+def jsonl_objects(path: Path) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for each non-blank line of a JSON-lines file."""
     with path.open(encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
@@ -335,12 +322,16 @@ def _load_jsonl(path: Path, state: DesiredState) -> None:
                 raise StateFileError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
             if not isinstance(row, dict):
                 raise StateFileError(f"{path}:{n}: expected an object")
-            if row.get("kind") == "scope":
-                state.scope = state.scope.merge(_scope(path, {**row, "__line__": n}))
-                continue
-            if row.get("kind") == "clusters":
-                state.clusters += [str(c) for c in row.get("clusters") or []]
-                continue
+            yield n, row
+
+
+def _load_jsonl(path: Path, state: DesiredState) -> None:
+    for n, row in jsonl_objects(path):
+        if row.get("kind") == "scope":
+            state.scope = state.scope.merge(_scope(path, {**row, "__line__": n}))
+        elif row.get("kind") == "clusters":
+            state.clusters += [str(c) for c in row.get("clusters") or []]
+        else:
             state.add(flat_binding(f"{path}:{n}", row), f"{path}:{n}")
 
 

@@ -1,4 +1,4 @@
-"""kafkactl acls check | explain: StandardAuthorizer's decision, modelled from the ACLs (registered on acls)."""
+"""kafkactl acls check | explain | who-can | lint: StandardAuthorizer's rules, modelled from the ACLs (registered on acls)."""
 
 from __future__ import annotations
 
@@ -26,21 +26,32 @@ def _resource(topic, group, cluster, transactional_id, delegation_token, user_pr
                                       delegation_tokens=delegation_token or [], user_principals=user_principal or []))
 
 
-def _authorizer(app_ctx, acls_file: str | None, super_user: list[str] | None, allow_everyone: bool, cidr: bool):
+def _acl_set(app_ctx, acls_file: str | None, resource: tuple[Any, str] | None = None):
+    """The ACLs from the file, or from the cluster: with a resource, only those relevant to it (a MATCH filter:
+    the broker picks them, so one check reads a handful of ACLs however many the cluster holds)."""
+    if acls_file:
+        from kafkactl.bulk.aclset import load_acl_set
+
+        return load_acl_set(acls_file)
+    from kafkactl.acl.model import AclFilter, PatternType
+
+    f = AclFilter() if resource is None else AclFilter(resource[0], resource[1], PatternType.MATCH)
+    return app_ctx.gateway().describe_acls(f, bulk=resource is None)
+
+
+def _super_users(app_ctx, acls_file: str | None, super_user: list[str] | None) -> list[str]:
+    if super_user:
+        return list(super_user)
+    return [] if acls_file else list(app_ctx.profile().super_users)
+
+
+def _authorizer(app_ctx, acls_file: str | None, super_user: list[str] | None, allow_everyone: bool, cidr: bool,
+                resource: tuple[Any, str] | None = None):
     from kafkactl.acl.authorizer import Authorizer
 
-    if acls_file:
-        from kafkactl.bulk.state import load_bindings
-
-        bindings = load_bindings(acls_file)
-        supers = list(super_user or [])
-    else:
-        from kafkactl.acl.model import AclFilter
-
-        gw = app_ctx.gateway()
-        bindings = gw.describe_acls(AclFilter(), bulk=True)
-        supers = list(super_user) if super_user else list(app_ctx.profile().super_users)
-    return Authorizer(bindings, super_users=supers, allow_everyone_if_no_acl=allow_everyone, cidr_hosts=cidr)
+    bindings = _acl_set(app_ctx, acls_file, resource)
+    return Authorizer(bindings, super_users=_super_users(app_ctx, acls_file, super_user),
+                      allow_everyone_if_no_acl=allow_everyone, cidr_hosts=cidr)
 
 
 @app.command("check")
@@ -65,7 +76,7 @@ def acls_check(
     validate_principal(principal, "--principal")
     op = parse_operation(operation, "--operation")
     check_operation_supported(rtype, op, "--operation")
-    az = _authorizer(ctx.obj, acls_file, super_user, allow_everyone_if_no_acl, cidr_hosts)
+    az = _authorizer(ctx.obj, acls_file, super_user, allow_everyone_if_no_acl, cidr_hosts, (rtype, name))
     d = az.authorize(principal, host, op, rtype, name)
     ctx.obj.render(Check.of(principal, host, op, rtype, name, d))
     if not d.allowed:  # a result, not an error: no message, only the documented exit code
@@ -90,6 +101,64 @@ def acls_explain(
 
     rtype, name = _resource(topic, group, cluster, transactional_id, delegation_token, user_principal)
     validate_principal(principal, "--principal")
-    az = _authorizer(ctx.obj, acls_file, super_user, allow_everyone_if_no_acl, cidr_hosts)
+    az = _authorizer(ctx.obj, acls_file, super_user, allow_everyone_if_no_acl, cidr_hosts, (rtype, name))
     ctx.obj.render([Check.of(principal, host, op, rtype, name, d)
                     for op, d in az.matrix(principal, host, rtype, name).items()])
+
+
+@app.command("who-can")
+def acls_who_can(
+    ctx: typer.Context,
+    operation: Annotated[str, typer.Option("--operation", help="The operation asked, e.g. Write.", autocompletion=complete.operations)],
+    topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
+    delegation_token: DelegationTokens = None, user_principal: UserPrincipals = None,
+    host: Annotated[Optional[str], typer.Option("--host", help="Only clients at this IP (default: every host, named hosts shown where they differ).", show_default=False)] = None,
+    acls_file: AclsFile = None, super_user: SuperUsers = None,
+    allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
+) -> None:
+    """List the principals that may do an operation on a resource, and the DENYs that block others.
+
+    User:* in the answer stands for every principal not listed by name.
+
+    Example:  kafkactl acls who-can --operation Write --topic payments.eu
+    """
+    from kafkactl.acl.model import check_operation_supported, parse_operation
+
+    rtype, name = _resource(topic, group, cluster, transactional_id, delegation_token, user_principal)
+    op = parse_operation(operation, "--operation")
+    check_operation_supported(rtype, op, "--operation")
+    az = _authorizer(ctx.obj, acls_file, super_user, allow_everyone_if_no_acl, cidr_hosts, (rtype, name))
+    rows = az.who_can(op, rtype, name, host)
+    ctx.obj.render(rows)
+    if not any(r.decision == "ALLOWED" for r in rows):
+        ctx.obj.note(f"nobody may {op.pascal} {rtype.name}:{name}")
+
+
+@app.command("lint")
+def acls_lint(
+    ctx: typer.Context,
+    acls_file: AclsFile = None, super_user: SuperUsers = None,
+    allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
+    severity: Annotated[str, typer.Option("--severity", help="Show findings of this severity and worse: error, warning, info.", autocompletion=lambda: ["error", "warning", "info"])] = "info",
+    fail_on: Annotated[str, typer.Option("--fail-on", help="Exit 9 if a finding is this severe or worse: error, warning, info, never.", autocompletion=lambda: ["error", "warning", "info", "never"])] = "warning",
+) -> None:
+    """Find ACLs that are redundant, shadowed, idle, too wide, or that cannot match (exit 9 on findings).
+
+    Example:  kafkactl acls lint --severity warning -o json
+    """
+    from kafkactl.acl.lint import SEVERITIES, at_least, lint
+    from kafkactl.bulk.aclset import gc_paused
+    from kafkactl.errors import UsageError
+    from kafkactl.exitcodes import ExitCode
+
+    for opt, value, allowed in (("--severity", severity, SEVERITIES), ("--fail-on", fail_on, (*SEVERITIES, "never"))):
+        if value.lower() not in allowed:
+            raise UsageError(f"{opt} {value!r} is not one of {', '.join(allowed)}")
+    with gc_paused():
+        findings = lint(_acl_set(ctx.obj, acls_file), _super_users(ctx.obj, acls_file, super_user),
+                        allow_everyone_if_no_acl, cidr_hosts)
+    ctx.obj.render(at_least(findings, severity.lower()))
+    counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
+    ctx.obj.note(", ".join(f"{n} {s}" for s, n in counts.items()) if findings else "no findings")
+    if fail_on.lower() != "never" and at_least(findings, fail_on.lower()):
+        raise typer.Exit(int(ExitCode.FINDINGS))

@@ -43,8 +43,8 @@ def _render_csv(data: Any, out: TextIO, console: Any) -> None:
 def _render_json(data: Any, out: TextIO, console: Any) -> None:
     import json
 
-    json.dump(jsonable(data), out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    # one write: json.dump streams hundreds of thousands of small writes through the text layer
+    out.write(json.dumps(jsonable(data), indent=2, ensure_ascii=False) + "\n")
 
 
 def _render_yaml(data: Any, out: TextIO, console: Any) -> None:

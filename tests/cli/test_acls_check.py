@@ -71,3 +71,43 @@ def test_bad_input_is_refused_before_anything(tmp_path):
     r = run("acls", "check", "--principal", "User:a", "--operation", "Read", "--topic", "t",
             "--acls-file", str(tmp_path / "broken.json"))
     assert r.exit_code == ExitCode.USAGE and "broken.json" in r.stderr
+
+
+def test_who_can_names_grants_blocks_and_everyone_else(tmp_path):
+    rows = ACLS + [
+        {"resource_type": "TOPIC", "resource_name": "orders.eu", "pattern_type": "LITERAL", "principal": "User:*",
+         "host": "*", "operation": "DESCRIBE", "permission": "ALLOW"},
+        {"resource_type": "TOPIC", "resource_name": "orders.", "pattern_type": "PREFIXED", "principal": "User:bob",
+         "host": "*", "operation": "ALL", "permission": "DENY"}]
+    f = tmp_path / "acls.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    r = run("acls", "who-can", "--operation", "Describe", "--topic", "orders.eu", "--acls-file", str(f),
+            "--super-user", "User:admin", "-o", "json")
+    assert r.exit_code == 0, r.stderr
+    got = [(x["principal"], x["decision"]) for x in json.loads(r.stdout)]
+    assert got == [("User:admin", "ALLOWED"), ("User:alice", "ALLOWED"), ("User:bob", "DENIED"), ("User:*", "ALLOWED")]
+    r = run("acls", "who-can", "--operation", "Write", "--topic", "orders.eu", "--acls-file", str(f))
+    assert r.exit_code == 0 and r.stdout == "" and "nobody may Write TOPIC:orders.eu" in r.stderr
+
+
+def test_lint_reports_with_severity_and_exit_code(tmp_path):
+    rows = ACLS + [
+        {"resource_type": "TOPIC", "resource_name": "*", "pattern_type": "PREFIXED", "principal": "User:carol",
+         "host": "*", "operation": "READ", "permission": "ALLOW"},
+        {"resource_type": "GROUP", "resource_name": "g", "pattern_type": "LITERAL", "principal": "User:carol",
+         "host": "localhost", "operation": "WRITE", "permission": "ALLOW"},  # the broker stores this; lint says why not
+        {"resource_type": "TOPIC", "resource_name": "orders.eu", "pattern_type": "LITERAL", "principal": "User:alice",
+         "host": "*", "operation": "DESCRIBE", "permission": "ALLOW"}]
+    f = tmp_path / "acls.json"
+    f.write_text(json.dumps(rows))
+    r = run("acls", "lint", "--acls-file", str(f), "-o", "json")
+    assert r.exit_code == ExitCode.FINDINGS, r.stderr
+    found = {(x["check"], x["severity"]) for x in json.loads(r.stdout)}
+    assert found == {("prefixed-wildcard", "warning"), ("unsupported-operation", "warning"),
+                     ("unmatchable-host", "warning"), ("redundant", "info")}
+    assert "0 error, 3 warning, 1 info" in r.stderr
+    r = run("acls", "lint", "--acls-file", str(f), "--severity", "warning", "--fail-on", "error", "-o", "csv")
+    assert r.exit_code == 0 and r.stdout.splitlines()[0] == "severity,check,subject,message"
+    assert len(r.stdout.splitlines()) == 4
+    r = run("acls", "lint", "--acls-file", str(f), "--fail-on", "sometimes")
+    assert r.exit_code == ExitCode.USAGE and "sometimes" in r.stderr and r.stdout == ""

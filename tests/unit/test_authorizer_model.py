@@ -127,3 +127,54 @@ def test_a_decision_names_the_bindings_that_made_it(acls, name, op):
     if d.reason in (ALLOW_ACL, DENY_ACL):
         assert d.deciding and all(b.permission is (A if d.allowed else D) for b in d.deciding)
     assert (d.reason == NO_ACL_DEFAULT) == (not relevant)
+
+
+# ------------------------------------------------------------------ who-can
+
+PEOPLE = ["User:alice", "User:bob", "User:carol"]  # carol is never named in `bindings`: User:* speaks for her
+
+
+def test_who_can_lists_grants_blocks_and_everyone_else():
+    acls = [acl("pay", Op.WRITE, pattern=P), acl("payments.eu", Op.ALL, D, host="10.0.0.9"),
+            acl("*", Op.WRITE, principal="User:*"), acl("payments.", Op.WRITE, D, principal="User:bob", pattern=P),
+            acl("payments.", Op.READ, D, principal="User:dave", pattern=P)]
+    rows = Authorizer(acls, super_users=["User:admin"]).who_can(Op.WRITE, T, "payments.eu")
+    got = [(r.principal, r.host, r.decision) for r in rows]
+    assert got == [("User:admin", "*", "ALLOWED"), ("User:alice", "*", "ALLOWED"),
+                   ("User:alice", "10.0.0.9", "DENIED"), ("User:bob", "*", "DENIED"), ("User:*", "*", "ALLOWED")]
+    # dave's DENY READ does not apply to WRITE: he is one of "everyone else"
+    assert "payments. (PREFIXED)" in rows[3].why and "over ALLOW User:* WRITE" in rows[3].why
+
+
+def test_who_can_on_a_resource_without_acls():
+    assert Authorizer([]).who_can(Op.READ, T, "x") == []
+    rows = Authorizer([], allow_everyone_if_no_acl=True).who_can(Op.READ, T, "x")
+    assert [(r.principal, r.reason) for r in rows] == [("User:*", NO_ACL_DEFAULT)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(acls=st.lists(bindings, max_size=10), name=names, op=asked, host=st.sampled_from(["*", IP, "10.0.0.1"]),
+       everyone=st.booleans(), supers=st.sampled_from([[], ["User:bob"]]))
+def test_who_can_agrees_with_authorize_for_every_principal(acls, name, op, host, everyone, supers):
+    az = Authorizer(acls, super_users=supers, allow_everyone_if_no_acl=everyone)
+    rows = {r.principal: r for r in az.who_can(op, T, name, host)}
+    for p in PEOPLE:
+        row = rows.get(p) or rows.get("User:*")
+        assert az.authorize(p, host, op, T, name).allowed == (row is not None and row.decision == "ALLOWED"), (p, rows)
+
+
+def test_by_resource_type_follows_the_default_authorizer():
+    by = lambda acls, **kw: Authorizer(acls, **kw).authorize_by_resource_type("User:alice", IP, Op.WRITE, T)  # noqa: E731
+    assert not by([])
+    assert by([], allow_everyone_if_no_acl=True)  # the invented name has no ACL either
+    assert by([acl("orders.eu", Op.WRITE)])
+    assert not by([acl("orders.eu", Op.READ)])  # no implications here
+    assert not by([acl("orders.eu", Op.WRITE), acl("orders.eu", Op.WRITE, D)])
+    assert not by([acl("orders.eu", Op.WRITE), acl("ord", Op.ALL, D, pattern=P)])  # a dominating prefix DENY
+    assert by([acl("orders.eu", Op.WRITE), acl("orders.eu.x", Op.ALL, D, pattern=P)])
+    assert by([acl("orders.", Op.WRITE, pattern=P), acl("orders.", Op.WRITE, D)])  # a LITERAL DENY leaves the prefix
+    assert not by([acl("*", Op.WRITE), acl("*", Op.WRITE, D)])  # DENY on * refuses outright
+    assert by([acl("hard", Op.WRITE, pattern=P), acl("hard", Op.WRITE, D, pattern=P)]) is False
+    assert by([acl("h", Op.WRITE, pattern=P)])  # covers the invented name "hardcode"
+    assert by([acl("x", Op.WRITE, host="10.0.0.1")]) is False
+    assert Authorizer([], super_users=["User:alice"]).authorize_by_resource_type("User:alice", IP, Op.WRITE, T)

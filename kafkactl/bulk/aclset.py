@@ -1,0 +1,121 @@
+"""An ACL set from a file, for the authorizer's questions (acls check, explain, who-can, lint). Works offline.
+
+Accepted: a desired state in any format, or a JSON list as `acls list -o json` writes it. Nothing is diffed, so
+no scope is required; and an operation its resource type lacks is kept, because the broker stores such ACLs
+(lint reports them). Flat files run to hundreds of thousands of rows: each distinct raw value (an operation
+spelling, a principal) is parsed once and then looked up, and a row the lookup can't vouch for goes through
+the desired-state loader, which names file, row and field when it is wrong.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from kafkactl.acl.model import CLUSTER_NAME, AclBinding, PatternType, ResourceType
+from kafkactl.bulk.state import FLAT_FIELDS, DesiredState, StateFileError, flat_binding, jsonl_objects, load_one
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Building 100,000 bindings allocates containers fast enough that the cyclic collector re-scans the heap
+    many times over (about a third of the time); none of them form cycles."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def load_acl_set(path: str) -> list[AclBinding]:
+    p = Path(path)
+    if not p.exists():
+        raise StateFileError(f"{path}: no such file")
+    suffix = p.suffix.lower()
+    with gc_paused():
+        if suffix == ".json":
+            try:
+                data = json.loads(p.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise StateFileError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+            if isinstance(data, list):
+                return _Rows(lambda n: f"{path} item {n}", default_host="*").bindings(enumerate(data, 1))
+        elif suffix in (".jsonl", ".ndjson"):
+            return _Rows(lambda n: f"{path}:{n}").bindings(_jsonl_rows(p))
+        elif suffix == ".csv":
+            return _Rows(lambda n: f"{path} row {n}").bindings(_csv_rows(p))
+        elif suffix == ".parquet":
+            return _Rows(lambda n: f"{path} row {n}").bindings(_parquet_rows(p))
+        state = DesiredState()
+        load_one(p, state)
+        return list(state.bindings)
+
+
+def _jsonl_rows(p: Path) -> Iterator[tuple[int, Any]]:
+    return ((n, row) for n, row in jsonl_objects(p) if row.get("kind") not in ("scope", "clusters"))
+
+
+def _csv_rows(p: Path) -> Iterator[tuple[int, Any]]:
+    import csv
+
+    with p.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = [f for f in FLAT_FIELDS if f not in (reader.fieldnames or [])]
+        if missing:
+            raise StateFileError(f"{p}: header row lacks {', '.join(missing)}")
+        yield from enumerate(reader, 2)
+
+
+def _parquet_rows(p: Path) -> Iterator[tuple[int, Any]]:
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(p)
+    missing = [f for f in FLAT_FIELDS if f not in pf.schema_arrow.names]
+    if missing:
+        raise StateFileError(f"{p}: columns missing: {', '.join(missing)}")
+    yield from enumerate(pf.read(columns=list(FLAT_FIELDS)).to_pylist(), 1)
+
+
+class _Rows:
+    """Flat rows to bindings, each distinct enum spelling and principal validated once."""
+
+    def __init__(self, where: Callable[[int], str], default_host: str | None = None) -> None:
+        self.where = where
+        self.default_host = default_host
+        self.enums: dict[tuple, tuple] = {}  # raw (type, operation, permission, pattern) -> parsed
+        self.principals: dict[str, str] = {}  # raw -> validated
+
+    def bindings(self, rows: Iterable[tuple[int, Any]]) -> list[AclBinding]:
+        return list(dict.fromkeys(self.binding(n, row) for n, row in rows))
+
+    def binding(self, n: int, row: Any) -> AclBinding:
+        try:
+            key = (row["resource_type"], row["operation"], row["permission"], row["pattern_type"])
+            enums = self.enums.get(key)
+            principal = self.principals.get(row["principal"])
+            name = row["resource_name"]
+            host = row.get("host") or self.default_host
+        except (KeyError, TypeError, AttributeError):  # missing field, unhashable value, not an object
+            return self._checked(n, row)
+        if (enums is None or principal is None or not isinstance(name, str) or not name
+                or not isinstance(host, str) or not host or host != host.strip()
+                or (enums[0] is ResourceType.CLUSTER and (name != CLUSTER_NAME or enums[3] is not PatternType.LITERAL))):
+            return self._checked(n, row)
+        return AclBinding(enums[0], name, enums[3], principal, host, enums[1], enums[2])
+
+    def _checked(self, n: int, row: Any) -> AclBinding:
+        if not isinstance(row, dict):
+            raise StateFileError(f"{self.where(n)}: expected an object")
+        if self.default_host and row.get("host") in (None, ""):
+            row = {**row, "host": self.default_host}
+        b = flat_binding(self.where(n), row, supported_only=False)
+        with contextlib.suppress(TypeError):  # an unhashable raw value is simply not remembered
+            self.enums[(row["resource_type"], row["operation"], row["permission"], row["pattern_type"])] = (
+                b.resource_type, b.operation, b.permission, b.pattern_type)
+            self.principals[row["principal"]] = b.principal
+        return b
