@@ -9,6 +9,7 @@ as `kafkactl local up`, stopped at the end.
 from __future__ import annotations
 
 import os
+import random
 import shlex
 import subprocess
 import sys
@@ -26,6 +27,12 @@ for var in ("KAFKACTL_CONTEXT", "KAFKACTL_BOOTSTRAP_SERVERS", "KAFKACTL_COMMAND_
     os.environ.pop(var, None)
 
 USERS = ("admin", "alice", "bob", "carol")
+# the differential test's seed (tests/integration/test_authorizer_differential.py): new each run unless given
+os.environ.setdefault("KAFKACTL_DIFF_SEED", str(random.SystemRandom().randrange(2**31)))
+
+
+def pytest_report_header() -> str:
+    return f"differential seed: KAFKACTL_DIFF_SEED={os.environ['KAFKACTL_DIFF_SEED']}"
 
 
 @dataclass

@@ -14,7 +14,7 @@ PrincipalOpt = Annotated[str, typer.Option("--principal", help="The principal as
 HostOpt = Annotated[str, typer.Option("--host", help="The client's IP as the broker sees it (default *: only ACLs for every host apply).")]
 AclsFile = Annotated[Optional[str], typer.Option("--acls-file", help="Read the ACLs from a desired-state file or `acls list -o json` output instead of the cluster (works offline).", show_default=False)]
 SuperUsers = Annotated[Optional[list[str]], typer.Option("--super-user", help="A super user (repeatable; default: the context's super users).", show_default=False)]
-AllowEveryone = Annotated[bool, typer.Option("--allow-everyone-if-no-acl", help="The broker sets allow.everyone.if.no.acl.found=true.")]
+AllowEveryone = Annotated[bool, typer.Option("--allow-everyone-if-no-acl", help="The broker sets allow.everyone.if.no.acl.found=true (default: the context's setting).")]
 Cidr = Annotated[bool, typer.Option("--cidr-hosts", help="Hosts may be CIDR ranges (Kafka 4.4 and later).")]
 
 
@@ -51,7 +51,11 @@ def _authorizer(app_ctx, acls_file: str | None, super_user: list[str] | None, al
 
     bindings = _acl_set(app_ctx, acls_file, resource)
     return Authorizer(bindings, super_users=_super_users(app_ctx, acls_file, super_user),
-                      allow_everyone_if_no_acl=allow_everyone, cidr_hosts=cidr)
+                      allow_everyone_if_no_acl=_allow_everyone(app_ctx, acls_file, allow_everyone), cidr_hosts=cidr)
+
+
+def _allow_everyone(app_ctx, acls_file: str | None, flag: bool) -> bool:
+    return flag or (not acls_file and app_ctx.profile().allow_everyone_if_no_acl_found)
 
 
 @app.command("check")
@@ -156,7 +160,7 @@ def acls_lint(
             raise UsageError(f"{opt} {value!r} is not one of {', '.join(allowed)}")
     with gc_paused():
         findings = lint(_acl_set(ctx.obj, acls_file), _super_users(ctx.obj, acls_file, super_user),
-                        allow_everyone_if_no_acl, cidr_hosts)
+                        _allow_everyone(ctx.obj, acls_file, allow_everyone_if_no_acl), cidr_hosts)
     ctx.obj.render(at_least(findings, severity.lower()))
     counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
     ctx.obj.note(", ".join(f"{n} {s}" for s, n in counts.items()) if findings else "no findings")
