@@ -290,13 +290,22 @@ def _idle_denies(bindings: Sequence[AclBinding], index: _Index, supers: frozense
 
 def _producers(bindings: Sequence[AclBinding], supers: frozenset[str], cidr_hosts: bool) -> list[Finding]:
     out = []
+    # each question below concerns one principal: only its own and User:*'s cluster and topic ACLs can answer it
+    mine: dict[tuple[ResourceType, str], list[AclBinding]] = defaultdict(list)
+    for b in bindings:
+        if b.resource_type in (ResourceType.CLUSTER, ResourceType.TOPIC):
+            mine[(b.resource_type, b.principal)].append(b)
+
+    def authorizer(rtype: ResourceType, p: str) -> Authorizer:
+        acls = mine.get((rtype, p), [])
+        if p != WILDCARD_PRINCIPAL:
+            acls = [*acls, *mine.get((rtype, WILDCARD_PRINCIPAL), ())]
+        return Authorizer(acls, super_users=supers, cidr_hosts=cidr_hosts)
+
     writers = sorted({b.principal for b in bindings if b.resource_type is ResourceType.TOPIC
                       and b.permission is Permission.ALLOW and b.operation in (Op.WRITE, Op.ALL)} - supers)
-    # only the ACLs the two questions below can touch: cluster ACLs, and topic ACLs for by-resource-type
-    az = Authorizer((b for b in bindings if b.resource_type in (ResourceType.CLUSTER, ResourceType.TOPIC)),
-                    super_users=supers, cidr_hosts=cidr_hosts)
     for p in writers:
-        if not az.authorize(p, WILDCARD, Op.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME).allowed:
+        if not authorizer(ResourceType.CLUSTER, p).authorize(p, WILDCARD, Op.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME).allowed:
             out.append(Finding("info", "write-without-idempotent-write", p,
                                "may Write to topics without IdempotentWrite on the cluster: enough for idempotent "
                                "producers on Kafka 2.8 and later (KIP-679: InitProducerId accepts Write on any "
@@ -312,7 +321,7 @@ def _producers(bindings: Sequence[AclBinding], supers: frozenset[str], cidr_host
             out.append(Finding("warning", "transactional-id-without-write", p,
                                "has transactional-id ACLs but no Write on any: InitProducerId, Produce and EndTxn "
                                "with a transactional.id need Write on it", tuple(acls)))
-        elif not az.authorize_by_resource_type(p, WILDCARD, Op.WRITE, ResourceType.TOPIC):
+        elif not authorizer(ResourceType.TOPIC, p).authorize_by_resource_type(p, WILDCARD, Op.WRITE, ResourceType.TOPIC):
             out.append(Finding("warning", "transactional-without-topic-write", p,
                                "may Write a transactional id but no topic: its transactions can hold no records",
                                tuple(acls)))
