@@ -61,7 +61,7 @@ def ok(args: list[str]) -> subprocess.CompletedProcess:
 
 def test_tab_completes_subcommands_and_options(shell):
     shell.tab("kafkactl ac", "kafkactl acls ")
-    shell.tab("li", "list ")  # what TAB added to the line
+    shell.tab("lis", "list ")  # what TAB added to the line ("li" is list or lint)
     shell.tab("--pr", "--principal ")
     shell.child.send("\x15")  # Ctrl-U: clear the line
     shell.tab("kafkactl acls create --group g --operation Des", "--operation Describe")
