@@ -34,6 +34,46 @@ NOUNS = {
 }
 
 
+class _LazyNoun(TyperGroup):
+    """A noun whose commands become click commands when named. Typer reads each function's signature to build
+    one (about 4 ms each); an invocation needs one of them, --help and the docs list them all."""
+
+    _pending: dict[str, Any]
+    _typer: Any
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*self._pending, *(n for n in self.commands if n not in self._pending)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        info = self._pending.get(cmd_name)
+        if info is not None and cmd_name not in self.commands:
+            from typer.main import get_command_from_info
+
+            self.commands[cmd_name] = get_command_from_info(
+                info, pretty_exceptions_short=self._typer.pretty_exceptions_short,
+                rich_markup_mode=self._typer.rich_markup_mode)
+        return self.commands.get(cmd_name)
+
+
+def _noun_group(typer_app: Any) -> Any:
+    """The noun's group as typer.main.get_group builds it (not get_command: a one-command app stays a group,
+    `cluster describe`), its commands left to _LazyNoun."""
+    import copy
+
+    from typer.main import get_command_name, get_group
+
+    shell = copy.copy(typer_app)
+    shell.registered_commands = []
+    group = get_group(shell)
+    if type(group) is TyperGroup:
+        group.__class__ = _LazyNoun
+        group._typer = typer_app
+        group._pending = {info.name or get_command_name(info.callback.__name__): info
+                          for info in typer_app.registered_commands}
+        return group
+    return get_group(typer_app)  # a noun with its own group class is built whole
+
+
 class KafkactlGroup(TyperGroup):
     """Runs the command tree and turns every failure into one stderr line and an exit code."""
 
@@ -48,10 +88,7 @@ class KafkactlGroup(TyperGroup):
         if cached is None:
             import importlib
 
-            from typer.main import get_group
-
-            # get_group, not get_command: a one-command app must stay a group (`cluster describe`)
-            cached = get_group(importlib.import_module(f"kafkactl.commands.{module}").app)
+            cached = _noun_group(importlib.import_module(f"kafkactl.commands.{module}").app)
             cached.name = cmd_name
             self.commands[cmd_name] = cached
         return cached

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Iterable, Iterator, Sequence
 
 from kafkactl.acl.authorizer import IMPLIES_DESCRIBE, IMPLIES_DESCRIBE_CONFIGS, WILDCARD_PRINCIPAL, Authorizer
-from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, WILDCARD, AclBinding, AclOperation, PatternType,
+from kafkactl.acl.model import (SUPPORTED_OPERATIONS, WILDCARD, AclBinding, AclOperation, PatternType,
                                 Permission, ResourceType)
 
 Op = AclOperation
@@ -166,7 +166,7 @@ def lint(bindings: Sequence[AclBinding], super_users: Sequence[str] = (), allow_
     findings += _redundant_and_shadowed(index, supers)
     if not allow_everyone_if_no_acl:  # otherwise any ACL flips its resources to deny-by-default
         findings += _idle_denies(bindings, index, supers)
-    findings += _producers(bindings, supers, cidr_hosts)
+    findings += _producers(bindings, supers, allow_everyone_if_no_acl, cidr_hosts)
     findings.sort(key=lambda f: (f.rank(), f.check, f.subject))
     return findings
 
@@ -288,7 +288,8 @@ def _idle_denies(bindings: Sequence[AclBinding], index: _Index, supers: frozense
     return out
 
 
-def _producers(bindings: Sequence[AclBinding], supers: frozenset[str], cidr_hosts: bool) -> list[Finding]:
+def _producers(bindings: Sequence[AclBinding], supers: frozenset[str], allow_everyone_if_no_acl: bool,
+               cidr_hosts: bool) -> list[Finding]:
     out = []
     # each question below concerns one principal: only its own and User:*'s cluster and topic ACLs can answer it
     mine: dict[tuple[ResourceType, str], list[AclBinding]] = defaultdict(list)
@@ -304,8 +305,18 @@ def _producers(bindings: Sequence[AclBinding], supers: frozenset[str], cidr_host
 
     writers = sorted({b.principal for b in bindings if b.resource_type is ResourceType.TOPIC
                       and b.permission is Permission.ALLOW and b.operation in (Op.WRITE, Op.ALL)} - supers)
+    probe = Authorizer((), cidr_hosts=cidr_hosts)
+    cluster_has_acls = any(k[0] is ResourceType.CLUSTER for k in mine)
+
+    def idempotent(p: str) -> bool:  # authorize(p, *, IdempotentWrite, the cluster) over p's and User:*'s ACLs
+        if not cluster_has_acls:
+            return allow_everyone_if_no_acl
+        acls = [*mine.get((ResourceType.CLUSTER, p), ()), *mine.get((ResourceType.CLUSTER, WILDCARD_PRINCIPAL), ())]
+        denies, allows = probe.applying(acls, p, WILDCARD, Op.IDEMPOTENT_WRITE)
+        return bool(allows) and not denies
+
     for p in writers:
-        if not authorizer(ResourceType.CLUSTER, p).authorize(p, WILDCARD, Op.IDEMPOTENT_WRITE, ResourceType.CLUSTER, CLUSTER_NAME).allowed:
+        if not idempotent(p):
             out.append(Finding("info", "write-without-idempotent-write", p,
                                "may Write to topics without IdempotentWrite on the cluster: enough for idempotent "
                                "producers on Kafka 2.8 and later (KIP-679: InitProducerId accepts Write on any "

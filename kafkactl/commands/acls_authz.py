@@ -32,7 +32,7 @@ def _acl_set(app_ctx, acls_file: str | None, resource: tuple[Any, str] | None = 
     if acls_file:
         from kafkactl.bulk.aclset import load_acl_set
 
-        return load_acl_set(acls_file)
+        return load_acl_set(acls_file, None if resource is None else resource[1])
     from kafkactl.acl.model import AclFilter, PatternType
 
     f = AclFilter() if resource is None else AclFilter(resource[0], resource[1], PatternType.MATCH)

@@ -18,8 +18,13 @@ def _plain_cell(value: Any) -> str:
 
 
 def render_plain(t: Tabular, out: TextIO) -> None:
+    lines = []
     for row in t.rows:
-        out.write("\t".join(_plain_cell(v) for v in row) + "\n")
+        lines.append("\t".join(_plain_cell(v) for v in row) + "\n")
+        if len(lines) == 512:  # a write per row costs more than the row's formatting
+            out.write("".join(lines))
+            lines.clear()
+    out.write("".join(lines))
 
 
 def render_csv(t: Tabular, out: TextIO) -> None:

@@ -78,6 +78,7 @@ def test_every_noun_is_a_group_with_its_verbs():
     root = get_command(app)
     for noun in NOUNS:
         group = root.get_command(None, noun)
-        assert group is not None and hasattr(group, "commands") and group.commands, noun
+        assert group is not None and group.list_commands(None), noun
+        assert all(group.get_command(None, c) is not None for c in group.list_commands(None)), noun
         r = run(noun, "--help")
         assert r.exit_code == 0 and "Usage" in r.stdout
