@@ -12,6 +12,7 @@ from a newer broker becomes UNKNOWN instead of an exception.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Sequence
 
 from kafkactl.acl.model import AclBinding, AclFilter, AclOperation, PatternType, Permission, ResourceType
@@ -36,13 +37,19 @@ def confluent_can_express(items: Sequence[AclBinding | AclFilter]) -> bool:
 
 
 def _binding(rtype: int, name: str, ptype: int, principal: str, host: str, op: int, perm: int) -> AclBinding:
+    d = _decode(rtype, ptype, op, perm)
+    return AclBinding(d[0], name, d[1], principal, host, d[2], d[3], unknown=d[4])
+
+
+@functools.lru_cache(maxsize=1024)
+def _decode(rtype: int, ptype: int, op: int, perm: int) -> tuple:
+    """The four codes of a binding, decoded once per combination (a bulk read repeats a few dozen of them)."""
     decoded = (ResourceType.decode(rtype), PatternType.decode(ptype), AclOperation.decode(op), Permission.decode(perm))
     unknown = [f"{label}={code}" for label, code, member in
                (("resource_type", rtype, decoded[0]), ("pattern_type", ptype, decoded[1]),
                 ("operation", op, decoded[2]), ("permission", perm, decoded[3]))
                if member.value == 0 and code != 0]
-    return AclBinding(decoded[0], name, decoded[1], principal, host, decoded[2], decoded[3],
-                      unknown=",".join(unknown) or None)
+    return (*decoded, ",".join(unknown) or None)
 
 
 class AclRpcs:
