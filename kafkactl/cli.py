@@ -319,4 +319,19 @@ def app_group() -> Any:
 
 
 def main() -> None:
-    app(prog_name="kafkactl")
+    try:
+        app(prog_name="kafkactl")
+        code: Any = 0
+    except SystemExit as exc:
+        code = exc.code
+    if "pyspark" in sys.modules or not isinstance(code, (int, type(None))):
+        sys.exit(code)  # a Spark session (or a message as the code) gets the interpreter's own shutdown
+    # Nothing kafkactl runs needs the interpreter's teardown: client handles hold no unsent data (kafkactl never
+    # produces), and no atexit work is registered. Skipping it (librdkafka's destroy, module finalisation) saves
+    # about 20 ms a command.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):
+            code = code or int(ExitCode.BROKEN_PIPE) if stream is sys.stdout else code
+    os._exit(code or 0)

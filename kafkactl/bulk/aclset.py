@@ -157,18 +157,21 @@ def _scan(p: Path, name: str) -> list[AclBinding] | None:
     for i in range(len(raw) - 2, -1, -1):
         prefixes = re.escape(raw[i:i + 1]) + b"(?:" + prefixes + b")?"
     pattern = re.compile(rb'"resource_name"\s*:\s*"(?:\*|' + prefixes + rb')"')
-    rows = _Rows(lambda n: f"{p}:{n}" if jsonl else f"{p} item {n}", default_host=None if jsonl else "*")
+    # rows are known by their byte offset; the line (or item) number is counted only for an error message
+    newline, brace = b"\n", b"{"
+    if jsonl:
+        rows = _Rows(lambda at: f"{p}:{data.count(newline, 0, at) + 1}")
+    else:
+        rows = _Rows(lambda at: f"{p} item {data.count(brace, 0, at) + 1}", default_host="*")
     out = []
     for m in pattern.finditer(data):
         if jsonl:
             start, end = data.rfind(b"\n", 0, m.start()) + 1, data.find(b"\n", m.end())
-            n = data.count(b"\n", 0, start) + 1
         else:
             start, end = data.rfind(b"{", 0, m.start()), data.find(b"}", m.end()) + 1
-            n = data.count(b"{", 0, start) + 1
         try:
             row = json.loads(data[start:end if end > 0 else len(data)])
         except json.JSONDecodeError as exc:
-            raise StateFileError(f"{rows.where(n)}: not valid JSON ({exc.msg})") from None
-        out.append(rows.binding(n, row))
+            raise StateFileError(f"{rows.where(start)}: not valid JSON ({exc.msg})") from None
+        out.append(rows.binding(start, row))
     return list(dict.fromkeys(out))
