@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench._common import running_sandbox  # noqa: E402
+from bench._common import running_sandbox, wall  # noqa: E402
 
 BIN = Path(sys.executable).parent
 N = 100_000
@@ -66,12 +66,6 @@ def corpus(n: int, seed: int = 8) -> list[dict]:
         if rng.random() < 0.01:
             add("TOPIC", f"{team}.public.", "User:*", "READ", pattern="PREFIXED")
     return list(rows.values())[:n]
-
-
-def timed(cmd: list[str]) -> float:
-    t = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
-    return time.perf_counter() - t
 
 
 def load_into_cluster(bindings: list[dict]) -> None:
@@ -133,7 +127,7 @@ def main() -> None:
     times: dict[str, list[float]] = {c: [] for c in cases}
     for _ in range(args.rounds):
         for name, cmd in cases.items():
-            times[name].append(timed(cmd))
+            times[name].append(wall(cmd)[0])
     floor = statistics.median(times["floor: python -c pass"])
     print(f"### acls check / who-can / lint over {len(rows):,} ACLs ({time.strftime('%Y-%m-%d')}, "
           f"{args.rounds} interleaved rounds)\n")

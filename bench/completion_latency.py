@@ -17,13 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench._common import wall  # noqa: E402
+
 BIN = Path(sys.executable).parent
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
-    t = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=30)
-    return time.perf_counter() - t, p.stdout
+    return wall(cmd, env, capture=True)
 
 
 def main() -> None:

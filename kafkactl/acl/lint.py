@@ -40,6 +40,10 @@ class Finding:
     def rank(self) -> int:
         return SEVERITIES.index(self.severity)
 
+    def to_json(self) -> dict:
+        return {"severity": self.severity, "check": self.check, "subject": self.subject, "message": self.message,
+                "acls": [b.to_json() for b in self.acls]}
+
 
 def effective_ops(b: AclBinding) -> frozenset[AclOperation]:
     """The operations of its resource type an ACL applies to when they are asked (implications for ALLOW)."""

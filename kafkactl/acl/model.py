@@ -195,9 +195,10 @@ class AclBinding:
                          self.operation, self.permission)
 
     def to_json(self) -> dict:
-        d = {"resource_type": self.resource_type.name, "resource_name": self.resource_name,
-             "pattern_type": self.pattern_type.name, "principal": self.principal, "host": self.host,
-             "operation": self.operation.name, "permission": self.permission.name}
+        # _name_, not name: Enum.name is a Python-level descriptor, and exports run to hundreds of thousands
+        d = {"resource_type": self.resource_type._name_, "resource_name": self.resource_name,
+             "pattern_type": self.pattern_type._name_, "principal": self.principal, "host": self.host,
+             "operation": self.operation._name_, "permission": self.permission._name_}
         if self.unknown:
             d["unknown"] = self.unknown
         return d

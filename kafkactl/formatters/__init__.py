@@ -41,10 +41,16 @@ def _render_csv(data: Any, out: TextIO, console: Any) -> None:
 
 
 def _render_json(data: Any, out: TextIO, console: Any) -> None:
-    import json
+    import orjson
 
-    # one write: json.dump streams hundreds of thousands of small writes through the text layer
-    out.write(json.dumps(jsonable(data), indent=2, ensure_ascii=False) + "\n")
+    doc = jsonable(data)
+    try:  # the same text as json.dumps(indent=2, ensure_ascii=False), bar the spelling of tiny floats
+        text = orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode("utf-8")
+    except TypeError:  # an integer beyond 64 bits
+        import json
+
+        text = json.dumps(doc, indent=2, ensure_ascii=False)
+    out.write(text + "\n")
 
 
 def _render_yaml(data: Any, out: TextIO, console: Any) -> None:
