@@ -252,7 +252,15 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
             raise self.translate(exc, what, **kw) from None
 
     def close(self) -> None:
+        """Drop the clients; kafka-python's is closed, so its network thread stops now (librdkafka's handle stops
+        when collected)."""
         self._admin = None
+        kp, self._kp = self._kp, None
+        if kp is not None:
+            try:
+                kp.close()
+            except Exception:  # noqa: BLE001 - closing is best effort
+                pass
 
     # ------------------------------------------------------------------ cluster and topics
     def describe_cluster(self, include_authorized_operations: bool = False) -> Any:
