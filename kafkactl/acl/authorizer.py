@@ -227,10 +227,6 @@ class Authorizer:
                 rows.append(row)
         return rows
 
-    def principals(self) -> set[str]:
-        return {b.principal for idx in self._types.values()
-                for group in (*idx.literal.values(), *idx.prefixed.values()) for b in group}
-
 
 @dataclass(frozen=True)
 class Check:

@@ -142,10 +142,6 @@ class _Index:
         return [*by_principal.get(principal, ()), *by_principal.get(WILDCARD_PRINCIPAL, ())]
 
 
-def _host_covers(wide: str, narrow: str) -> bool:
-    return wide == WILDCARD or wide == narrow
-
-
 def _hosts_overlap(a: str, b: str) -> bool:
     return a == WILDCARD or b == WILDCARD or a == b or "/" in a or "/" in b  # CIDR: conservatively overlapping
 
