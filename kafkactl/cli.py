@@ -329,9 +329,11 @@ def main() -> None:
     # Nothing kafkactl runs needs the interpreter's teardown: client handles hold no unsent data (kafkactl never
     # produces), and no atexit work is registered. Skipping it (librdkafka's destroy, module finalisation) saves
     # about 20 ms a command.
+    code = code or 0
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (BrokenPipeError, ValueError):
-            code = code or int(ExitCode.BROKEN_PIPE) if stream is sys.stdout else code
-    os._exit(code or 0)
+            if stream is sys.stdout and code == 0:
+                code = int(ExitCode.BROKEN_PIPE)
+    os._exit(code)

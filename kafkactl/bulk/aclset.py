@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from kafkactl.acl.model import CLUSTER_NAME, AclBinding, PatternType, ResourceType, validate_principal
+from kafkactl.acl.model import CLUSTER_NAME, AclBinding, AclFilter, PatternType, ResourceType, validate_principal
 from kafkactl.bulk.state import FLAT_FIELDS, DesiredState, StateFileError, flat_binding, jsonl_objects, load_one
 from kafkactl.errors import KafkactlError
 
@@ -31,6 +31,18 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+def read_acl_set(acls_file: str | None, gateway: Callable[[], Any],
+                 resource: tuple[ResourceType, str] | None = None) -> list[AclBinding]:
+    """The ACLs the authorizer's questions work on: from the file, or from the cluster (`gateway` is called only
+    then, so a file never needs one). With a resource, only those that can concern it: the file's rows whose
+    name can cover it, or the broker's MATCH filter, so one check reads a handful of ACLs however many exist."""
+    if acls_file:
+        return load_acl_set(acls_file, None if resource is None else resource[1])
+    f = AclFilter() if resource is None else AclFilter(resource[0], resource[1], PatternType.MATCH)
+    with gc_paused():
+        return gateway().describe_acls(f, bulk=resource is None)
 
 
 def load_acl_set(path: str, resource_name: str | None = None) -> list[AclBinding]:

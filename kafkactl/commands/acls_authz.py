@@ -27,16 +27,9 @@ def _resource(topic, group, cluster, transactional_id, delegation_token, user_pr
 
 
 def _acl_set(app_ctx, acls_file: str | None, resource: tuple[Any, str] | None = None):
-    """The ACLs from the file, or from the cluster: with a resource, only those relevant to it (a MATCH filter:
-    the broker picks them, so one check reads a handful of ACLs however many the cluster holds)."""
-    if acls_file:
-        from kafkactl.bulk.aclset import load_acl_set
+    from kafkactl.bulk.aclset import read_acl_set
 
-        return load_acl_set(acls_file, None if resource is None else resource[1])
-    from kafkactl.acl.model import AclFilter, PatternType
-
-    f = AclFilter() if resource is None else AclFilter(resource[0], resource[1], PatternType.MATCH)
-    return app_ctx.gateway().describe_acls(f, bulk=resource is None)
+    return read_acl_set(acls_file, app_ctx.gateway, resource)
 
 
 def _super_users(app_ctx, acls_file: str | None, super_user: list[str] | None) -> list[str]:

@@ -223,3 +223,44 @@ def test_producer_acls_as_lint_judges_them(sandbox, world):
     finally:
         admin.delete_acls([write.to_filter(), txn_write.to_filter()])
         await_acls(admin, baseline)
+
+
+def test_the_commands_read_the_cluster_as_they_read_a_file(sandbox, world, tmp_path):
+    """check, who-can and lint from the cluster (MATCH filter, the context's super users) answer as they do from
+    the same ACLs exported to a file; a principal without Describe on the cluster gets exit 3."""
+    import json
+
+    from kafkactl.exitcodes import ExitCode
+
+    admin, base, topic = world["admin"], world["base"], world["topics"][1]
+    planted = [
+        AclBinding(T, f"{base}.", PatternType.PREFIXED, "User:alice", "*", AclOperation.READ, Permission.ALLOW),
+        AclBinding(T, topic, PatternType.LITERAL, "User:alice", CLIENT_IP, AclOperation.ALL, Permission.DENY),
+        AclBinding(T, "*", PatternType.PREFIXED, "User:bob", "*", AclOperation.WRITE, Permission.ALLOW),
+    ]
+    baseline = set(admin.describe_acls(AclFilter(), bulk=True))
+    try:
+        assert admin.create_acls(planted) == [None] * 3
+        await_acls(admin, baseline | set(planted))
+        exported = sandbox.as_user("admin", "acls", "list", "-o", "json")
+        f = tmp_path / "acls.json"
+        f.write_text(exported.stdout)
+        for args in (["check", "--principal", "User:alice", "--operation", "Read", "--topic", world["topics"][0]],
+                     ["check", "--principal", "User:alice", "--host", CLIENT_IP, "--operation", "Read", "--topic", topic],
+                     ["who-can", "--operation", "Read", "--topic", topic]):
+            live = sandbox.as_user("admin", "acls", *args, "-o", "json")
+            offline = sandbox.as_user("admin", "acls", *args, "--acls-file", str(f), "--super-user", "User:admin",
+                                      "-o", "json")
+            assert (live.exit_code, json.loads(live.stdout)) == (offline.exit_code, json.loads(offline.stdout)), args
+        assert json.loads(sandbox.as_user("admin", "acls", "check", "--principal", "User:alice", "--host", CLIENT_IP,
+                                          "--operation", "Read", "--topic", topic, "-o", "json").stdout)["reason"] == "deny-acl"
+        lint = sandbox.as_user("admin", "acls", "lint", "-o", "json")
+        assert lint.exit_code == ExitCode.FINDINGS
+        assert any(x["check"] == "prefixed-wildcard" and x["subject"] == planted[2].describe()
+                   for x in json.loads(lint.stdout))
+        denied = sandbox.as_user("carol", "acls", "check", "--principal", "User:alice", "--operation", "Read",
+                                 "--topic", topic)
+        assert denied.exit_code == ExitCode.NOT_AUTHORIZED and "Describe" in denied.stderr and denied.stdout == ""
+    finally:
+        admin.delete_acls([b.to_filter() for b in planted])
+        await_acls(admin, baseline)
