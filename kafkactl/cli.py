@@ -242,6 +242,12 @@ def _traceback() -> None:
 _current: AppContext | None = None
 
 
+def close_clients() -> None:
+    """For callers that run commands in-process: close the last command's clients."""
+    if _current is not None:
+        _current.close()
+
+
 def _render_partial(result: Any) -> None:
     app_ctx = _current or AppContext(output=default_output())
     try:

@@ -52,7 +52,12 @@ def run(*args: str, input: str | None = None, env: dict[str, str] | None = None)
 
     from kafkactl.cli import app
 
-    r = CliRunner().invoke(app, list(args), input=input, env=env, catch_exceptions=False)
+    from kafkactl.cli import close_clients
+
+    try:
+        r = CliRunner().invoke(app, list(args), input=input, env=env, catch_exceptions=False)
+    finally:
+        close_clients()  # no client thread may outlive the command (hypothesis warns of their use of `random`)
     return Result(r.exit_code, r.stdout, r.stderr)
 
 
@@ -90,10 +95,25 @@ class SandboxInfo:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
     def gateway(self, user: str):
+        """A gateway as `user`, closed when the test module ends (see close_module_gateways)."""
         from kafkactl.gateway import Gateway
         from kafkactl.profiles import Selection, resolve
 
-        return Gateway(resolve(Selection(context=self.context(user))))
+        gw = Gateway(resolve(Selection(context=self.context(user))))
+        _OPEN_GATEWAYS.append(gw)
+        return gw
+
+
+_OPEN_GATEWAYS: list = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def close_module_gateways():
+    """Gateways opened by a module's tests and fixtures are closed after its last teardown: their client threads
+    would otherwise run on under later modules."""
+    yield
+    while _OPEN_GATEWAYS:
+        _OPEN_GATEWAYS.pop().close()
 
 
 @pytest.fixture(scope="session")

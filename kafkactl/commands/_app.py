@@ -92,6 +92,13 @@ class AppContext:
             self._gateway = Gateway(self.profile(), debug=self.debug)
         return self._gateway
 
+    def close(self) -> None:
+        """Close the clients. The kafkactl process skips this (its exit ends them faster); an embedding caller,
+        such as a test running many commands in one interpreter, must not leave their threads behind."""
+        if self._gateway is not None:
+            self._gateway.close()
+            self._gateway = None
+
     def confirm(self, question: str, assume_yes: bool, what: str) -> None:
         """Ask on a TTY; elsewhere refuse unless --yes was given (nothing is changed then)."""
         from kafkactl.errors import Aborted

@@ -60,8 +60,6 @@ def world(sandbox):
     gateways = {u: sandbox.gateway(u) for u in PRINCIPALS}
     yield {"base": base, "topics": topics, "groups": groups, "admin": admin, "gw": gateways}
     admin.delete_topics(topics)
-    for gw in (admin, *gateways.values()):  # no client thread may outlive the module
-        gw.close()
 
 
 def random_acls(rng: random.Random, base: str, topics: list[str], groups: list[str]) -> list[AclBinding]:
