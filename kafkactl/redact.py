@@ -7,6 +7,7 @@ copy that slipped into a message from a client library.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 
@@ -69,8 +70,27 @@ def scrub(text: str) -> str:
     text = _JAAS_MODULE.sub(MASK, text)
     text = _ASSIGNMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
     with _lock:
-        secrets = sorted(_known, key=len, reverse=True)
-    for s in secrets:
+        known = list(_known)
+    # each secret as typed and as a repr, a bytes repr or JSON spell it (--debug logs show requests that way)
+    for s in sorted({form for k in known for form in _spellings(k)}, key=len, reverse=True):
         if s in text:
             text = text.replace(s, MASK)
     return text
+
+
+@functools.lru_cache(maxsize=4096)
+def _spellings(secret: str) -> tuple[str, ...]:
+    """`secret` and the escaped forms a log line may hold it in: a Python str or bytes repr (with either quote
+    escaped or not, as the enclosing repr chose), JSON, unicode_escape."""
+    import json
+
+    def escaped(chars: list[str]) -> set[str]:
+        body = "".join(chars)
+        return {body, body.replace("'", "\\'"), body.replace('"', '\\"')}
+
+    as_str = [c if c.isprintable() and c != "\\" else repr(c)[1:-1] for c in secret]
+    as_bytes = [chr(b) if 32 <= b < 127 and b != 92 else repr(bytes([b]))[2:-1]
+                for b in secret.encode("utf-8", "replace")]
+    forms = {secret, *escaped(as_str), *escaped(as_bytes), json.dumps(secret)[1:-1],
+             json.dumps(secret, ensure_ascii=False)[1:-1], secret.encode("unicode_escape").decode("ascii")}
+    return tuple(forms)

@@ -8,16 +8,20 @@ as `kafkactl local up`, stopped at the end.
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import shlex
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+# fails any test whose output holds a piece of a known secret, and scans the logs tests leave (tests/secrets_sweep.py)
+pytest_plugins = ["tests.secrets_sweep"]
 
 _SESSION_HOME = Path(tempfile.mkdtemp(prefix="kafkactl-tests-"))
 os.environ["XDG_CONFIG_HOME"] = str(_SESSION_HOME / "config")
@@ -29,10 +33,14 @@ for var in ("KAFKACTL_CONTEXT", "KAFKACTL_BOOTSTRAP_SERVERS", "KAFKACTL_COMMAND_
 USERS = ("admin", "alice", "bob", "carol")
 # the differential test's seed (tests/integration/test_authorizer_differential.py): new each run unless given
 os.environ.setdefault("KAFKACTL_DIFF_SEED", str(random.SystemRandom().randrange(2**31)))
+# the CLI fuzzer's seed (tests/integration/test_cli_fuzz.py) and case count (KAFKACTL_FUZZ_CASES, default 2000)
+os.environ.setdefault("KAFKACTL_FUZZ_SEED", str(random.SystemRandom().randrange(2**31)))
 
 
-def pytest_report_header() -> str:
-    return f"differential seed: KAFKACTL_DIFF_SEED={os.environ['KAFKACTL_DIFF_SEED']}"
+def pytest_report_header() -> list[str]:
+    return [f"differential seed: KAFKACTL_DIFF_SEED={os.environ['KAFKACTL_DIFF_SEED']}",
+            f"CLI fuzzer: KAFKACTL_FUZZ_SEED={os.environ['KAFKACTL_FUZZ_SEED']} "
+            f"KAFKACTL_FUZZ_CASES={os.environ.get('KAFKACTL_FUZZ_CASES', '2000')}"]
 
 
 @dataclass
@@ -54,11 +62,26 @@ def run(*args: str, input: str | None = None, env: dict[str, str] | None = None)
 
     from kafkactl.cli import close_clients
 
+    loggers = {name: logging.getLogger(name) for name in ("kafkactl", "kafka")}
+    saved = {name: (lg.level, list(lg.handlers), lg.propagate) for name, lg in loggers.items()}
     try:
         r = CliRunner().invoke(app, list(args), input=input, env=env, catch_exceptions=False)
     finally:
         close_clients()  # no client thread may outlive the command (hypothesis warns of their use of `random`)
-    return Result(r.exit_code, r.stdout, r.stderr)
+        # --debug sets the client loggers to DEBUG, as for a process of its own: later tests must not inherit that
+        # (kafka-python logs its configuration, password included, at DEBUG into pytest's log capture)
+        for name, lg in loggers.items():
+            level, lg.handlers[:], lg.propagate = saved[name]
+            lg.setLevel(level)
+    return _swept(Result(r.exit_code, r.stdout, r.stderr))
+
+
+def _swept(result: "Result") -> "Result":
+    """Every command's output goes through the secrets sweep, whether or not the test prints it."""
+    from tests.secrets_sweep import fail_on_leaks
+
+    fail_on_leaks(result.stdout + result.stderr)
+    return result
 
 
 def run_process(*args: str, input: str | None = None, env: dict[str, str] | None = None,
@@ -68,13 +91,13 @@ def run_process(*args: str, input: str | None = None, env: dict[str, str] | None
     full_env.update(env or {})
     p = subprocess.run([sys.executable, "-m", "kafkactl", *args], capture_output=True, text=True, input=input,
                        env=full_env, timeout=timeout)
-    return Result(p.returncode, p.stdout, p.stderr)
+    return _swept(Result(p.returncode, p.stdout, p.stderr))
 
 
 @dataclass
 class SandboxInfo:
     bootstrap: str
-    passwords: dict[str, str]
+    passwords: dict[str, str] = field(repr=False)  # a failing test's traceback shows its fixtures' reprs
     pid: int
     home: Path
 
@@ -126,8 +149,12 @@ def sandbox() -> SandboxInfo:
     assert state is not None and status.running
     info = SandboxInfo(bootstrap=status.bootstrap_servers, passwords=dict(state.passwords), pid=state.pid,
                        home=sb.home)
+    from tests.secrets_sweep import register
+
+    for user, password in state.passwords.items():
+        register(password, f"the sandbox password of {user}")
     yield info
-    sb.down()
+    sb.down()  # (the secrets sweep reads the sandbox's logs first)
 
 
 def shell_join(args) -> str:

@@ -152,8 +152,9 @@ class Sandbox:
         cluster_id = "-"
         while cluster_id.startswith("-"):  # as Kafka's Uuid.randomUuid: a leading '-' reads as an option
             cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-        # fresh random passwords per sandbox; they live in 0600 files only
-        passwords = {u: f"{u}-{secrets.token_urlsafe(12)}" for u in USERS}
+        # fresh random passwords per sandbox, with nothing guessable in them (no user name: a 6-character piece
+        # of one in any output is then a leak, not a coincidence); they live in 0600 files only
+        passwords = {u: secrets.token_urlsafe(18) for u in USERS}
         return SandboxState(broker_port=broker, controller_port=controller, cluster_id=cluster_id, passwords=passwords)
 
     def _write_configs(self, state: SandboxState) -> None:
@@ -163,17 +164,26 @@ class Sandbox:
         for user in USERS:
             _write_private(self.client_properties(user), render_client_properties(user, state.passwords[user]))
 
-    def _java(self, libs: Path, main: str, *args: str, heap: str = "256m") -> list[str]:
+    def _java(self, libs: Path, main: str, *args: str, heap: str = "256m", extra: tuple[str, ...] = ()) -> list[str]:
         return java_command(libs, main, *args, heap=heap,
-                            extra=(f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",))
+                            extra=(f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}", *extra))
 
     def _format(self, libs: Path, state: SandboxState) -> None:
-        args = ["format", f"--cluster-id={state.cluster_id}", "-c", str(self.properties_file), "--standalone"]
+        args = ["kafka.tools.StorageTool", "format", f"--cluster-id={state.cluster_id}", "-c",
+                str(self.properties_file), "--standalone"]
         for user in USERS:
             for mech in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
                 args += ["--add-scram", f"{mech}=[name={user},password={state.passwords[user]}]"]
-        proc = subprocess.run(self._java(libs, "kafka.tools.StorageTool", *args), capture_output=True, text=True,
-                              timeout=180, cwd=self.home)
+        # The SCRAM passwords must not appear on a command line (any local user reads /proc/PID/cmdline): the
+        # java launcher (9+) reads the main class and its arguments from an @argfile, here a fresh 0600 file removed
+        # after. Without perf data the JVM does not copy its arguments into /tmp/hsperfdata_<user>/<pid> either.
+        argfile = self.home / "format.args"
+        _write_private(argfile, "".join(_argfile_line(a) for a in args), fresh=True)
+        try:
+            proc = subprocess.run(self._java(libs, f"@{argfile}", extra=("-XX:-UsePerfData",)), capture_output=True,
+                                  text=True, timeout=180, cwd=self.home)
+        finally:
+            argfile.unlink(missing_ok=True)
         if proc.returncode != 0:
             from kafkactl.redact import scrub
 
@@ -336,8 +346,19 @@ logger.state.level = WARN
 """
 
 
-def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+def _argfile_line(arg: str) -> str:
+    """One argument of a java @argfile: quoted, with the launcher's backslash escapes."""
+    escaped = arg.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    return f'"{escaped}"\n'
+
+
+def _write_private(path: Path, text: str, fresh: bool = False) -> None:
+    """Write a 0600 file; `fresh` refuses to write through anything already at the path (a planted link)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    if fresh:
+        path.unlink(missing_ok=True)
+        flags |= os.O_EXCL | os.O_NOFOLLOW
+    fd = os.open(path, flags, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
     os.chmod(path, 0o600)

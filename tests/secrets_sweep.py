@@ -1,0 +1,309 @@
+"""The secrets sweep: a pytest plugin (registered by tests/conftest.py) that fails any test whose output, or a log
+file it left, holds a known secret or any 6-character piece of one.
+
+Known secrets:
+- the passwords of every sandbox the tests see: the session sandbox (its fixture registers them, and any state.json
+  under the session's XDG directories or a test's tmp_path is read), and sandboxes that tests start themselves;
+- every value kafkactl wrapped as a Secret or registered with kafkactl.redact in this process;
+- test passwords: `register(value, label)`, a module-level `SECRETS = [...]` in a test module, or the `secret`
+  fixture (a fresh random password, registered).
+Secrets shorter than 6 characters are not swept (too short to tell from ordinary text: choose longer test
+passwords). A piece proves a leak only when ordinary text is unlikely to hold it, so these are ignored: a piece that
+kafkactl's own source or documentation holds (`pw-from-stdin-9` must not flag the help text `--password-stdin`),
+one of lowercase letters and `._-` only (`-regis` of a broker log's "registration") and one of lowercase hex only
+(ids, hashes, the uuid tokens tests put in names and passwords alike). A random 24-character password keeps
+nearly all of its 19 pieces. Whatever is known, a JAAS login module string with an unmasked password is a leak.
+
+Looked at: each test phase's captured stdout, stderr and log records and its failure text; every command run
+through tests.conftest.run / run_process; after each test, the files under its tmp_path and what was appended to the
+files under the session's XDG_STATE_HOME and XDG_CONFIG_HOME (the session broker's broker.log); a sandbox's home
+when kafkactl's in-process `Sandbox.down` is about to remove it; at the end, everything under pytest's base
+temporary directory (Spark Connect logs included) and *.log files the session wrote into the current directory.
+Files that hold secrets on purpose are skipped: SECRET_STORES by name, SKIP_SUFFIXES (properties files) and Kafka's
+storage (SKIP_DIRS). A leak fails the test phase it was found in, with the output masked and the piece never
+shown; one found outside any test fails the session. The terminal summary says how much was swept.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets as _random
+import time
+from pathlib import Path
+
+import pytest
+
+PIECE = 6
+MASK = "******"
+SECRET_STORES = {"config.yaml", "config.yaml.tmp", "state.json", "server.properties"}
+SKIP_SUFFIXES = (".properties", ".parquet", ".index", ".timeindex", ".snapshot", ".checkpoint", ".pyc")
+SKIP_DIRS = {"data", "libs", "__pycache__", ".hypothesis"}
+MAX_FILE = 64 * 1024 * 1024
+_ROOT = Path(__file__).resolve().parent.parent
+_JAAS = re.compile(r"LoginModule\s+(?:required|requisite|sufficient|optional)\b[^;\n]*?\bpassword\s*=\s*"
+                   r"(\"[^\"\n]*\"?|'[^'\n]*'?|[^\s;]*)")
+
+_WORDLIKE = re.compile(r"[a-z._-]+|[0-9a-f]+")
+_known: dict[str, str] = {}  # secret -> where it comes from (only the label is ever printed)
+_short: set[str] = set()
+_stats = {"texts": 0, "files": 0, "bytes": 0, "leaks": 0}
+_pending: list[str] = []  # leaks found while a test runs: they fail its current phase
+_session_leaks: list[str] = []  # found outside any test: they fail the session
+_state = {"in_test": False, "started": time.time()}
+_offsets: dict[str, tuple[int, int, bytes]] = {}  # file -> (inode, bytes read, the last PIECE-1 bytes read)
+_vocabulary: list[str] = []
+_in_vocabulary: dict[str, bool] = {}
+_index: dict = {"key": None, "owner": {}}
+
+
+def register(secret: str | None, label: str = "a test secret") -> None:
+    """Make `secret` known to the sweep (a password a test uses, or one of a sandbox it started)."""
+    if not secret:
+        return
+    if len(secret) < PIECE:
+        _short.add(secret)
+    else:
+        _known.setdefault(secret, label)
+
+
+def new_secret(label: str = "a test secret") -> str:
+    """A fresh random password, registered."""
+    value = _random.token_urlsafe(18)
+    register(value, label)
+    return value
+
+
+def _secrets() -> dict[str, str]:
+    from kafkactl import redact
+
+    with redact._lock:
+        values = list(redact._known)
+    _short.update(v for v in values if len(v) < PIECE)
+    return {**{v: "a kafkactl Secret" for v in values if len(v) >= PIECE}, **_known}
+
+
+def _in_kafkactl_text(piece: str) -> bool:
+    """Whether kafkactl's own source or documentation holds the piece (then it is not evidence of a leak)."""
+    if piece not in _in_vocabulary:
+        if not _vocabulary:
+            files = [*(_ROOT / "kafkactl").rglob("*.py"), *(_ROOT / "kafkactl").rglob("*.json"), _ROOT / "README.md",
+                     *(_ROOT / "man").glob("*"), *(_ROOT / "completions").glob("*")]
+            _vocabulary.append("\n".join(p.read_text(errors="replace") for p in files if p.is_file()))
+        _in_vocabulary[piece] = piece in _vocabulary[0]
+    return _in_vocabulary[piece]
+
+
+def _owner() -> dict[str, str]:
+    """Every piece of every known secret that could not be part of a lowercase word or of lowercase hex (ids,
+    hashes, the uuid tokens tests give names) -> the label of its secret; rebuilt when a secret is added."""
+    known = _secrets()
+    key = (len(known), frozenset(known))
+    if key != _index["key"]:
+        _index["owner"] = {s[i:i + PIECE]: label for s, label in known.items() for i in range(len(s) - PIECE + 1)
+                           if not _WORDLIKE.fullmatch(s[i:i + PIECE])}
+        _index["key"] = key
+    return _index["owner"]
+
+
+def _spans(text: str) -> list[tuple[int, int, str]]:
+    owner = _owner()
+    spans = [(i, i + PIECE, owner[text[i:i + PIECE]]) for i in range(len(text) - PIECE + 1)
+             if text[i:i + PIECE] in owner and not _in_kafkactl_text(text[i:i + PIECE])] if owner else []
+    spans += [(*m.span(1), "a JAAS string with its password") for m in _JAAS.finditer(text)
+              if m.group(1).strip("\"'") not in ("", MASK)]
+    return spans
+
+
+def _findings(text: str) -> tuple[list[str], str]:
+    """The labels of the secrets a piece of which is in text, and the line of the first (never the piece)."""
+    _stats["bytes"] += len(text.encode("utf-8", "replace"))
+    spans = _spans(text) if text else []
+    where = f" line {text.count(chr(10), 0, min(spans)[0]) + 1}" if spans else ""
+    return sorted({label for _, _, label in spans}), where
+
+
+def find_leaks(text: str) -> list[str]:
+    """The labels of the secrets a piece of which is in text (never the pieces themselves)."""
+    _stats["texts"] += 1
+    return _findings(text or "")[0]
+
+
+def fail_on_leaks(text: str, what: str = "a command's output") -> None:
+    """Fail the running test at once when text holds a piece of a known secret."""
+    labels = find_leaks(text)
+    if labels:
+        _stats["leaks"] += 1
+        pytest.fail(f"secrets sweep: {what} holds a piece of {', '.join(labels)} (the piece is not shown)",
+                    pytrace=False)
+
+
+def mask(text: str) -> str:
+    """text with every piece of a known secret (and a JAAS string's password) replaced by MASK."""
+    out, pos = [], 0
+    for start, end, _ in sorted(_spans(text)):
+        if start > pos or not out:
+            out.append(text[pos:start] + MASK)
+        pos = max(pos, end)  # overlapping pieces of one secret give one mask
+    return "".join(out) + text[pos:]
+
+
+def _record(lines: list[str]) -> None:
+    (_pending if _state["in_test"] else _session_leaks).extend(lines)
+
+
+def _candidates(root: Path):
+    for base, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+        for name in files:
+            path = Path(base, name)
+            if name in SECRET_STORES or path.suffix in SKIP_SUFFIXES or path.is_symlink():
+                if name == "state.json":
+                    _register_sandbox(path)
+                continue
+            yield path
+
+
+def _register_sandbox(state_file: Path) -> None:
+    import json
+
+    try:
+        passwords = json.loads(state_file.read_text()).get("passwords") or {}
+    except (OSError, ValueError, AttributeError):
+        return
+    for user, password in passwords.items():
+        register(password, f"the password of {user} in {state_file.parent}")
+
+
+def _check_file(path: Path, text: str, what: str, root: Path) -> list[str]:
+    _stats["files"] += 1
+    labels, where = _findings(text)
+    return [f"{what}: {path.relative_to(root)}{where} holds a piece of {', '.join(labels)}"] if labels else []
+
+
+def sweep_tree(root: Path, what: str, report: bool = True, whole: bool = False) -> list[str]:
+    """Scan the log-like files under root, each from where the last scan of it stopped (a running broker's log is
+    read as it grows, never twice), or `whole` (a test's own tmp_path: pytest reuses its paths, and a new file can
+    get a deleted one's inode and size); leaks fail the running test (or the session), unless report=False: then
+    they are only returned."""
+    found: list[str] = []
+    root = Path(root)
+    for path in sorted(_candidates(root)) if root.is_dir() else ():
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                inode, offset, tail = (st.st_ino, 0, b"") if whole else _offsets.get(str(path), (st.st_ino, 0, b""))
+                if inode != st.st_ino or st.st_size < offset:  # replaced or truncated: read it afresh
+                    offset, tail = 0, b""
+                fh.seek(offset)
+                new = fh.read(MAX_FILE)
+        except OSError:
+            continue
+        if new:
+            _offsets[str(path)] = (st.st_ino, offset + len(new), new[-(PIECE - 1):])
+            found += _check_file(path, (tail + new).decode("utf-8", "replace"), what, root)
+    if report:
+        _record(found)
+    return found
+
+
+def _watched() -> list[tuple[Path, str]]:
+    return [(Path(os.environ[v]), f"the session's {v}") for v in ("XDG_STATE_HOME", "XDG_CONFIG_HOME")
+            if os.environ.get(v)]
+
+
+# ----------------------------------------------------------------------------------------------- pytest hooks
+
+
+@pytest.fixture
+def secret() -> str:
+    """A fresh random password, known to the sweep."""
+    return new_secret("the `secret` fixture's password")
+
+
+def pytest_configure(config) -> None:
+    _state["started"] = time.time()
+    # kafkactl's in-process `local down` removes the sandbox home, broker.log with it: sweep it first
+    from kafkactl.local import sandbox
+
+    down = sandbox.Sandbox.down
+    if getattr(down, "swept_first", False):
+        return
+
+    def swept_down(self, keep: bool = False, timeout: float = 30.0):
+        if not keep:
+            _register_sandbox(self.state_file)
+            sweep_tree(self.home, f"the sandbox in {self.home}, before local down removed it")
+        return down(self, keep=keep, timeout=timeout)
+
+    swept_down.swept_first = True
+    sandbox.Sandbox.down = swept_down
+
+
+def pytest_collection_modifyitems(items) -> None:
+    for module in {item.module for item in items if getattr(item, "module", None) is not None}:
+        for value in getattr(module, "SECRETS", ()):
+            register(value, f"a test secret of {module.__name__}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    _state["in_test"] = True
+    try:
+        return (yield)
+    finally:
+        _state["in_test"] = False
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if call.when == "teardown":
+        tmp = (getattr(item, "funcargs", None) or {}).get("tmp_path")
+        if tmp is not None:
+            sweep_tree(Path(tmp), "this test's tmp_path", whole=True)
+        for root, what in _watched():
+            sweep_tree(root, what)
+    texts = [(title, content) for title, content in report.sections if title.endswith(f" {call.when}")]
+    if report.longrepr is not None:
+        texts.append(("the failure report", str(report.longrepr)))
+    _stats["texts"] += len(texts)
+    lines = [f"the {call.when} output ({title},{where}) holds a piece of {', '.join(labels)}"
+             for title, text in texts for labels, where in [_findings(text)] if labels]
+    lines += _pending
+    _pending.clear()
+    if lines:
+        _stats["leaks"] += len(lines)
+        before = mask(str(report.longrepr)) + "\n\n" if report.failed and report.longrepr is not None else ""
+        report.outcome = "failed"
+        report.longrepr = before + "\n".join(f"secrets sweep: {line} (the piece is not shown)" for line in lines)
+    if any(_spans(content) for _, content in report.sections):
+        report.sections = [(title, mask(content)) for title, content in report.sections]
+    return report
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    base = factory.getbasetemp() if getattr(factory, "_basetemp", None) is not None else None
+    if base is not None:
+        sweep_tree(Path(base), "pytest's temporary directory")
+    for root, what in _watched():
+        sweep_tree(root, what)
+    cwd = Path.cwd()
+    for path in cwd.glob("*.log"):  # Spark's derby.log and the like
+        if path.is_file() and path.stat().st_mtime >= _state["started"] and path.stat().st_size <= MAX_FILE:
+            _record(_check_file(path, path.read_text(errors="replace"), "the current directory", cwd))
+    if _session_leaks:
+        _stats["leaks"] += len(_session_leaks)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    known = _secrets()
+    terminalreporter.write_sep("-", "secrets sweep")
+    terminalreporter.write_line(
+        f"{len(known)} secrets known ({len(_short)} shorter than {PIECE} characters not swept); "
+        f"{_stats['texts']:,} outputs and {_stats['files']:,} files scanned, {_stats['bytes']:,} bytes; "
+        f"leaks: {_stats['leaks']}")
+    for line in _session_leaks:
+        terminalreporter.write_line(f"LEAK {line} (the piece is not shown)", red=True)

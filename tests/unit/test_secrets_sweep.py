@@ -1,0 +1,196 @@
+"""The secrets sweep (tests/secrets_sweep.py) catches what it is meant to catch and nothing else.
+
+The end-to-end cases run a pytest session of their own (pytester, in a subprocess) with the plugin and deliberately
+leaking tests; the others call the plugin's functions on synthetic text and files.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kafkactl.redact import Secret
+from tests import secrets_sweep
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+INNER = '''
+import secrets
+from pathlib import Path
+
+from kafkactl.redact import Secret
+from tests.secrets_sweep import register
+
+SECRET = {secret!r}
+SECRETS = [{listed!r}]
+
+
+def test_prints_a_piece_of_a_registered_secret():
+    register(SECRET, "the inner secret")
+    print("oops:", SECRET[4:10])
+
+
+def test_prints_only_five_characters_of_it():
+    register(SECRET, "the inner secret")
+    print("fine:", SECRET[4:9])
+
+
+def test_writes_a_piece_into_a_log_in_its_tmp_path(tmp_path):
+    register(SECRET, "the inner secret")
+    (tmp_path / "app.log").write_text("INFO " + SECRET[2:9] + "\\n")
+    (tmp_path / "client.properties").write_text("sasl.password=" + SECRET + "\\n")  # a secret store: skipped
+
+
+def test_logs_a_piece_of_a_module_level_secret():
+    import logging
+    logging.getLogger("inner").warning("token %s", {listed!r}[3:12])
+
+
+def test_prints_a_jaas_string_whose_password_is_unknown():
+    print('org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="x1y2";')
+
+
+def test_prints_a_masked_jaas_string_and_help_text():
+    Secret("pw-from-stdin-9")
+    print('sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required '
+          'username="u" password="******";')
+    print("--password-stdin  read the password from standard input")
+
+
+def test_fails_on_its_own_and_leaks_in_the_failure(secret):
+    register(SECRET, "the inner secret")
+    assert SECRET == "something else"
+
+
+def test_kafkactl_secret_printed():
+    s = Secret({kafkactl!r})
+    print(s.reveal()[:8])
+'''
+
+
+@pytest.fixture(scope="module")
+def inner(tmp_path_factory):
+    """One run of the inner session, shared by the assertions below."""
+    pytester_dir = tmp_path_factory.mktemp("sweep-inner")
+    values = {"secret": secrets.token_urlsafe(18), "listed": secrets.token_urlsafe(18),
+              "kafkactl": secrets.token_urlsafe(18)}
+    (pytester_dir / "test_inner.py").write_text(INNER.format(**values))
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_STATE_HOME": str(pytester_dir / "state"),
+           "XDG_CONFIG_HOME": str(pytester_dir / "config")}
+    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.secrets_sweep", "-p", "no:cacheprovider",
+                        "-o", "addopts=", "-rA", "--basetemp", str(pytester_dir / "basetemp"),
+                        "--rootdir", str(pytester_dir), str(pytester_dir / "test_inner.py")],
+                       capture_output=True, text=True, cwd=pytester_dir, env=env, timeout=120)
+    yield p.stdout + p.stderr, values, p.returncode
+    shutil.rmtree(pytester_dir, ignore_errors=True)  # the planted log and the leaking sources
+
+
+def _outcome(output: str, name: str) -> str:
+    """The worst outcome -rA lists for the test (a teardown error comes after PASSED)."""
+    words = {line.split()[0] for line in output.splitlines()
+             if len(line.split()) > 1 and line.split()[1] == f"test_inner.py::{name}"}
+    return next((w for w in ("ERROR", "FAILED", "PASSED") if w in words), "?")
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("test_prints_a_piece_of_a_registered_secret", "FAILED"),
+    ("test_prints_only_five_characters_of_it", "PASSED"),
+    ("test_writes_a_piece_into_a_log_in_its_tmp_path", "ERROR"),  # found at teardown, when tmp_path is swept
+    ("test_logs_a_piece_of_a_module_level_secret", "FAILED"),
+    ("test_prints_a_jaas_string_whose_password_is_unknown", "FAILED"),
+    ("test_prints_a_masked_jaas_string_and_help_text", "PASSED"),
+    ("test_fails_on_its_own_and_leaks_in_the_failure", "FAILED"),
+    ("test_kafkactl_secret_printed", "FAILED"),
+])
+def test_a_deliberate_leak_fails_its_test_and_legitimate_output_passes(inner, name, expected):
+    output, _, code = inner
+    assert _outcome(output, name) == expected, output[-3000:]
+    assert code == 1
+
+
+def test_no_piece_of_a_secret_reaches_the_inner_session_s_own_report(inner):
+    """The failure reports mask what they found: the leak does not leak again through pytest's output."""
+    output, values, _ = inner
+    assert "secrets sweep: the call output (Captured stdout call, line 1) holds a piece of the inner secret" in output
+    assert "this test's tmp_path: app.log line 1 holds a piece of the inner secret" in output
+    assert "a JAAS string with its password" in output
+    assert "AssertionError" in output and "******" in output  # the failure's own text is kept, masked
+    for value in values.values():
+        assert not [value[i:i + 6] for i in range(len(value) - 5) if value[i:i + 6] in output], output[-3000:]
+
+
+def test_the_summary_says_how_much_was_swept(inner):
+    output, _, _ = inner
+    summary = [line for line in output.splitlines() if "secrets known" in line]
+    assert summary and " outputs and " in summary[0] and " files scanned, " in summary[0], output[-2000:]
+
+
+def test_six_characters_are_a_piece_five_are_not():
+    secret = secrets.token_urlsafe(16)
+    secrets_sweep.register(secret, "the sweep's own test secret")
+    assert secrets_sweep.find_leaks(f"error: bad value {secret[3:9]}!") == ["the sweep's own test secret"]
+    assert secrets_sweep.find_leaks(f"error: bad value {secret[3:8]}!") == []
+    assert secrets_sweep.mask(f"x {secret} y {secret[:6]}") == "x ****** y ******"
+
+
+def test_short_secrets_are_counted_but_not_swept():
+    secrets_sweep.register("abc12", "too short")
+    assert "abc12" in secrets_sweep._short and secrets_sweep.find_leaks("abc12 abc12") == []
+
+
+def test_pieces_of_kafkactl_s_own_text_of_words_and_of_hex_are_ordinary():
+    Secret("pw-from-stdin-9")
+    assert secrets_sweep.find_leaks("--password-stdin, read from stdin") == []
+    assert secrets_sweep.find_leaks("stdin-9") != []
+    secrets_sweep.register("zq-registered-77", "a password made of words")
+    assert secrets_sweep.find_leaks("controller-registration-channel") == []
+    assert secrets_sweep.find_leaks("red-77") != []
+    secrets_sweep.register("Nobody-d8aed265", "a password built on a name's token")
+    assert secrets_sweep.find_leaks("user nobodyd8aed265, topic lcr.d8aed265.t") == []
+    assert secrets_sweep.find_leaks("Nobody-") != []
+
+
+def test_log_files_are_swept_and_secret_stores_are_not(tmp_path):
+    secret = secrets_sweep.new_secret("another test secret")
+    (tmp_path / "broker.log").write_text(f"[INFO] something {secret[:7]}\n")
+    (tmp_path / "client-alice.properties").write_text(f"sasl.password={secret}\n")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "00000.log").write_text(secret)
+    found = secrets_sweep.sweep_tree(tmp_path, "a synthetic tree", report=False)
+    assert found == ["a synthetic tree: broker.log line 1 holds a piece of another test secret"]
+    (tmp_path / "broker.log").unlink()  # planted: this test's own teardown sweep must not find it
+
+
+def test_appended_log_lines_are_swept_once_and_pieces_across_reads_are_caught(tmp_path):
+    secret = secrets_sweep.new_secret("a log secret")
+    log = tmp_path / "broker.log"
+    log.write_text("[INFO] started\n")
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
+    with log.open("a") as fh:
+        fh.write(f"[INFO] user {secret[:3]}")
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
+    with log.open("a") as fh:
+        fh.write(f"{secret[3:8]} logged in\n")  # the piece spans the two reads
+    found = secrets_sweep.sweep_tree(tmp_path, "a log", report=False)
+    assert found == ["a log: broker.log line 1 holds a piece of a log secret"]
+    log.unlink()
+
+
+def test_a_sandbox_state_file_makes_its_passwords_known(tmp_path):
+    import json
+
+    password = secrets.token_urlsafe(18)
+    (tmp_path / "state.json").write_text(json.dumps({"passwords": {"alice": password}}))
+    secrets_sweep.sweep_tree(tmp_path, "a sandbox home", report=False)
+    assert secrets_sweep.find_leaks(f"{password[5:11]}") == [f"the password of alice in {tmp_path}"]
+
+
+def test_the_secret_fixture_is_fresh_and_known(secret):
+    assert len(secret) >= 20 and secrets_sweep.find_leaks(secret[-6:]) == ["the `secret` fixture's password"]
