@@ -111,21 +111,36 @@ class KafkactlGroup(TyperGroup):
              standalone_mode: bool = True, **extra: Any) -> Any:
         from click import exceptions as click_exc
 
-        argv = hoist_global_options(self, list(sys.argv[1:] if args is None else args))
+        argv = list(sys.argv[1:] if args is None else args)
+        # no process receives a NUL in its arguments (execve cannot pass one); an in-process caller can
+        bad = next((a for a in argv if "\x00" in a), None)
+        if bad is not None:
+            _error(f"{bad[:60]!r}: an argument may not contain a NUL character")
+            if standalone_mode:
+                sys.exit(int(ExitCode.USAGE))
+            return int(ExitCode.USAGE)
+        argv = hoist_global_options(self, argv)
         debug = "--debug" in argv or os.environ.get("KAFKACTL_DEBUG", "") not in ("", "0")
+        # terraform's convention for a CI gate: 2 means changes, so every error (bad input too) is 1
+        # any spelling (--detailed-exitcode=true is a usage error, which must not read as "changes" either)
+        head = argv[:argv.index("--")] if "--" in argv else argv
+        detailed = any(a.split("=", 1)[0] == "--detailed-exitcode" for a in head)
         try:
+            check_argument_lengths(self, argv)
+            check_option_values(self, argv)
             rv = super().main(args=argv, prog_name=prog_name or "kafkactl", complete_var=complete_var,
                               standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else 0
+            detailed = False  # the command's own exit code (0 or 2) stands
         except click_exc.NoArgsIsHelpError as exc:
             exc.show()
             code = ExitCode.USAGE
         except click_exc.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else "kafkactl"
-            _error(f"{where}: {exc.format_message()} (see {where} --help)")
+            _error(f"{where}: {_abbreviated(exc.format_message(), argv)} (see {where} --help)")
             code = ExitCode.USAGE
         except click_exc.ClickException as exc:
-            _error(exc.format_message())
+            _error(_abbreviated(exc.format_message(), argv))
             code = exc.exit_code
         except typer.Abort:
             _error("aborted")
@@ -136,7 +151,7 @@ class KafkactlGroup(TyperGroup):
                 _render_partial(result)
             _error(exc.message)
             if exc.hint:
-                _stderr(f"hint: {exc.hint}")
+                _stderr(f"hint: {one_line(exc.hint)}")
             if debug:
                 _traceback()
             code = exc.exit_code
@@ -150,17 +165,28 @@ class KafkactlGroup(TyperGroup):
             if not isinstance(exc.__context__, BrokenPipeError):
                 raise
             code = _broken_pipe()
+        except OSError as exc:
+            if exc.filename is None:  # not about a file the operator named: a bug or a client failure
+                code = _unexpected(exc, debug)
+            else:  # a path given on the command line that cannot be read or written
+                _error(f"{exc.filename}: {exc.strerror or type(exc).__name__}")
+                if debug:
+                    _traceback()
+                code = ExitCode.NOT_FOUND if isinstance(exc, FileNotFoundError) else ExitCode.USAGE
         except Exception as exc:  # a bug or an unexpected client failure: one line unless --debug
-            from kafkactl.redact import scrub
-
-            _error(f"unexpected {type(exc).__name__}: {scrub(str(exc))}"
-                   + ("" if debug else " (run with --debug for the traceback)"))
-            if debug:
-                _traceback()
+            code = _unexpected(exc, debug)
+        if detailed and code not in (ExitCode.OK, ExitCode.INTERRUPTED, ExitCode.BROKEN_PIPE):
             code = ExitCode.ERROR
         if standalone_mode:
             sys.exit(int(code))
         return int(code)
+
+
+def _unexpected(exc: BaseException, debug: bool) -> ExitCode:
+    _error(f"unexpected {type(exc).__name__}: {exc}" + ("" if debug else " (run with --debug for the traceback)"))
+    if debug:
+        _traceback()
+    return ExitCode.ERROR
 
 
 def _broken_pipe() -> ExitCode:
@@ -211,7 +237,11 @@ def hoist_global_options(root: Any, argv: list[str]) -> list[str]:
             continue
         rest.append(tok)
         i += 1
-    return front + rest
+    # after the options typed before the noun, so that a repeated option's last value wins, as typed
+    k = 0
+    while k < len(rest) and rest[k].startswith("-") and rest[k] != "--":
+        k += 2 if rest[k] in GLOBAL_VALUE_OPTIONS else 1
+    return rest[:k] + front + rest[k:]
 
 
 def _subcommand(group: Any, name: str) -> Any:
@@ -230,7 +260,113 @@ def _stderr(text: str) -> None:
 
 
 def _error(text: str) -> None:
-    _stderr(f"error: {text}")
+    from kafkactl.redact import scrub
+
+    # scrubbed first: a secret is masked as registered, before its line breaks are escaped
+    _stderr(f"error: {one_line(scrub(text))}")
+
+
+# C0 and C1 controls, DEL and the Unicode line and paragraph separators, as Python spells them in a string
+_ESCAPES = {c: chr(c).encode("unicode_escape").decode("ascii")
+            for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}
+
+
+def one_line(text: str) -> str:
+    """`text` with every control character and line break escaped: a broker's message may hold them, and an error
+    is one line on stderr."""
+    return text.translate(_ESCAPES)
+
+
+def _abbreviated(message: str, argv: list[str]) -> str:
+    """click repeats a bad value whole: a 5000-digit --partitions is cut short."""
+    from kafkactl.limits import shown
+
+    for arg in {a for a in argv if len(a) > 80}:
+        for form in (repr(arg), arg):
+            if form in message:
+                message = message.replace(form, shown(arg, 40))
+                break
+    return message
+
+
+# options whose value may be, or hold, a secret: never repeated when refused for its length
+_SECRET_OPTION_WORDS = ("config", "password", "secret", "token", "jaas")
+
+
+def check_argument_lengths(root: Any, argv: list[str]) -> None:
+    """Refuse any argument longer than a protocol STRING, before a request: every name, id and config kafkactl
+    sends is one (a longer one makes librdkafka crash or the broker drop the connection). No file path or
+    address comes near the limit."""
+    from kafkactl.limits import check_string, too_long
+
+    for i in [i for i, a in enumerate(argv) if too_long(a)]:
+        arg, option = argv[i], None
+        if arg.startswith("--") and "=" in arg:
+            option, arg = arg.split("=", 1)
+        elif arg.startswith("-") and not arg.startswith("--"):
+            option, arg = arg[:2], arg[2:]
+        elif i and argv[i - 1].startswith("-") and "=" not in argv[i - 1] and argv[i - 1] not in _flags(root, argv):
+            option = argv[i - 1]
+        secret = "=" in arg or (option is not None and any(w in option for w in _SECRET_OPTION_WORDS))
+        check_string(arg, option or "an argument", secret=secret)
+
+
+# options whose value may be blank: AclCommand takes a transactional id as typed (Kafka allows ' ')
+_BLANK_ALLOWED = {"--transactional-id"}
+# global options whose values are checked (and named) where they are read
+_CHECKED_LATER = {"-b", "--bootstrap-server", "--timeout", "-o", "--output"}
+
+
+def check_option_values(root: Any, argv: list[str]) -> None:
+    """An option given an empty value, or a blank one, is refused rather than taken as absent; a single-value
+    option of the command given twice is refused rather than one value silently dropped (global options, which
+    may also be set before the noun, keep the last one: hoist_global_options puts it last)."""
+    from kafkactl.errors import UsageError
+    from kafkactl.limits import shown
+
+    path = [root]
+    for tok in argv:
+        if tok == "--":
+            break
+        sub = None if tok.startswith("-") else _subcommand(path[-1], tok)
+        if sub is not None:
+            path.append(sub)
+    params = {o: p for cmd in path for p in getattr(cmd, "params", []) for o in (*p.opts, *p.secondary_opts)}
+    takes_value = {o for o, p in params.items() if not (getattr(p, "is_flag", False) or getattr(p, "count", False))}
+    seen: dict[Any, list[str]] = {}
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            break
+        option, value = tok, None
+        if tok.startswith("--") and "=" in tok:
+            option, value = tok.split("=", 1)
+        elif tok in takes_value and i + 1 < len(argv):
+            value = argv[i + 1]
+            i += 1
+        i += 1
+        if option not in takes_value or value is None or option in _CHECKED_LATER:
+            continue
+        if value == "" or (not value.strip() and option not in _BLANK_ALLOWED):
+            raise UsageError(f"{option} {value!r} is empty: give a value, or leave the option out")
+        p = params[option]
+        if not getattr(p, "multiple", False) and option not in GLOBAL_VALUE_OPTIONS:
+            seen.setdefault(p, []).append(value)
+            if len(seen[p]) > 1:
+                raise UsageError(f"{option} given twice ({shown(seen[p][0])}, {shown(value)}): it takes one value")
+
+
+def _flags(root: Any, argv: list[str]) -> set[str]:
+    """The options of the invoked command (and the groups above it) that take no value."""
+    path = [root]
+    for tok in argv:
+        sub = None if tok.startswith("-") else _subcommand(path[-1], tok)
+        if sub is not None:
+            path.append(sub)
+    return {"--", "-h", "--help"} | {o for cmd in path for p in getattr(cmd, "params", [])
+                                     if getattr(p, "is_flag", False) or getattr(p, "count", False)
+                                     for o in (*p.opts, *p.secondary_opts)}
 
 
 def _traceback() -> None:
@@ -286,8 +422,11 @@ def root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
     global _current
-    if timeout <= 0:
-        raise typer.BadParameter(f"{timeout:g} must be greater than 0", param_hint="--timeout")
+    from kafkactl.profiles import check_timeout, parse_bootstrap
+
+    check_timeout(timeout)
+    if bootstrap_server is not None:
+        parse_bootstrap(bootstrap_server)  # exit 2 before anything else; resolve() normalises it later
     app_ctx = AppContext(
         selection=Selection(context=context, bootstrap_servers=bootstrap_server, command_config=command_config,
                             timeout=timeout),
@@ -309,10 +448,15 @@ def _enable_debug_logging() -> None:
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(ScrubbingFormatter("debug: %(name)s: %(message)s"))
+    handler.set_name("kafkactl-debug")
     for name in ("kafkactl", "kafka"):
         lg = logging.getLogger(name)
+        # once per process however often a command runs in it, and not again through the root logger's handlers
+        for old in [h for h in lg.handlers if h.get_name() == "kafkactl-debug"]:
+            lg.removeHandler(old)
         lg.addHandler(handler)
         lg.setLevel(logging.DEBUG)
+        lg.propagate = False
 
 
 
@@ -330,6 +474,9 @@ def main() -> None:
         code: Any = 0
     except SystemExit as exc:
         code = exc.code
+    except KeyboardInterrupt:  # before the command's own handling began (while the command tree is built)
+        _error("interrupted")
+        code = int(ExitCode.INTERRUPTED)
     if "pyspark" in sys.modules or not isinstance(code, (int, type(None))):
         sys.exit(code)  # a Spark session (or a message as the code) gets the interpreter's own shutdown
     # Nothing kafkactl runs needs the interpreter's teardown: client handles hold no unsent data (kafkactl never

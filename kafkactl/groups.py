@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from kafkactl.acl.bitfield import AuthorizedOps, decode, encode
 from kafkactl.acl.model import AclOperation, ResourceType
-from kafkactl.errors import KafkactlError, NotFoundError
+from kafkactl.errors import KafkactlError, NotFoundError, UsageError
 from kafkactl.gateway import Gateway
 
 EMPTY_LIST_HINT = ("no groups listed: listing needs Describe on the CLUSTER (all groups), "
@@ -67,6 +67,9 @@ class GroupError:
 
 def describe_groups(gw: Gateway, group_ids: list[str] | None, authorized_operations: bool = False
                     ) -> tuple[list[GroupDescription], list[GroupError]]:
+    for gid in group_ids or []:
+        if not gid.strip():
+            raise UsageError(f"group id {gid!r} is empty")
     if group_ids is None:
         group_ids = [g.group for g in list_groups(gw)]
     if not group_ids:

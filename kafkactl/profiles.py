@@ -24,6 +24,7 @@ _LOGIN_MODULES = {
     "org.apache.kafka.common.security.scram.ScramLoginModule": "SCRAM",
 }
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*$")
+_CLASS_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*")
 
 
 @dataclass(frozen=True)
@@ -89,15 +90,26 @@ def read_properties_file(path: str | os.PathLike[str]) -> dict[str, str]:
         raise NotFoundError(f"--command-config {path}: no such file") from None
     except OSError as exc:
         raise ConfigError(f"--command-config {path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--command-config {path}: {_not_utf8(exc)}") from None
     return parse_properties_text(text, str(path))
 
 
-def parse_jaas(text: str) -> JaasConfig:
-    """Parse one JAAS login-module entry: `<module> <flag> key=value ... ;`.
+def _not_utf8(exc: UnicodeDecodeError) -> str:
+    # Java reads a properties file as UTF-8 since Java 9 (and kafka-*.sh so); the bytes are not shown, they may be
+    # a piece of a password
+    return f"not UTF-8 text (an invalid byte at offset {exc.start}); save the file as UTF-8"
+
+
+def parse_jaas(text: str, source: str = "--command-config") -> JaasConfig:
+    """Parse one JAAS login-module entry: `<module> <flag> key=value ... ;`, as Kafka's JaasConfig does.
 
     Values may be double- or single-quoted (with backslash escapes) or bare words.
-    Error messages never quote the text, which holds a password.
+    Error messages never quote the text, which holds a password: they name the source, what is wrong and an
+    option's name, but no name that follows a password's value (an unquoted password with a space in it reads
+    as a value and then a name).
     """
+    where = f"{source}: the sasl.jaas.config value"
     s = text.strip()
     pos = 0
     n = len(s)
@@ -118,17 +130,25 @@ def parse_jaas(text: str) -> JaasConfig:
     module = word()
     skip_ws()
     flag = word()
-    if not module or flag.lower() not in ("required", "requisite", "sufficient", "optional"):
-        raise ConfigError("sasl.jaas.config: expected '<LoginModule class> required key=\"value\" ...;'")
+    if not module:
+        raise ConfigError(f"{where} is empty; expected '<LoginModule class> required username=\"...\" password=\"...\";'")
+    if flag.lower() not in ("required", "requisite", "sufficient", "optional"):
+        raise ConfigError(f"{where} lacks the control flag after the login module (required, requisite, sufficient "
+                          "or optional)")
     options: dict[str, str] = {}
+    last = None
     while True:
         skip_ws()
-        if pos >= n or s[pos] == ";":
+        if pos >= n:
+            raise ConfigError(f"{where} is not terminated by ';'")
+        if s[pos] == ";":
             break
         key = word()
         skip_ws()
         if not key or pos >= n or s[pos] != "=":
-            raise ConfigError(f"sasl.jaas.config: option {key or '?'!r} has no '=value'")
+            after = f"after {last}" if last else "in its first option"
+            raise ConfigError(f"{where} is malformed {after}: expected key=value (quote a value that holds spaces)")
+        named = _option_named(key, options)
         pos += 1
         skip_ws()
         if pos < n and s[pos] in "\"'":
@@ -141,13 +161,31 @@ def parse_jaas(text: str) -> JaasConfig:
                 buf.append(s[pos])
                 pos += 1
             if pos >= n:
-                raise ConfigError(f"sasl.jaas.config: unterminated quote in option {key!r}")
+                raise ConfigError(f"{where} has an unterminated quote in {named}")
             pos += 1
             value = "".join(buf)
         else:
             value = word()
+            if not value:
+                raise ConfigError(f"{where} has no value for {named}")
         options[key] = value
+        last = named
+    pos += 1
+    skip_ws()
+    if pos < n:  # Kafka takes exactly one login module, and nothing after its ';'
+        raise ConfigError(f"{where} has text after its ';' (one login module, ended by ';')")
     return JaasConfig(module=module, flag=flag.lower(), options=options)
+
+
+def _option_named(key: str, before: Mapping[str, str]) -> str:
+    """'option X', or 'an option after Y' once a secret option Y was read: an unquoted secret holding a space
+    reads as a value and then more options, whose names are pieces of it."""
+    from kafkactl.configs.values import may_be_secret
+
+    secret = next((k for k in before if may_be_secret(k)), None)
+    if secret is None or key in ("username", "password"):
+        return f"option {key!r}"
+    return f"an option after {secret!r}"
 
 
 def _pem_path(props: Mapping[str, str], kind: str) -> str | None:
@@ -187,9 +225,12 @@ def settings_from_properties(props: Mapping[str, str], source: str = "--command-
             raise ConfigError(f"{source}: sasl.mechanism {mech} is not supported (use one of {', '.join(SASL_MECHANISMS)})")
         out["sasl_mechanism"] = mech
     if props.get("sasl.jaas.config"):
-        jaas = parse_jaas(props["sasl.jaas.config"])
+        jaas = parse_jaas(props["sasl.jaas.config"], source)
         family = _LOGIN_MODULES.get(jaas.module)
         if family is None:
+            if not _CLASS_NAME.fullmatch(jaas.module):  # then it may be a password that lost its option
+                raise ConfigError(f"{source}: in sasl.jaas.config the login module is not a Java class name (not "
+                                  "repeated; PlainLoginModule and ScramLoginModule are supported)")
             raise ConfigError(f"{source}: sasl.jaas.config login module {jaas.module} is not supported "
                               "(PlainLoginModule and ScramLoginModule are)")
         if "username" not in jaas.options or "password" not in jaas.options:
@@ -219,7 +260,9 @@ def settings_from_properties(props: Mapping[str, str], source: str = "--command-
     if props.get("ssl.endpoint.identification.algorithm", "https").strip() == "":
         out["ssl_check_hostname"] = False
     if props.get("client.id"):
-        out["client_id"] = props["client.id"]
+        from kafkactl.limits import check_string
+
+        out["client_id"] = check_string(props["client.id"], f"{source}: client.id")  # every request header holds it
     if out.get("username") and "sasl_mechanism" not in out:
         out["sasl_mechanism"] = "PLAIN"  # the Java client's default is GSSAPI, which needs no password
     return out
@@ -308,6 +351,8 @@ class ContextStore:
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         try:
             data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: {_not_utf8(exc)}") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" line {mark.line + 1}" if mark else ""
@@ -368,6 +413,59 @@ def validate_context_name(name: str) -> None:
 # --------------------------------------------------------------------------- resolution
 
 
+MAX_TIMEOUT_S = 86400.0  # a day; the clients take milliseconds as INT32
+_HOST = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9._-]*[A-Za-z0-9_])?")
+_IPV6 = re.compile(r"\[[0-9A-Fa-f:.]+(?:%[A-Za-z0-9_.-]+)?\]")
+
+
+def parse_bootstrap(text: str, source: str = "-b/--bootstrap-server") -> str:
+    """host:port[,host:port...] as the Java clients accept it (an IPv6 address in brackets), normalised. A port
+    outside 1-65535 is refused rather than passed on: librdkafka would take 99999 modulo 65536."""
+    from kafkactl.limits import bounded_int, shown
+
+    entries = [e.strip() for e in text.split(",")]
+    if not any(entries):
+        raise ConfigError(f"{source} {shown(text)}: no address given (host:port[,host:port])")
+    out = []
+    for entry in entries:
+        if not entry:
+            raise ConfigError(f"{source} {shown(text)}: an empty address between commas")
+        host, sep, port = entry.rpartition(":")
+        if not sep or not host:
+            raise ConfigError(f"{source} {shown(entry)}: not host:port (e.g. kafka1:9092)")
+        if host.startswith("[") and not _ipv6(host):
+            raise ConfigError(f"{source} {shown(entry)}: {shown(host)} is not an IPv6 address in brackets")
+        if not (_HOST.fullmatch(host) or _IPV6.fullmatch(host)):
+            raise ConfigError(f"{source} {shown(entry)}: {shown(host)} is not a host name or address "
+                              "(an IPv6 address goes in brackets: [::1]:9092)")
+        number = bounded_int(port, 1, 65535)  # (never int() of thousands of digits, which Python refuses)
+        if number is None:
+            raise ConfigError(f"{source} {shown(entry)}: port {shown(port)} is not a number from 1 to 65535")
+        out.append(f"{host}:{number}")
+    return ",".join(out)
+
+
+def _ipv6(host: str) -> bool:
+    """`[address]` (a zone such as %eth0 allowed) where the address is one ipaddress reads as IPv6."""
+    import ipaddress
+
+    if not _IPV6.fullmatch(host):
+        return False
+    try:
+        ipaddress.IPv6Address(host[1:-1])
+    except ValueError:
+        return False
+    return True
+
+
+def check_timeout(value: float, option: str = "--timeout") -> float:
+    import math
+
+    if not math.isfinite(value) or value <= 0 or value > MAX_TIMEOUT_S:
+        raise ConfigError(f"{option} {value:g}: seconds, greater than 0 and at most {MAX_TIMEOUT_S:g}")
+    return float(value)
+
+
 @dataclass(frozen=True)
 class Selection:
     """What the user asked for on the command line and in the environment."""
@@ -382,7 +480,9 @@ def selection_from_env(flags: Selection, env: Mapping[str, str] | None = None) -
     env = os.environ if env is None else env
     return Selection(
         context=flags.context or env.get("KAFKACTL_CONTEXT") or None,
-        bootstrap_servers=flags.bootstrap_servers or env.get("KAFKACTL_BOOTSTRAP_SERVERS") or None,
+        # an empty -b is a mistake to report; an empty variable is the shell's way of unsetting it
+        bootstrap_servers=(flags.bootstrap_servers if flags.bootstrap_servers is not None
+                           else env.get("KAFKACTL_BOOTSTRAP_SERVERS") or None),
         command_config=flags.command_config or env.get("KAFKACTL_COMMAND_CONFIG") or None,
         timeout=flags.timeout,
     )
@@ -416,22 +516,23 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
         for key in ("security_protocol", "sasl_mechanism", "username", "password", "ssl_cafile",
                     "ssl_certfile", "ssl_keyfile", "ssl_key_password", "ssl_check_hostname"):
             settings.pop(key, None)
-        settings.update(settings_from_properties(read_properties_file(sel.command_config)))
-    if sel.bootstrap_servers:
-        settings["bootstrap_servers"] = sel.bootstrap_servers
+        settings.update(settings_from_properties(read_properties_file(sel.command_config),
+                                                 f"--command-config {sel.command_config}"))
+    if sel.bootstrap_servers is None and settings.get("bootstrap_servers"):
+        settings["bootstrap_servers"] = parse_bootstrap(settings["bootstrap_servers"], f"context {ctx_name}: bootstrap-servers")
+    elif sel.bootstrap_servers is not None:
+        source = "-b/--bootstrap-server" if flags.bootstrap_servers is not None else "KAFKACTL_BOOTSTRAP_SERVERS"
+        settings["bootstrap_servers"] = parse_bootstrap(sel.bootstrap_servers, source)
     if not settings.get("bootstrap_servers"):
         raise ConfigError(
             "no cluster selected: give -b/--bootstrap-server, set KAFKACTL_BOOTSTRAP_SERVERS, "
             "or pick a context (kafkactl context use NAME; kafkactl local up creates local-admin)")
-    settings["bootstrap_servers"] = ",".join(s.strip() for s in settings["bootstrap_servers"].split(",") if s.strip())
     if settings.get("security_protocol", "PLAINTEXT").startswith("SASL_") and not settings.get("username"):
         raise ConfigError("SASL is configured but no username/password was given (sasl.jaas.config or sasl.username/sasl.password)")
     if settings.get("username") and "security_protocol" not in settings:
         settings["security_protocol"] = "SASL_PLAINTEXT"
     if sel.timeout is not None:
-        if sel.timeout <= 0:
-            raise ConfigError(f"--timeout {sel.timeout:g}: must be greater than 0")
-        settings["timeout"] = float(sel.timeout)
+        settings["timeout"] = check_timeout(sel.timeout)
     return Profile(context=ctx_name, **settings)
 
 

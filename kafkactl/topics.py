@@ -15,6 +15,8 @@ from kafkactl.results import ChangeResult
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
 MAX_NAME_LENGTH = 249
+MAX_PARTITIONS = 100000  # librdkafka's bounds for a new topic
+MAX_REPLICATION_FACTOR = 10000
 
 
 def validate_topic_name(name: str) -> None:
@@ -72,18 +74,23 @@ def parse_config_pairs(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise UsageError(f"--config {pair!r}: expected key=value")
+            from kafkactl.limits import shown
+
+            raise UsageError(f"--config {shown(pair)}: expected key=value")
         out[key.strip()] = value.strip()
     return out
 
 
 def create_topic(gw: Gateway, name: str, partitions: int | None, replication_factor: int | None,
                  configs: dict[str, str], dry_run: bool = False) -> ChangeResult:
+    from kafkactl.limits import shown
+
     validate_topic_name(name)
-    if partitions is not None and partitions < 1:
-        raise UsageError(f"--partitions {partitions}: must be at least 1")
-    if replication_factor is not None and replication_factor < 1:
-        raise UsageError(f"--replication-factor {replication_factor}: must be at least 1")
+    # the protocol's fields are INT32 and INT16, but confluent-kafka's NewTopic refuses more than these
+    for option, value, top in (("--partitions", partitions, MAX_PARTITIONS),
+                               ("--replication-factor", replication_factor, MAX_REPLICATION_FACTOR)):
+        if value is not None and not 1 <= value <= top:
+            raise UsageError(f"{option} {shown(value, 40)}: must be from 1 to {top}")
     # -1 asks the broker for num.partitions / default.replication.factor (KIP-464)
     spec = (name, partitions or -1, replication_factor or -1, configs)
     errors = gw.create_topics([spec], validate_only=dry_run)

@@ -33,9 +33,10 @@ def report_errors(app_ctx: Any, errors: Sequence[Any], found: int) -> None:
         return
     if found == 0 and len(errors) == 1:
         raise errors[0].error
+    # each item's reason on its own line, and one `error:` line for the command (scripts read the last line)
     for e in errors:
-        app_ctx.message(f"error: {e.error.message}", "31")
+        app_ctx.message(f"failed: {e.error.message}", "31")
     if found == 0:
         first = errors[0].error
-        raise KafkactlError.like(first, f"none of the {len(errors)} could be described")
+        raise KafkactlError.like(first, f"none of the {len(errors)} could be described (each one's reason above)")
     raise PartialFailure(f"{len(errors)} of {len(errors) + found} could not be described")

@@ -82,7 +82,7 @@ def context_add(
 
     Example:  kafkactl context add prod -b kafka1:9092 --command-config ~/prod.properties --use
     """
-    from kafkactl.profiles import Context, settings_from_properties
+    from kafkactl.profiles import Context, parse_bootstrap, settings_from_properties
     from kafkactl.topics import parse_config_pairs
 
     app_ctx = ctx.obj
@@ -96,6 +96,7 @@ def context_add(
     if password_stdin:
         props["sasl.password"] = sys.stdin.readline().rstrip("\r\n")
     settings_from_properties(props, f"context {name}")  # validate now, not at first use
+    bootstrap_server = parse_bootstrap(bootstrap_server)
     store = _store(app_ctx)
     store.put(Context(name=name, bootstrap_servers=bootstrap_server, command_config=command_config,
                       properties=props, super_users=list(super_user or []),

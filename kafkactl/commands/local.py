@@ -20,7 +20,9 @@ def local_up(
     """
     from kafkactl.local.assembly import KAFKA_VERSION, kafka_home
     from kafkactl.local.sandbox import Sandbox
+    from kafkactl.profiles import check_timeout
 
+    check_timeout(wait, "--wait")  # before anything starts: 1e999 reads as inf, a wait without end
     app_ctx = ctx.obj
     if not (kafka_home() / ".complete").exists():
         app_ctx.note(f"assembling Apache Kafka {KAFKA_VERSION} from Maven Central into {kafka_home()} ...")

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from kafkactl.errors import UsageError
 from kafkactl.gateway._configs import BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC
+from kafkactl.limits import bounded_int
 
 ENTITY_TYPES = ("topics", "brokers", "broker-loggers", "groups", "client-metrics", "users", "clients", "ips")
 CONFIG_TYPES = {"topics": TOPIC, "brokers": BROKER, "broker-loggers": BROKER_LOGGER, "groups": GROUP,
@@ -80,8 +81,12 @@ def parse_entities(o: EntityOptions, need_name: bool) -> list[Entity]:
             raise UsageError(f"--entity-default is not supported for {e.type} (only {', '.join(sorted(DEFAULTABLE))})")
         if e.name is not None and not e.default and e.name == "":
             raise UsageError(f"the {e.type} entity name is empty")
-        if e.type in ("brokers", "broker-loggers") and e.name and not e.name.isdigit():
-            raise UsageError(f"{e.type} entity name {e.name!r} must be a broker id (an integer)")
+        if e.type in ("brokers", "broker-loggers") and e.name and bounded_int(e.name, 0, 2**31 - 1) is None:
+            raise UsageError(f"{e.type} entity name {e.name[:40]!r} must be a broker id (an integer)")
+        if e.type == "topics" and e.name:
+            from kafkactl.topics import validate_topic_name
+
+            validate_topic_name(e.name)
     types = {e.type for e in out}
     if len(out) > 1 and not (types <= {"users", "clients"} and len(out) == 2 and len(types) == 2):
         raise UsageError("only one entity at a time, except a user together with a client (a user+client quota)")

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from kafkactl.configs.entities import CONFIG_TYPES, QUOTA_TYPES, Entity
-from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS, ScramChange, parse_scram
-from kafkactl.errors import KafkactlError, PartialFailure, UsageError
+from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS, ScramChange, may_be_secret, parse_scram
+from kafkactl.errors import KafkactlError, NotFoundError, PartialFailure, UsageError
 from kafkactl.gateway import Gateway
 from kafkactl.gateway._configs import BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC
+from kafkactl.limits import shown
 from kafkactl.results import ChangeResult
 
 # what describe shows without --all: the dynamic values of the entity itself (as kafka-configs.sh)
@@ -83,8 +85,16 @@ def every_entity(gw: Gateway, entity: Entity) -> tuple[list[str], "object | None
 
 def _describe_configs(gw, entity, names, all_values, verbose):
     ctype = CONFIG_TYPES[entity.type]
-    results = gw.describe_configs([(ctype, n) for n in names], synonyms=verbose)
     rows, errors = [], []
+    if entity.type in ("brokers", "broker-loggers") and any(names):
+        # a request for a broker id the cluster lacks goes nowhere and waits --timeout: say so at once
+        from kafkactl.cluster import describe_cluster
+
+        ids = sorted(str(b.id) for b in describe_cluster(gw).brokers)
+        for n in [n for n in names if n and n not in ids]:
+            errors.append(EntityError(n, NotFoundError(f"broker {n} does not exist (brokers: {', '.join(ids)})")))
+        names = [n for n in names if not n or n in ids]
+    results = gw.describe_configs([(ctype, n) for n in names], synonyms=verbose) if names else {}
     row_cls = VerboseConfigRow if verbose else ConfigRow
     for n in names:
         res = results.get((ctype, n))
@@ -194,15 +204,58 @@ def _alter_config(gw, entity, ops, dry_run):
             raise UsageError(f"{op.lower()} does not apply to {entity.type}")
     ctype = CONFIG_TYPES[entity.type]
     label = entity.label()
+    _check_broker_exists(gw, entity)
     err = gw.incremental_alter_configs((ctype, entity.name or ""), ops, validate_only=dry_run)
     ok = "validated" if dry_run else "changed"
     if err is None:
-        rows = [ConfigChange(entity.type, label, k, op, v, ok) for k, v, op in ops]
+        # a value that may be a password or a key is never shown back (None, as describe shows sensitive ones)
+        shown_keys = _not_sensitive(gw, ctype, entity.name or "", [k for k, v, _ in ops if v is not None])
+        rows = [ConfigChange(entity.type, label, k, op, v if k in shown_keys else None, ok) for k, v, op in ops]
         return ChangeResult("ConfigAlterResult", tuple(rows), dry_run=dry_run)
     translated = gw.translate(err, f"alter configs of {entity.type[:-1]} {label!r}",
                               resource=f"{entity.type[:-1]} {label!r}", needs=_alter_needs(entity.type, label))
     # IncrementalAlterConfigs is all-or-nothing per resource: every key of it failed with the broker's message
     raise translated
+
+
+def _check_broker_exists(gw: Gateway, entity: Entity) -> None:
+    """A named broker (or broker-logger) must be a live broker: a request for another id goes to no broker and
+    waits out --timeout (brokers) or comes back as INVALID_REQUEST (broker-loggers)."""
+    if entity.type not in ("brokers", "broker-loggers") or entity.default or not entity.name:
+        return
+    from kafkactl.cluster import describe_cluster
+
+    ids = [str(b.id) for b in describe_cluster(gw).brokers]
+    if entity.name not in ids:
+        raise NotFoundError(f"broker {entity.name} does not exist (brokers: {', '.join(ids) or 'none'})")
+
+
+def _not_sensitive(gw: Gateway, ctype: int, name: str, keys: list[str]) -> set[str]:
+    """The keys whose values may be shown back: none that may be a secret by its name and, for a broker, only those
+    the broker describes as not sensitive. The broker marks every config it does not know as sensitive (a custom
+    key may hold anything), so a key it does not describe is not shown either."""
+    keys_left = {k for k in keys if not may_be_secret(k)}
+    if ctype != BROKER or not keys_left:
+        return keys_left
+    try:
+        if not name:  # the cluster-wide default describes only what is set: any live broker knows every config
+            from kafkactl.cluster import describe_cluster
+
+            name = next((str(b.id) for b in describe_cluster(gw).brokers), "")
+        described = gw.describe_configs([(BROKER, name)]).get((BROKER, name)) if name else None
+    except KafkactlError:
+        described = None
+    if not isinstance(described, list):
+        return set()  # the alter went through; only its values stay unshown
+    sensitive = {c.name: c.sensitive for c in described}
+
+    def known_safe(key: str) -> bool:
+        # listener.name.<listener>.[<mechanism>.]<config> is typed as <config> (DynamicBrokerConfig)
+        parts = key.split(".")
+        candidates = [key] + ([".".join(parts[3:]), ".".join(parts[4:])] if key.startswith("listener.name.") else [])
+        return any(sensitive.get(c) is False for c in candidates if c)
+
+    return {k for k in keys_left if known_safe(k)}
 
 
 def _alter_needs(entity_type: str, label: str) -> str:
@@ -232,9 +285,12 @@ def _alter_user_or_quota(gw, entities, ops, dry_run):
                              f"(valid: {', '.join(sorted(allowed))}; users also take SCRAM-SHA-256/SCRAM-SHA-512)")
         if op == "SET":
             try:
-                quota.append((key, float(value or "")))
+                number = float(value or "")
             except ValueError:
-                raise UsageError(f"quota {key}={value!r} is not a number") from None
+                number = math.nan
+            if not math.isfinite(number):  # float() reads 'nan', 'inf' and a 400-digit number as no rate at all
+                raise UsageError(f"quota {key}={shown(value, 40)} is not a finite number")
+            quota.append((key, number))
         elif op == "DELETE":
             quota.append((key, None))
         else:

@@ -36,7 +36,14 @@ def _debug_logger() -> Any:
 _AUTHZ = {29: "TOPIC_AUTHORIZATION_FAILED", 30: "GROUP_AUTHORIZATION_FAILED", 31: "CLUSTER_AUTHORIZATION_FAILED",
           53: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED", 65: "DELEGATION_TOKEN_AUTHORIZATION_FAILED"}
 _AUTHN = {58, -169}  # SASL_AUTHENTICATION_FAILED, _AUTHENTICATION
-_UNREACHABLE = {-185, -195, -187, 7}  # _TIMED_OUT, _TRANSPORT, _ALL_BROKERS_DOWN, REQUEST_TIMED_OUT
+_UNREACHABLE = {-185, -195, -187, -193, 7}  # _TIMED_OUT, _TRANSPORT, _ALL_BROKERS_DOWN, _RESOLVE, REQUEST_TIMED_OUT
+_ALL_BROKERS_DOWN, _RESOLVE = -187, -193
+# every bootstrap address refused (or did not resolve) for this long: give up before --timeout. librdkafka
+# retries about every 50 ms, so this is several refusals per address; a silent address never refuses.
+_REFUSED_GRACE_S = 0.5
+# kafka-python reports a refused connection or login only as a bootstrap timeout: when its bootstrap takes
+# longer than this, librdkafka is asked, in parallel, what is wrong
+_DIAGNOSE_AFTER_S = 0.3
 _NOT_FOUND = {3, 69}  # UNKNOWN_TOPIC_OR_PARTITION, GROUP_ID_NOT_FOUND
 
 
@@ -66,8 +73,9 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         self._admin: Any = None
         self._kp: Any = None
         self._lock = threading.Lock()
-        self._clients_lock = threading.Lock()  # batches in flight on two threads share one client of each kind
+        self._clients_lock = threading.RLock()  # batches in flight on two threads share one client of each kind
         self._client_errors: list[ErrorInfo] = []
+        self._all_down_at: float | None = None  # when librdkafka last said every broker is down
 
     # ------------------------------------------------------------------ clients
     @property
@@ -129,6 +137,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         info = error_info(err)
         with self._lock:
             self._client_errors.append(info)
+            if info.code == _ALL_BROKERS_DOWN and self._all_down_at is None:
+                self._all_down_at = time.monotonic()
         if self.debug:
             _debug_logger().debug("client error %s: %s", info.name, info.message)
 
@@ -151,12 +161,47 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
             logging.getLogger("kafka").addHandler(logging.NullHandler())
             logging.getLogger("kafka").propagate = False
         from kafka.admin import KafkaAdminClient
-        from kafka.errors import KafkaError as KPError
 
+        built: dict[str, Any] = {}
+        done = threading.Event()
+        box_lock = threading.Lock()
+
+        def build() -> None:
+            try:
+                client = KafkaAdminClient(**self.kafka_python_config())
+            except Exception as exc:  # noqa: BLE001 - handed to the waiting thread
+                built["error"] = exc
+            else:
+                with box_lock:
+                    if built.get("abandoned"):
+                        client.close()
+                    else:
+                        built["client"] = client
+            finally:
+                done.set()
+
+        threading.Thread(target=build, daemon=True, name="kafkactl-kafka-python-bootstrap").start()
         try:
-            return KafkaAdminClient(**self.kafka_python_config())
-        except KPError as exc:
-            raise self._translate_kp(exc, "connect") from None
+            if not done.wait(_DIAGNOSE_AFTER_S):
+                try:
+                    # raises at once for a refused or unresolvable address, or a refused login
+                    self.result(self.admin.describe_cluster(request_timeout=self.profile.timeout), "connect")
+                except (AuthenticationError, UnreachableError):
+                    raise
+                except KafkactlError:
+                    pass  # reachable and logged in; whatever else is wrong, kafka-python's answer tells it
+                done.wait(max(0.0, self.profile.timeout + 1.0))
+        except BaseException:
+            with box_lock:
+                built["abandoned"] = True
+            raise
+        with box_lock:
+            if "client" in built:
+                return built["client"]
+            built["abandoned"] = True
+        if "error" in built:
+            raise self._translate_kp(built["error"], "connect") from None
+        raise self._unreachable("connect")
 
     @property
     def admin(self) -> Any:
@@ -183,21 +228,40 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
             # error_cb only fires from poll(); that is where SASL failures surface
             self.admin.poll(0)
             self._raise_fatal_client_error(what)
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline or self._every_address_refuses():
                 raise self._unreachable(what)
 
     def _raise_fatal_client_error(self, what: str) -> None:
         with self._lock:
             errors = list(self._client_errors)
         for e in errors:
+            if e.code in _AUTHN and "unsupported sasl mechanism" in e.message.lower():
+                offered = e.message.rsplit("supported mechanisms:", 1)[-1].split("(")[0].strip()
+                raise AuthenticationError(
+                    f"{self.profile.bootstrap_servers} does not accept SASL mechanism {self.profile.sasl_mechanism} "
+                    f"(it offers {offered or 'others'}): set sasl.mechanism")
             if e.code in _AUTHN:
                 raise AuthenticationError(
                     f"authentication failed for {self._who()} at {self.profile.bootstrap_servers} "
                     f"({self.profile.sasl_mechanism or self.profile.security_protocol}): check user and password",
                     hint="the broker said: invalid credentials")
 
+    def _every_address_refuses(self) -> bool:
+        """librdkafka has said every broker is down, and since then each attempt was refused or did not resolve."""
+        with self._lock:
+            since = self._all_down_at
+            if since is None or time.monotonic() - since < _REFUSED_GRACE_S:
+                return False
+            recent = [e for e in self._client_errors[-16:] if e.code in (-195, _RESOLVE)]
+        return bool(recent) and all(e.code == _RESOLVE or "refused" in e.message.lower() for e in recent)
+
     def _unreachable(self, what: str) -> KafkactlError:
         self._raise_fatal_client_error(what)
+        if self._every_address_refuses():
+            with self._lock:
+                resolved = not any(e.code == _RESOLVE for e in self._client_errors[-16:])
+            cause = "connection refused" if resolved else "host name does not resolve"
+            return UnreachableError(f"cannot reach {self.profile.bootstrap_servers} to {what}: {cause}")
         return UnreachableError(
             f"no answer from {self.profile.bootstrap_servers} within {self.profile.timeout:g} s while trying to {what}"
             f"{self._last_transport_detail()}")
@@ -205,6 +269,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
     def _last_transport_detail(self) -> str:
         with self._lock:
             errors = [e for e in self._client_errors if e.code in _UNREACHABLE]
+        # the cause of a connection's failure says more than librdkafka's "1/1 brokers are down"
+        errors = [e for e in errors if e.code != _ALL_BROKERS_DOWN] or errors
         return f" ({errors[-1].message.split(': ', 1)[-1]})" if errors else ""
 
     def _who(self) -> str:
@@ -230,9 +296,12 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
 
     def _translate_kp(self, exc: BaseException, what: str, **kw: Any) -> KafkactlError:
         """kafka-python errors carry the Kafka error code as `errno`; a bootstrap timeout hides the cause."""
-        from kafka.errors import KafkaTimeoutError, NoBrokersAvailable
+        import kafka.errors as kp_errors
 
-        if isinstance(exc, (KafkaTimeoutError, NoBrokersAvailable)):
+        # kafka-python 3 has no NoBrokersAvailable (2.x did): name only what the installed release defines
+        lost = tuple(getattr(kp_errors, n) for n in ("KafkaTimeoutError", "NoBrokersAvailable", "KafkaConnectionError",
+                                                      "NodeNotReadyError") if hasattr(kp_errors, n))
+        if isinstance(exc, lost):
             # kafka-python reports a refused SASL login as a bootstrap timeout; librdkafka tells them apart
             try:
                 self.describe_cluster()

@@ -36,6 +36,17 @@ def confluent_can_express(items: Sequence[AclBinding | AclFilter]) -> bool:
     return all(i.resource_type in _CONFLUENT_TYPES and i.operation in _CONFLUENT_OPS for i in items)
 
 
+def check_lengths(items: Sequence[AclBinding | AclFilter]) -> None:
+    """Refuse a request holding a string longer than the protocol allows, before it is sent (librdkafka crashes
+    on one). The options and state files are checked where they are read; this is the last line."""
+    from kafkactl.limits import MAX_STRING_BYTES, check_string
+
+    for i in items:
+        for what, text in (("resource name", i.resource_name), ("principal", i.principal), ("host", i.host)):
+            if text is not None and len(text) > MAX_STRING_BYTES // 4:
+                check_string(text, what)
+
+
 def _binding(rtype: int, name: str, ptype: int, principal: str, host: str, op: int, perm: int) -> AclBinding:
     d = _decode(rtype, ptype, op, perm)
     return AclBinding(d[0], name, d[1], principal, host, d[2], d[3], unknown=d[4])
@@ -61,6 +72,7 @@ class AclRpcs:
         alike, so an empty answer is re-asked through kafka-python (exact errors), unless the caller
         says an empty answer is good enough (a lookup before a create, whose own errors will tell).
         `bulk` reads (expected to be large) go straight to kafka-python, which decodes 2.4x faster."""
+        check_lengths([f])
         if not bulk and f.resource_type in _CONFLUENT_TYPES | {ResourceType.ANY} and f.operation in _CONFLUENT_OPS | {AclOperation.ANY}:
             found = self._describe_acls_confluent(f)
             if (found or trust_empty) and not any(b.resource_type is ResourceType.UNKNOWN or b.operation is AclOperation.UNKNOWN
@@ -103,6 +115,7 @@ class AclRpcs:
 
         Large batches go through kafka-python: measured 10,000 creates in 0.43 s against 0.64-0.89 s
         through librdkafka (bench/RESULTS.md); a few bindings go through librdkafka, whose import is cheaper."""
+        check_lengths(bindings)
         if confluent_can_express(bindings) and len(bindings) <= BULK_THRESHOLD:
             return self._create_acls_confluent(bindings)
         from kafka.protocol.admin import CreateAclsRequest
@@ -126,6 +139,7 @@ class AclRpcs:
     # ------------------------------------------------------------------ delete
     def delete_acls(self: Any, filters: Sequence[AclFilter]) -> list[tuple[list[AclBinding], "ErrorInfo | None"]]:
         """One request; per filter the ACLs it deleted, or its error."""
+        check_lengths(filters)
         if confluent_can_express(filters):
             return self._delete_acls_confluent(filters)
         from kafka.protocol.admin import DeleteAclsRequest

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import stat
 
+import pytest
+
 from kafkactl.exitcodes import ExitCode
 from tests.conftest import run
 
@@ -82,3 +84,50 @@ def test_every_noun_is_a_group_with_its_verbs():
         assert all(group.get_command(None, c) is not None for c in group.list_commands(None)), noun
         r = run(noun, "--help")
         assert r.exit_code == 0 and "Usage" in r.stdout
+
+
+def test_debug_logging_is_set_up_once_however_often_commands_run():
+    """Helper B's finding on issue 13: every in-process --debug run added another handler (each log line printed
+    once more per run) and records went to the root logger's handlers as well."""
+    import logging
+
+    from kafkactl import cli
+
+    saved = {n: (list(logging.getLogger(n).handlers), logging.getLogger(n).propagate, logging.getLogger(n).level)
+             for n in ("kafkactl", "kafka")}
+    try:
+        cli._enable_debug_logging()
+        cli._enable_debug_logging()
+        for name in ("kafkactl", "kafka"):
+            lg = logging.getLogger(name)
+            assert [h.get_name() for h in lg.handlers].count("kafkactl-debug") == 1 and not lg.propagate
+    finally:
+        for name, (handlers, propagate, level) in saved.items():
+            lg = logging.getLogger(name)
+            lg.handlers[:], lg.propagate = handlers, propagate
+            lg.setLevel(level)
+
+
+@pytest.mark.parametrize("delay", [0.1, 0.2, 0.3, 0.5])
+def test_ctrl_c_at_any_moment_of_start_up_exits_130_without_a_traceback(delay):
+    """Helper-3's finding on issue 13: a Ctrl-C while kafkactl was still importing printed a traceback. The
+    command waits on an address that never answers, so the signal always lands before it ends. (The first few
+    milliseconds, while Python starts and runs the console script's own import line, are Python's.)"""
+    import shutil
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(0)
+        exe = shutil.which("kafkactl", path=str(Path(sys.executable).parent))
+        p = subprocess.Popen([exe, "-b", f"127.0.0.1:{silent.getsockname()[1]}", "--timeout", "20", "topics", "list"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    assert p.returncode == 130 and "Traceback" not in err and err.count("\n") <= 1, (p.returncode, err[-2000:])

@@ -1,8 +1,10 @@
 """Global options may follow the subcommand, unless that command defines the same option itself."""
 
+import pytest
 from typer.main import get_command
 
 from kafkactl.cli import app, hoist_global_options
+from tests.conftest import run
 
 ROOT = get_command(app)
 
@@ -30,3 +32,17 @@ def test_leading_globals_and_values_that_look_like_commands_are_untouched():
 
 def test_after_double_dash_nothing_moves():
     assert hoist_global_options(ROOT, ["topics", "create", "--", "-o"]) == ["topics", "create", "--", "-o"]
+
+
+def test_a_repeated_global_option_keeps_its_last_value_as_typed():
+    """Adversary pass on issue 13: `-o json acls list -o yaml` printed JSON (the hoisted option came first)."""
+    assert hoist_global_options(ROOT, ["-o", "json", "--context", "acls", "acls", "list", "-o", "yaml"]) == \
+        ["-o", "json", "--context", "acls", "-o", "yaml", "acls", "list"]
+    r = run("-o", "json", "acls", "decode-ops", "8", "-o", "plain")
+    assert r.exit_code == 0 and r.stdout == "READ\n", r.output
+
+
+@pytest.mark.parametrize("flag", ["--detailed-exitcode=true", "--detailed-exitcode=1", "--detailed-exitcode="])
+def test_detailed_exitcode_with_a_value_is_an_error_not_changes(flag):
+    r = run("acls", "plan", "x.yaml", flag)
+    assert r.exit_code == 1 and r.stderr.startswith("error:"), r.output

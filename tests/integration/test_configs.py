@@ -270,3 +270,26 @@ def test_lcr_with_nothing(sandbox, lcr_world, tmp_path):
 def test_describe_groups_without_lcr_permission_says_what_may_be_missing(sandbox, lcr_world):
     r = sandbox.as_user("bob", "configs", "describe", "--entity-type", "groups")
     assert "needs DescribeConfigs on CLUSTER" in r.stderr
+
+
+@pytest.mark.parametrize("fmt", ["plain", "json", "yaml", "csv"])
+def test_alter_never_shows_a_sensitive_value_back(sandbox, fmt):
+    """Helper B's finding on issue 13: `configs alter` reported every value it set, passwords included."""
+    from tests.secrets_sweep import register
+
+    secret = f"Sens1tive-{token()}-value"
+    register(secret, "a listener key password")
+    r = sandbox.as_user("admin", "-o", fmt, "configs", "alter", "--broker", "1", "--add-config",
+                        f"listener.name.internal.ssl.key.password={secret}", "--dry-run")
+    assert r.exit_code == 0, r.output
+    assert "listener.name.internal.ssl.key.password" in r.stdout and secret[:10] not in r.output
+
+
+def test_a_broker_id_the_cluster_lacks_is_not_found_at_once(sandbox):
+    """Adversary pass on issue 13: `configs describe --broker 2` on a one-broker cluster waited --timeout, exit 4."""
+    import time
+
+    t0 = time.monotonic()
+    r = sandbox.as_user("admin", "--timeout", "5", "configs", "describe", "--broker", "2")
+    assert r.exit_code == ExitCode.NOT_FOUND and "broker 2 does not exist (brokers: 1)" in r.stderr, r.output
+    assert time.monotonic() - t0 < 5

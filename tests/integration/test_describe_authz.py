@@ -201,3 +201,10 @@ def test_live_members_of_classic_and_consumer_protocol_groups(sandbox, world):
         for c in consumers:
             c.close()
         sandbox.gateway("admin").admin.delete_consumer_groups([f"live.{t}.classic", f"live.{t}.consumer"])
+
+
+def test_several_failures_give_one_error_line_and_each_reason(sandbox):
+    """Adversary pass on issue 13: two missing topics printed three `error:` lines."""
+    r = sandbox.as_user("admin", "topics", "describe", "no.such.a", "no.such.b")
+    assert r.exit_code == ExitCode.NOT_FOUND and r.stderr.count("error:") == 1, r.stderr
+    assert "no.such.a" in r.stderr and "no.such.b" in r.stderr and r.stderr.startswith("failed:")

@@ -102,8 +102,8 @@ def test_nothing_listening_is_unreachable_within_the_timeout(sandbox):
     t0 = time.monotonic()
     r = run("--context", "local-admin", "-b", f"127.0.0.1:{_free_port()}", "--timeout", "2", "topics", "list")
     elapsed = time.monotonic() - t0
-    assert r.exit_code == ExitCode.UNREACHABLE and "within 2 s" in r.stderr
-    assert elapsed < 2 + 3
+    assert r.exit_code == ExitCode.UNREACHABLE and "connection refused" in r.stderr, r.stderr
+    assert elapsed < 2  # issue 13: a refused connection gives up before --timeout
 
 
 def test_stopped_broker_is_unreachable_within_the_timeout(sandbox):
