@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from kafkactl.acl.model import CLUSTER_NAME, AclBinding, AclFilter, PatternType, ResourceType, validate_principal
-from kafkactl.bulk.state import FLAT_FIELDS, DesiredState, StateFileError, flat_binding, jsonl_objects, load_one
+from kafkactl.acl.model import (CLUSTER_NAME, AclBinding, AclFilter, PatternType, ResourceType,
+                                 find_refused, validate_principal)
+from kafkactl.bulk.sources import StateFileError, decode, json_loads, read_bytes
+from kafkactl.bulk.state import FLAT_SUFFIXES, DesiredState, flat_binding, flat_records, flat_where, load_one
+from kafkactl.limits import too_long
 from kafkactl.errors import KafkactlError
 
 
@@ -56,47 +59,16 @@ def load_acl_set(path: str, resource_name: str | None = None) -> list[AclBinding
             found = _scan(p, resource_name)
             if found is not None:
                 return found
+        if suffix in FLAT_SUFFIXES:
+            return _Rows(flat_where(p)).bindings(flat_records(p, DesiredState()))
         if suffix == ".json":
-            try:
-                data = json.loads(p.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise StateFileError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-            if isinstance(data, list):
+            text = decode(read_bytes(p), p)
+            if text.lstrip().startswith("["):  # `acls list -o json`; an object is a desired state (below)
+                data = json_loads(text, path, lines=True)
                 return _Rows(lambda n: f"{path} item {n}", default_host="*").bindings(enumerate(data, 1))
-        elif suffix in (".jsonl", ".ndjson"):
-            return _Rows(lambda n: f"{path}:{n}").bindings(_jsonl_rows(p))
-        elif suffix == ".csv":
-            return _Rows(lambda n: f"{path} row {n}").bindings(_csv_rows(p))
-        elif suffix == ".parquet":
-            return _Rows(lambda n: f"{path} row {n}").bindings(_parquet_rows(p))
         state = DesiredState()
         load_one(p, state)
         return list(state.bindings)
-
-
-def _jsonl_rows(p: Path) -> Iterator[tuple[int, Any]]:
-    return ((n, row) for n, row in jsonl_objects(p) if row.get("kind") not in ("scope", "clusters"))
-
-
-def _csv_rows(p: Path) -> Iterator[tuple[int, Any]]:
-    import csv
-
-    with p.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = [f for f in FLAT_FIELDS if f not in (reader.fieldnames or [])]
-        if missing:
-            raise StateFileError(f"{p}: header row lacks {', '.join(missing)}")
-        yield from enumerate(reader, 2)
-
-
-def _parquet_rows(p: Path) -> Iterator[tuple[int, Any]]:
-    import pyarrow.parquet as pq
-
-    pf = pq.ParquetFile(p)
-    missing = [f for f in FLAT_FIELDS if f not in pf.schema_arrow.names]
-    if missing:
-        raise StateFileError(f"{p}: columns missing: {', '.join(missing)}")
-    yield from enumerate(pf.read(columns=list(FLAT_FIELDS)).to_pylist(), 1)
 
 
 class _Rows:
@@ -117,13 +89,15 @@ class _Rows:
             enums = self.enums.get(key)
             principal = self.principals.get(row["principal"])
             name = row["resource_name"]
-            host = row.get("host") or self.default_host
+            host = row.get("host")
+            host = self.default_host if host is None or host == "" else host  # [] or 0 is no host: refused
         except (KeyError, TypeError, AttributeError):  # missing field, unhashable value, not an object
             return self._checked(n, row)
         if principal is None and enums is not None and isinstance(row["principal"], str):
             principal = self._principal(row["principal"])
-        if (enums is None or principal is None or not isinstance(name, str) or not name
-                or not isinstance(host, str) or not host or host != host.strip()
+        if (enums is None or principal is None or not isinstance(name, str) or not name or find_refused(name)
+                or not isinstance(host, str) or not host or host != host.strip() or find_refused(host)
+                or too_long(name) or too_long(host)
                 or (enums[0] is ResourceType.CLUSTER and (name != CLUSTER_NAME or enums[3] is not PatternType.LITERAL))):
             return self._checked(n, row)
         return AclBinding(enums[0], name, enums[3], principal, host, enums[1], enums[2])
@@ -149,21 +123,49 @@ class _Rows:
         return b
 
 
+BOM = b"\xef\xbb\xbf"
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+# a JSON list whose items are objects with no braces inside: what `acls list -o json` writes
+_LIST_OF_FLAT_OBJECTS = re.compile(rb"\s*\[\s*(?:\{[^{}]*\}\s*(?:,\s*\{[^{}]*\}\s*)*)?\]\s*")
+
+
 def _scan(p: Path, name: str) -> list[AclBinding] | None:
     """Only the rows whose resource_name could cover `name` (`*`, the name, or a prefix of it), found by one
     regular-expression pass over the bytes instead of decoding every row: a check over 100,000 rows decodes a
-    handful. Safe only when every JSON string is spelled literally (no backslash anywhere) and, in a JSON
-    list, each object is one brace pair with no braces inside strings; otherwise None, and the file is read
-    whole. Rows that can't concern the resource are not validated here (lint and plan read every row)."""
-    import re
-
-    data = p.read_bytes()
-    if b"\\" in data:
+    handful. Safe only when the file is UTF-8, every JSON string is spelled literally (no backslash anywhere),
+    and every row holds one resource_name whose value is a string (so no row that could concern the resource
+    is passed over): in JSONL each line but the scope and clusters lines, in a JSON list each object, one brace
+    pair with no braces inside strings. Otherwise None, and the file is read whole. Rows that can't concern
+    the resource are not validated here (lint and plan read every row)."""
+    data = read_bytes(p)
+    if b"\\" in data or data.startswith(BOM) or not _utf8(data):
         return None
     jsonl = p.suffix.lower() != ".json"
-    if not jsonl and not (data.lstrip().startswith(b"[")
-                          and data.count(b"{") == data.count(b"}") == data.count(b'"resource_name"')):
-        return None
+    if jsonl:
+        rows_expected = data.count(b"\n") + (not data.endswith(b"\n"))
+        if b'"kind"' in data[:data.find(b"\n")]:
+            rows_expected -= 1  # the scope line
+    else:
+        rows_expected = data.count(b"{") if data.lstrip().startswith(b"[") else -1
+    # every row has a resource name that is a string, or a row that could concern the resource might be
+    # passed over: a blank line, a clusters line, a mistyped key, a name that is not a string, a brace inside
+    # a string, ... are all left to the whole read
+    names = data.count(b'"resource_name": "')
+    if names != rows_expected:
+        names += data.count(b'"resource_name":"')
+    if not names or names != rows_expected or (not jsonl and data.count(b"}") != names):
+        return None  # and a file of no rows may be no file at all ("[[[[", UTF-16): read whole
+    if not jsonl and not _LIST_OF_FLAT_OBJECTS.fullmatch(data):
+        return None  # objects must be the list's items, brace pair by brace pair: a moved line can pair them anew
     raw = name.encode("utf-8")
     prefixes = re.escape(raw[-1:])  # "abc" -> a(?:b(?:c)?)?: the name or any prefix of it
     for i in range(len(raw) - 2, -1, -1):
@@ -181,9 +183,8 @@ def _scan(p: Path, name: str) -> list[AclBinding] | None:
             start, end = data.rfind(b"\n", 0, m.start()) + 1, data.find(b"\n", m.end())
         else:
             start, end = data.rfind(b"{", 0, m.start()), data.find(b"}", m.end()) + 1
-        try:
-            row = json.loads(data[start:end if end > 0 else len(data)])
-        except json.JSONDecodeError as exc:
-            raise StateFileError(f"{rows.where(start)}: not valid JSON ({exc.msg})") from None
+        row = json_loads(data[start:end if end > 0 else len(data)].decode("utf-8"), lambda: rows.where(start))
+        if isinstance(row, dict) and row.get("kind") is not None:
+            return None  # a scope or clusters line, or a mistake: the whole read says which
         out.append(rows.binding(start, row))
     return list(dict.fromkeys(out))

@@ -11,10 +11,13 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclBinding, AclOperation, PatternType, Permission,
-                                 ResourceType)
+                                 ResourceType, refused_class, shown)
 from kafkactl.bulk.plan import ClusterPlan, Guards, PlanRow, phase_of
-from kafkactl.bulk.state import FLAT_FIELDS, Scope, StateFileError, flat_binding
+from kafkactl.bulk.sources import StateFileError, parquet_file, parquet_read
+from kafkactl.bulk.state import (FLAT_FIELDS, DesiredState, Scope, binding_where, checked_rows, flat_binding,
+                                 read_flat_head)
 from kafkactl.errors import UsageError
+from kafkactl.limits import MAX_STRING_BYTES
 
 BINDING = list(FLAT_FIELDS)
 # flat inputs bigger than this go through Arrow (about 80,000 rows of JSONL)
@@ -43,42 +46,80 @@ def bindings_table(bindings: Iterable[AclBinding]) -> Any:
 
 
 def read_flat(path: str, scope: Scope) -> Any:
-    """A JSONL, CSV or Parquet desired state as an Arrow table: normalised, validated, inside the scope."""
-    pa, pc = _pa()
+    """A JSONL, CSV or Parquet desired state as an Arrow table: normalised, validated, inside the scope. A file
+    Arrow's readers refuse (or read otherwise than the Python loader would) is read by the Python loader, which
+    names the line and field of a fault; a file it reads is taken as it reads it, so both engines agree."""
+    pa, _ = _pa()
     p = Path(path)
-    suffix = p.suffix.lower()
-    schema = pa.schema([(c, pa.string()) for c in BINDING] + [("kind", pa.string())])
-    first_row = 1
-    if suffix == ".parquet":
-        import pyarrow.parquet as pq
+    read_flat_head(p, DesiredState())  # the scope line or metadata, the CSV header, the Parquet schema
+    try:
+        raw = _read_raw(p)
+    except (pa.ArrowException, ValueError, OSError):  # ValueError: UnicodeDecodeError too
+        raw = _python_table(p)
+    table = _normalise(raw)
+    _validate(p, raw, table, scope)
+    return table
 
-        pf = pq.ParquetFile(p)  # not read_table: that imports pyarrow.dataset, and pandas with it (0.2 s)
-        missing = [c for c in BINDING if c not in pf.schema_arrow.names]
-        if missing:
-            raise StateFileError(f"{p}: columns missing: {', '.join(missing)}")
-        table = pf.read(columns=BINDING)
-        where = "row"
-    elif suffix == ".csv":
+
+def _read_raw(p: Path) -> Any:
+    """The binding columns as read, strings, no row dropped but JSONL's scope and clusters lines."""
+    pa, pc = _pa()
+    suffix = p.suffix.lower()
+    if suffix == ".parquet":
+        # ParquetFile, not read_table: that imports pyarrow.dataset, and pandas with it (0.2 s)
+        return parquet_read(p, parquet_file(p), BINDING)
+    if suffix == ".csv":
+        import csv
+
         import pyarrow.csv as pcsv
 
         table = pcsv.read_csv(p, convert_options=pcsv.ConvertOptions(
             column_types={c: pa.string() for c in BINDING}, include_columns=BINDING, strings_can_be_null=True))
-        first_row, where = 2, "row"
-    else:
-        import pyarrow.json as pjson
+        if any((pc.max(pc.utf8_length(table.column(c))).as_py() or 0) > csv.field_size_limit() for c in BINDING):
+            raise ValueError("a field is longer than the csv module's limit")  # as the Python reader refuses it
+        if _lines(p) is None:
+            raise ValueError("not UTF-8")  # in a column Arrow did not convert
+        return table
+    import pyarrow.json as pjson
 
-        try:
-            table = pjson.read_json(p, parse_options=pjson.ParseOptions(explicit_schema=schema,
-                                                                         unexpected_field_behavior="ignore"))
-        except pa.ArrowInvalid as exc:
-            raise StateFileError(f"{p}: not valid JSON lines ({str(exc).splitlines()[0]})") from None
-        kinds = table.column("kind")
-        first_row = 1 + (1 if len(table) and kinds[0].as_py() is not None else 0)
-        table = table.filter(pc.is_null(kinds)).select(BINDING)
-        where = "line"
-    table = _normalise(table)
-    _validate(p, table, first_row, where, scope)
-    return table
+    schema = pa.schema([(c, pa.string()) for c in BINDING] + [("kind", pa.string())])
+    table = pjson.read_json(p, parse_options=pjson.ParseOptions(explicit_schema=schema,
+                                                                 unexpected_field_behavior="ignore"))
+    kinds = table.column("kind")
+    head = pc.sum(pc.is_valid(kinds)).as_py() or 0  # read by read_flat_head, if they all lead
+    if not pc.all(pc.is_valid(kinds.slice(0, head))).as_py():
+        raise ValueError("a scope or clusters line after a binding line")
+    if len(table) != _lines(p):
+        # Arrow reads an object across lines, or two on one, and bytes that are not UTF-8 in a field it skips;
+        # the Python reader does not. Blank lines differ too, harmlessly: the Python reader decides (only then,
+        # it reads every line)
+        return _python_table(p)
+    return table.filter(pc.is_null(kinds)).select(BINDING)
+
+
+def _python_table(p: Path) -> Any:
+    pa, _ = _pa()
+    columns: dict[str, list] = {c: [] for c in BINDING}
+    for row in checked_rows(p):
+        for c in BINDING:
+            columns[c].append(row[c])
+    return pa.table({c: pa.array(v, pa.string()) for c, v in columns.items()})
+
+
+def _lines(p: Path) -> int | None:
+    """Lines, counted in chunks (the file may be larger than memory would like); None if it is not UTF-8."""
+    import codecs
+
+    n, last, utf8 = 0, b"\n", codecs.getincrementaldecoder("utf-8")()
+    try:
+        with p.open("rb") as fh:
+            while chunk := fh.read(1 << 24):
+                utf8.decode(chunk)
+                n, last = n + chunk.count(b"\n"), chunk[-1:]
+        utf8.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return None
+    return n + (last != b"\n")
 
 
 def _normalise(t):
@@ -90,21 +131,29 @@ def _normalise(t):
     op = pc.if_else(pc.is_null(idx), op, pc.take(pa.array(list(names.values())), idx))
     cols = {
         "principal": pc.utf8_trim_whitespace(t.column("principal")),
-        "host": pc.coalesce(pc.utf8_trim_whitespace(t.column("host")), pa.scalar("*")),
+        "host": pc.utf8_trim_whitespace(t.column("host")),
         "operation": op,
         "permission": pc.utf8_upper(pc.utf8_trim_whitespace(t.column("permission"))),
         "resource_type": pc.utf8_upper(pc.replace_substring(pc.utf8_trim_whitespace(t.column("resource_type")), "-", "_")),
         "resource_name": t.column("resource_name"),
-        "pattern_type": pc.utf8_upper(pc.utf8_trim_whitespace(t.column("pattern_type"))),
+        "pattern_type": pc.utf8_upper(pc.replace_substring_regex(pc.utf8_trim_whitespace(t.column("pattern_type")),
+                                                                 "[-_ ]", "")),
     }
     return pa.table(cols)
 
 
-def _validate(path: Path, t, first_row: int, where: str, scope: Scope) -> None:
+REFUSED_RE2 = refused_class("\\x{{{:x}}}", surrogates=False)
+
+
+def _validate(path: Path, raw, t, scope: Scope) -> None:
+    """The first row that fails a check is phrased by the Python loader, from the values as read."""
     pa, pc = _pa()
     supported = [f"{rt.name}/{o.name}" for rt, ops in SUPPORTED_OPERATIONS.items() for o in (*ops, AclOperation.ALL)]
     pair = pc.binary_join_element_wise(t.column("resource_type"), t.column("operation"), "/")
-    checks = [
+    checks = [(c, pc.match_substring_regex(raw.column(c), REFUSED_RE2)) for c in ("principal", "host", "resource_name")]
+    # longer than a protocol STRING (librdkafka crashes on one)
+    checks += [(c, pc.greater(pc.binary_length(raw.column(c)), MAX_STRING_BYTES)) for c in ("principal", "host", "resource_name")]
+    checks += [
         ("principal", pc.invert(pc.match_substring_regex(t.column("principal"), "^[^:]+:.+$"))),
         ("permission", pc.invert(pc.is_in(t.column("permission"), pa.array(["ALLOW", "DENY"])))),
         ("pattern_type", pc.invert(pc.is_in(t.column("pattern_type"), pa.array(["LITERAL", "PREFIXED"])))),
@@ -118,15 +167,16 @@ def _validate(path: Path, t, first_row: int, where: str, scope: Scope) -> None:
         bad = pc.fill_null(bad, True)
         if pc.any(bad).as_py():
             i = pc.index(bad, True).as_py()
-            row = {c: t.column(c)[i].as_py() for c in BINDING}
-            # the Python loader phrases the error for this one row (with its suggestions)
-            flat_binding(f"{path} {where} {i + first_row}", row)
-            raise StateFileError(f"{path} {where} {i + first_row}: {field_name}: {row[field_name]!r} is not valid")
+            row = {c: raw.column(c)[i].as_py() for c in BINDING}
+            where = binding_where(path, i)
+            flat_binding(where, row)  # the Python loader phrases the error for this one row (with its suggestions)
+            raise StateFileError(f"{where}: {field_name}: {shown(row[field_name])} is not valid")
     outside = pc.invert(in_scope(t, scope))
     if pc.any(outside).as_py():
         i = pc.index(outside, True).as_py()
-        b = flat_binding(f"{path} {where} {i + first_row}", {c: t.column(c)[i].as_py() for c in BINDING})
-        raise StateFileError(f"{path} {where} {i + first_row}: {b.describe()} is outside the declared scope")
+        where = binding_where(path, i)
+        b = flat_binding(where, {c: raw.column(c)[i].as_py() for c in BINDING})
+        raise StateFileError(f"{where}: {b.describe()} is outside the declared scope")
 
 
 def in_scope(t, scope: Scope):

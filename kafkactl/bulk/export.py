@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Sequence, TextIO
 
-from kafkactl.acl.model import ResourceType
+from kafkactl.acl.model import ResourceType, validate_principal
 from kafkactl.bulk.plan import read_current
 from kafkactl.bulk.state import Scope, flat_row, to_yaml_doc
 from kafkactl.errors import UsageError
@@ -20,6 +21,13 @@ def export(gw, fmt: str, principals: Sequence[str], principal_prefixes: Sequence
         raise UsageError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
     if fmt == "parquet" and not file:
         raise UsageError("--format parquet needs --file PATH")
+    principals = [validate_principal(p, "--principal") for p in principals]
+    for option, values in (("--principal-prefix", principal_prefixes), ("--prefix", prefixes)):
+        for v in values:
+            if not v:
+                raise UsageError(f"{option} '': an empty prefix matches everything; leave the option out instead")
+    if file and Path(file).is_dir():
+        raise UsageError(f"--file {file}: is a directory")
     types = [t for t in ResourceType if t not in (ResourceType.ANY, ResourceType.UNKNOWN)]
     scope = Scope(frozenset(principals), tuple(principal_prefixes),
                   {t: tuple(prefixes) for t in types} if prefixes else {})

@@ -19,13 +19,38 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from kafkactl.acl.model import CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType
+from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType, refused_class, shown,
+                                 validate_text)
 from kafkactl.bulk.plan import KEY_SEP, PHASES, SEED, ClusterPlan, Guards, Plan, shard_filters
-from kafkactl.bulk.state import FLAT_FIELDS, DesiredState, Scope, StateFileError, flat_row
-from kafkactl.errors import UsageError
+from kafkactl.bulk.state import FLAT_FIELDS, DesiredState, Scope, StateFileError, checked_rows, flat_row
+from kafkactl.errors import KafkactlError, UsageError
 
 _sessions: dict[tuple, Any] = {}
 BINDING = ["principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type"]
+TEXT_FIELDS = ("principal", "host", "resource_name")
+REFUSED_JAVA = refused_class(surrogates=False)  # java.util.regex reads \uXXXX as Python does
+
+
+def _probe(url: str, timeout: float = 10.0) -> None:
+    """A Spark master or Spark Connect server that cannot be reached: exit 4 at once, not a hang (Spark Connect
+    retries for minutes) or a Py4J traceback. Only the first host:port of a URL is tried."""
+    import socket
+    from urllib.parse import urlsplit
+
+    from kafkactl.errors import UnreachableError
+
+    try:
+        parts = urlsplit(url.split(",")[0])
+        host, port = parts.hostname, parts.port or (15002 if parts.scheme == "sc" else 7077)
+    except ValueError:
+        raise UsageError(f"{shown(url)}: not a Spark URL (spark://host:port or sc://host:port)") from None
+    if not host:
+        raise UsageError(f"{shown(url)}: not a Spark URL (spark://host:port or sc://host:port)")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        raise UnreachableError(f"cannot reach the Spark {'Connect server' if parts.scheme == 'sc' else 'master'} "
+                               f"at {host}:{port} ({exc.strerror or type(exc).__name__})") from None
 
 
 def session(master: str | None = None, remote: str | None = None, driver_memory: str = "2g") -> Any:
@@ -35,6 +60,9 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
         return _sessions[key]
     if (None, None) == key and _sessions:
         return next(iter(_sessions.values()))  # apply reuses the session its plan ran on
+    for url in (remote, master):
+        if url and url.split("://")[0] in ("sc", "spark"):  # (local[*], yarn, k8s://... are Spark's to check)
+            _probe(url)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers must have pyarrow, xxhash, kafkactl
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
@@ -209,12 +237,12 @@ def _desired_df(spark, state: DesiredState):
             df = spark.read.parquet(path)
         elif suffix == ".csv":
             df = spark.read.option("header", True).option("mode", "FAILFAST").schema(schema).csv(path)
-        else:
+        else:  # scope and clusters lines were read on the driver; a line of another kind is an error below
             df = (spark.read.option("mode", "FAILFAST").schema(schema + ", kind string").json(path)
-                  .where(F.col("kind").isNull()))
-        df = _normalise(df.select(*BINDING))
+                  .where(~F.coalesce(F.col("kind").isin("scope", "clusters"), F.lit(False))))
+        df = _normalise(df.select(*BINDING, *(["kind"] if "kind" in df.columns else [])))
         validate_flat(spark, path, df, state.scope)
-        parts.append(df)
+        parts.append(df.select(*BINDING))
     if not parts:
         return spark.createDataFrame([], schema)
     out = parts[0]
@@ -236,12 +264,16 @@ def _normalise(df):
     mapping = F.create_map(*[x for k, v in op_names.items() for x in (F.lit(k), F.lit(v))])
     return df.select(
         F.trim("principal").alias("principal"),
-        F.when(F.col("host") == "*", F.col("host")).otherwise(F.coalesce(F.trim("host"), F.lit("*"))).alias("host"),
+        F.when(F.col("host") == "*", F.col("host")).otherwise(F.trim("host")).alias("host"),
         canon("operation", [o.name for o in AclOperation], F.coalesce(mapping[op], up["operation"])).alias("operation"),
         canon("permission", ["ALLOW", "DENY"], up["permission"]).alias("permission"),
-        canon("resource_type", [t.name for t in ResourceType], up["resource_type"]).alias("resource_type"),
+        # spelt as the Python loader accepts them: transactional-id, prefixed or PRE-FIXED
+        canon("resource_type", [t.name for t in ResourceType],
+              F.regexp_replace(up["resource_type"], "-", "_")).alias("resource_type"),
         "resource_name",
-        canon("pattern_type", ["LITERAL", "PREFIXED"], up["pattern_type"]).alias("pattern_type"))
+        canon("pattern_type", ["LITERAL", "PREFIXED"],
+              F.regexp_replace(up["pattern_type"], "[-_ ]", "")).alias("pattern_type"),
+        *(["kind"] if "kind" in df.columns else []))
 
 
 def _squash(name: str) -> str:
@@ -249,11 +281,15 @@ def _squash(name: str) -> str:
 
 
 def validate_flat(spark, path: str, df, scope: Scope | None = None) -> None:
-    """Find the first invalid row in one pass over the data; report file, row and field."""
+    """Find the first invalid row in one pass over the data; report file, row and field. If Spark cannot read
+    the file (FAILFAST: a malformed line), the Python loader reads it to name the line and field."""
     from pyspark.sql import functions as F
 
     supported = [f"{t.name}/{o.name}" for t, ops in SUPPORTED_OPERATIONS.items() for o in (*ops, AclOperation.ALL)]
-    checks = [
+    checks = [("kind", F.col("kind").isNotNull())] if "kind" in df.columns else []
+    checks += [
+        # one regular expression over the three free-text fields; the driver finds which holds the character
+        ("text", F.concat_ws("/", *TEXT_FIELDS).rlike(REFUSED_JAVA)),
         # "Type:name": a colon after the first character and something after it (no regex: a third of the pass)
         ("principal", (F.locate(":", "principal") <= 1) | (F.length("principal") <= F.locate(":", "principal"))),
         ("permission", ~F.col("permission").isin("ALLOW", "DENY")),
@@ -261,25 +297,39 @@ def validate_flat(spark, path: str, df, scope: Scope | None = None) -> None:
         ("resource_name", F.col("resource_name").isNull() | (F.length("resource_name") == 0)),
         ("operation", ~F.concat_ws("/", "resource_type", "operation").isin(supported)),
         ("resource_name", (F.col("resource_type") == "CLUSTER") & (F.col("resource_name") != CLUSTER_NAME)),
+        ("host", F.col("host").isNull() | (F.length("host") == 0)),  # required, as the Python loader has it
     ]
     if scope is not None:
         checks.append(("scope", ~_in_scope(scope)))
     err = F.lit(None).cast("string")
     for field_name, bad in reversed(checks):
         err = F.when(F.coalesce(bad, F.lit(True)), F.lit(field_name)).otherwise(err)
-    row = df.withColumn("_err", err).where(F.col("_err").isNotNull()).limit(1).collect()
+    try:
+        row = df.withColumn("_err", err).where(F.col("_err").isNotNull()).limit(1).collect()
+    except Exception:  # a Py4J or Spark Connect error: only a fault the Python loader finds is the file's
+        for _ in checked_rows(Path(path)):
+            pass
+        raise
     if row:
         r, field_name = row[0], row[0]["_err"]
+        if field_name == "text":
+            try:
+                for f in TEXT_FIELDS:
+                    validate_text(r[f], f)
+            except KafkactlError as exc:
+                raise StateFileError(f"{path}: {_row_hint(r)}: {exc.message}") from None
+            raise StateFileError(f"{path}: {_row_hint(r)}: holds a control character")
         if field_name == "scope":
             raise StateFileError(f"{path}: {_row_hint(r)}: outside the declared scope {json.dumps(scope.to_json())}")
         if field_name == "operation":
-            raise StateFileError(f"{path}: {_row_hint(r)}: operation: {r['operation']} is not an operation of "
-                                 f"{r['resource_type']} resources")
-        raise StateFileError(f"{path}: {_row_hint(r)}: {field_name}: {r[field_name]!r} is not valid")
+            raise StateFileError(f"{path}: {_row_hint(r)}: operation: {shown(r['operation'])} is not an operation of "
+                                 f"{shown(r['resource_type'])} resources")
+        raise StateFileError(f"{path}: {_row_hint(r)}: {field_name}: {shown(r[field_name])} is not valid")
 
 
 def _row_hint(row) -> str:
-    return f"row with principal {row['principal']!r}, {row['resource_type']}:{row['resource_name']}"
+    resource = f"{row['resource_type']}:{row['resource_name']}"
+    return f"row with principal {shown(row['principal'])}, {shown(resource)}"
 
 
 CURRENT_SCHEMA = "cluster string, " + ", ".join(f"{c} string" for c in BINDING)

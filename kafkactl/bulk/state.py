@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from kafkactl.acl.model import (
     CLUSTER_NAME,
@@ -17,11 +17,25 @@ from kafkactl.acl.model import (
     Permission,
     ResourceType,
     check_operation_supported,
+    find_refused,
     parse_operation,
     parse_pattern_type,
+    shown,
     validate_principal,
+    validate_text,
 )
-from kafkactl.errors import KafkactlError, UsageError
+from kafkactl.bulk.document import Map, check_schema, yaml_document
+from kafkactl.bulk.sources import (
+    StateFileError,
+    csv_records,
+    jsonl_objects,
+    parquet_columns,
+    parquet_file,
+    parquet_metadata,
+    parquet_records,
+)
+from kafkactl.limits import too_long
+from kafkactl.errors import KafkactlError
 
 # compact YAML: resource keys of an entry, and the ResourceType they stand for
 RESOURCE_KEYS = {"topic": ResourceType.TOPIC, "group": ResourceType.GROUP, "cluster": ResourceType.CLUSTER,
@@ -29,10 +43,6 @@ RESOURCE_KEYS = {"topic": ResourceType.TOPIC, "group": ResourceType.GROUP, "clus
                  "user": ResourceType.USER}
 TYPE_KEYS = {v: k for k, v in RESOURCE_KEYS.items()}
 FLAT_FIELDS = ("principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type")
-
-
-class StateFileError(UsageError):
-    """A malformed desired-state file: the message names file, line/row and field."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +111,7 @@ def load(paths: Iterable[str], scope_file: str | None = None, flat_rows: bool = 
     for p in paths:
         path = Path(p)
         if not flat_rows and path.suffix.lower() in FLAT_SUFFIXES:
-            _flat_scope_only(path, state)
+            read_flat_head(path, state)
         else:
             load_one(path, state)
         state.sources.append(str(p))
@@ -124,106 +134,45 @@ def load_one(path: Path, state: DesiredState) -> None:
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml", ".json"):
         _load_yaml(path, state)
-    elif suffix in (".jsonl", ".ndjson"):
-        _load_jsonl(path, state)
-    elif suffix == ".csv":
-        _load_csv(path, state)
-    elif suffix == ".parquet":
-        _load_parquet(path, state)
+    elif suffix in FLAT_SUFFIXES:
+        where = flat_where(path)
+        for n, row in flat_records(path, state):
+            state.add(flat_binding(where(n), row), where(n))
     else:
         raise StateFileError(f"{path}: unknown format {suffix or '(no suffix)'} (yaml, json, jsonl, csv, parquet)")
 
 
-def _line_loader():
-    import yaml
-
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class LineLoader(base):  # type: ignore[misc,valid-type]
-        pass
-
-    def construct_mapping(loader, node, deep=False):
-        mapping = yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
-        mapping["__line__"] = node.start_mark.line + 1
-        return mapping
-
-    LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
-    return LineLoader
-
-
 def _load_yaml(path: Path, state: DesiredState, scope_only: bool = False) -> None:
-    import yaml
-
-    try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_line_loader())
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise StateFileError(f"{where}: not valid YAML ({getattr(exc, 'problem', 'syntax error')})") from None
+    doc = yaml_document(path)
     if not isinstance(doc, dict):
         raise StateFileError(f"{path}: expected a mapping with scope: and acls:")
-    _check_schema(path, doc)
+    check_schema(path, doc)
     if doc.get("scope") is not None:
         state.scope = state.scope.merge(_scope(path, doc["scope"]))
     if scope_only:
         return
-    state.clusters += [str(c) for c in doc.get("clusters") or []]
+    state.clusters += doc.get("clusters") or []
     for entry in doc.get("acls") or []:
-        line = entry.get("__line__", "?")
+        line = getattr(entry, "line", "?")
         principal = _principal(f"{path}:{line}", entry.get("principal"))
         hosts = entry.get("hosts") or ["*"]
         for perm_key, perm in (("allow", Permission.ALLOW), ("deny", Permission.DENY)):
             for res in entry.get(perm_key) or []:
-                rline = res.get("__line__", line)
-                where = f"{path}:{rline}"
+                where = f"{path}:{getattr(res, 'line', line)}"
                 for b in _expand(where, principal, perm, res, res.get("hosts") or hosts):
                     state.add(b, where)
 
 
-def _check_schema(path: Path, doc: dict) -> None:
-    import jsonschema
-
-    schema = json.loads((Path(__file__).with_name("acl-state.schema.json")).read_text())
-    clean = _strip_lines(doc)
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(clean), key=lambda e: list(e.absolute_path))
-    if errors:
-        e = errors[0]
-        line = _line_of(doc, list(e.absolute_path))
-        field_path = ".".join(str(p) for p in e.absolute_path) or "(top level)"
-        raise StateFileError(f"{path}:{line}: {field_path}: {e.message}")
-
-
-def _strip_lines(v: Any) -> Any:
-    if isinstance(v, dict):
-        return {k: _strip_lines(x) for k, x in v.items() if k != "__line__"}
-    if isinstance(v, list):
-        return [_strip_lines(x) for x in v]
-    return v
-
-
-def _line_of(doc: Any, path: list) -> Any:
-    line, node = doc.get("__line__", "?") if isinstance(doc, dict) else "?", doc
-    for p in path:
-        try:
-            node = node[p]
-        except (KeyError, IndexError, TypeError):
-            break
-        if isinstance(node, dict) and "__line__" in node:
-            line = node["__line__"]
-    return line
-
-
-def _scope(path: Path, s: dict) -> Scope:
-    where = f"{path}:{s.get('__line__', '?')}"
+def _scope(path: Path | str, s: Any) -> Scope:
+    """A scope from YAML's scope:, a JSONL scope line (without its kind), Parquet's kafkactl.scope or a saved
+    plan: all checked against the schema's one scope definition, so a string where a list belongs (which
+    would be read character by character, widening the scope) is an error naming the field."""
+    check_schema(path, s, "scope", prefix="scope")
+    where = f"{path}:{s.line}" if isinstance(s, Map) else str(path)
     principals = frozenset(_principal(where, p, "scope.principals") for p in s.get("principals") or [])
-    prefixes = tuple(str(p) for p in s.get("principalPrefixes") or [])
-    res: dict[ResourceType, tuple[str, ...]] = {}
-    for key, values in (s.get("resourcePrefixes") or {}).items():
-        if key == "__line__":
-            continue
-        if key not in RESOURCE_KEYS:
-            raise StateFileError(f"{where}: scope.resourcePrefixes.{key}: not one of {', '.join(RESOURCE_KEYS)}")
-        res[RESOURCE_KEYS[key]] = tuple(str(v) for v in values or [])
+    prefixes = tuple(_text(where, p, "scope.principalPrefixes") for p in s.get("principalPrefixes") or [])
+    res = {RESOURCE_KEYS[key]: tuple(_text(where, v, f"scope.resourcePrefixes.{key}") for v in values)
+           for key, values in (s.get("resourcePrefixes") or {}).items()}
     return Scope(principals, prefixes, res)
 
 
@@ -232,6 +181,13 @@ def _principal(where: str, value: Any, field_name: str = "principal") -> str:
         raise StateFileError(f"{where}: {field_name}: missing or not a string")
     try:
         return validate_principal(value, field_name)
+    except KafkactlError as exc:
+        raise StateFileError(f"{where}: {exc.message}") from None
+
+
+def _text(where: str, value: str, field_name: str) -> str:
+    try:
+        return validate_text(value, field_name)
     except KafkactlError as exc:
         raise StateFileError(f"{where}: {exc.message}") from None
 
@@ -245,13 +201,16 @@ def _expand(where: str, principal: str, perm: Permission, res: dict, hosts: list
     if rtype is ResourceType.CLUSTER and name is True:
         name = CLUSTER_NAME
     yield from (_binding(where, principal, str(h), op, perm, rtype, str(name) if name is not None else "",
-                         res.get("pattern", "literal"))
+                         res.get("pattern", "literal"), name_field=keys[0])
                 for op in res.get("operations") or ["All"] for h in hosts)
 
 
 def _binding(where: str, principal: str, host: str, op: Any, perm: Permission, rtype: ResourceType, name: str,
-             pattern: Any, supported_only: bool = True) -> AclBinding:
+             pattern: Any, supported_only: bool = True, name_field: str = "resource_name") -> AclBinding:
     try:
+        if find_refused(name) or find_refused(host) or too_long(name) or too_long(host):
+            validate_text(name, name_field)
+            validate_text(host, "host")
         operation = parse_operation(str(op), "operation")
         pt = parse_pattern_type(str(pattern), for_create=True, option="pattern")
         if supported_only:
@@ -261,104 +220,148 @@ def _binding(where: str, principal: str, host: str, op: Any, perm: Permission, r
     if not name:
         raise StateFileError(f"{where}: {TYPE_KEYS[rtype]}: the resource name is empty")
     if rtype is ResourceType.CLUSTER and (name != CLUSTER_NAME or pt is not PatternType.LITERAL):
-        raise StateFileError(f"{where}: cluster: the only cluster resource is the literal {CLUSTER_NAME} (not {name!r})")
+        raise StateFileError(f"{where}: cluster: the only cluster resource is the literal {CLUSTER_NAME} "
+                             f"(not {shown(name)})")
     if not host.strip():
         raise StateFileError(f"{where}: host: empty (use * for every host)")
     return AclBinding(rtype, name, pt, principal, host.strip(), operation, perm)
 
 
 def flat_binding(where: str, row: dict, supported_only: bool = True) -> AclBinding:
-    """A flat row (JSONL, CSV, Parquet): every field required, enum names as Kafka spells them.
+    """A flat row (JSONL, CSV, Parquet): every field a string, enum names as Kafka spells them.
     supported_only=False accepts an operation its resource type lacks (the broker stores those)."""
     for f in FLAT_FIELDS:
-        if row.get(f) in (None, ""):
-            raise StateFileError(f"{where}: {f}: missing")
+        v = row.get(f)
+        if v.__class__ is not str or not v:
+            raise StateFileError(f"{where}: {f}: missing" if v is None or v == "" else
+                                 f"{where}: {f}: {shown(v)} is not a string")
     principal = _principal(where, row["principal"])
     rtype = _enum(where, ResourceType, "resource_type", row["resource_type"])
     perm = _enum(where, Permission, "permission", row["permission"])
     if rtype in (ResourceType.ANY, ResourceType.UNKNOWN) or perm in (Permission.ANY, Permission.UNKNOWN):
         raise StateFileError(f"{where}: ANY and UNKNOWN are not allowed in a desired state")
-    return _binding(where, principal, str(row["host"]), row["operation"], perm, rtype, str(row["resource_name"]),
+    return _binding(where, principal, row["host"], row["operation"], perm, rtype, row["resource_name"],
                     row["pattern_type"], supported_only)
 
 
-def _flat_scope_only(path: Path, state: DesiredState) -> None:
+def _enum(where: str, enum_cls, field_name: str, value: str):
+    try:
+        return enum_cls[value.strip().upper().replace("-", "_")]
+    except KeyError:
+        raise StateFileError(f"{where}: {field_name}: {shown(value)} is not valid") from None
+
+
+# ------------------------------------------------------------------------------------------ flat files
+
+
+def flat_where(path: Path) -> Callable[[int], str]:
+    """How a flat file's rows are named: by line in JSONL, by row (the header is row 1) in CSV and Parquet."""
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        return lambda n: f"{path}:{n}"
+    return lambda n: f"{path} row {n}"
+
+
+def binding_where(path: Path, i: int) -> str:
+    """Where the i-th binding record (from 0) of a flat file is; JSONL lines are counted (an error path)."""
+    where = flat_where(path)
+    suffix = path.suffix.lower()
+    if suffix != ".jsonl" and suffix != ".ndjson":
+        return where(i + (2 if suffix == ".csv" else 1))
+    for k, (n, _) in enumerate(_jsonl_records(path, DesiredState())):
+        if k == i:
+            return where(n)
+    return f"{path}: binding line {i + 1}"
+
+
+def flat_records(path: Path, state: DesiredState) -> Iterator[tuple[int, Any]]:
+    """The binding records of a JSONL, CSV or Parquet file, by position (see flat_where). The file's scope (a
+    JSONL scope line, Parquet metadata) and JSONL clusters lines go to `state`."""
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return csv_records(path, FLAT_FIELDS)
+    if suffix == ".parquet":
+        pf = parquet_file(path)
+        _parquet_scope(path, pf, state)
+        return parquet_records(path, pf, list(FLAT_FIELDS))
+    return _jsonl_records(path, state)
+
+
+def _jsonl_records(path: Path, state: DesiredState, head_only: bool = False) -> Iterator[tuple[int, dict]]:
+    """A JSONL file's binding lines. Its head, the scope line first and then any clusters lines, goes to `state`
+    (all of it before any binding line: engines that read the rows themselves read only the head here)."""
+    first, head = True, True
+    for n, row in jsonl_objects(path):
+        kind = row.get("kind")
+        if kind is None:
+            if head_only:
+                return
+            head = False
+            if len(row) > len(FLAT_FIELDS):
+                _check_other_fields(f"{path}:{n}", row)
+            yield n, row
+        elif kind == "scope" and first:
+            state.scope = state.scope.merge(_scope(f"{path}:{n}", {k: v for k, v in row.items() if k != "kind"}))
+        elif kind == "scope":
+            raise StateFileError(f"{path}:{n}: a scope line must be the first line of the file (one per file)")
+        elif kind == "clusters" and head:
+            extra = sorted(set(row) - {"kind", "clusters"})
+            if extra:
+                raise StateFileError(f"{path}:{n}: a clusters line has only kind and clusters (not {shown(extra[0])})")
+            check_schema(f"{path}:{n}", row.get("clusters"), "clusters", prefix="clusters")
+            state.clusters += row["clusters"]
+        elif kind == "clusters":
+            raise StateFileError(f"{path}:{n}: clusters lines come before the first binding line")
+        else:
+            raise StateFileError(f"{path}:{n}: kind: {shown(kind)} is not scope or clusters (a binding line has none)")
+        first = False
+
+
+def _check_other_fields(where: str, row: dict) -> None:
+    """Fields other than a binding's are ignored, but an unpaired surrogate escape ("\\ud800") in one makes the
+    line invalid JSON to Arrow's reader (large files): the Python reader refuses it too."""
+    todo = [(k, v) for k, v in row.items() if k not in FLAT_FIELDS]
+    while todo:
+        k, v = todo.pop()
+        if isinstance(v, str) and find_refused(v) and any("\ud800" <= c <= "\udfff" for c in v):
+            _text(where, v, k)
+        elif isinstance(v, dict):
+            todo += [(k, x) for x in v.values()] + [(k, x) for x in v]
+        elif isinstance(v, list):
+            todo += [(k, x) for x in v]
+
+
+def _parquet_scope(path: Path, pf: Any, state: DesiredState) -> None:
+    value = parquet_metadata(path, pf, b"kafkactl.scope")
+    if value is not None:
+        state.scope = state.scope.merge(_scope(f"{path} metadata kafkactl.scope", value))
+
+
+def read_flat_head(path: Path, state: DesiredState) -> None:
+    """For engines that read a flat file's rows themselves (Spark, Arrow): the scope, into `state`, and what can
+    be checked cheaply before they start (the JSONL scope line, the CSV header, the Parquet schema)."""
     if not path.exists():
         raise StateFileError(f"{path}: no such file")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        with path.open(encoding="utf-8") as fh:
-            first = fh.readline()  # the scope line comes first in a JSONL desired state
-        try:
-            row = json.loads(first) if first.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise StateFileError(f"{path}:1: not valid JSON ({exc.msg})") from None
-        if isinstance(row, dict) and row.get("kind") == "scope":
-            state.scope = state.scope.merge(_scope(path, {**row, "__line__": 1}))
+        for _ in _jsonl_records(path, state, head_only=True):
+            pass
     elif suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        meta = pq.read_schema(path).metadata or {}
-        if b"kafkactl.scope" in meta:
-            state.scope = state.scope.merge(_scope(path, json.loads(meta[b"kafkactl.scope"])))
-
-
-def _enum(where: str, enum_cls, field_name: str, value: Any):
-    try:
-        return enum_cls[str(value).strip().upper().replace("-", "_")]
-    except KeyError:
-        raise StateFileError(f"{where}: {field_name}: {value!r} is not valid") from None
+        pf = parquet_file(path)
+        parquet_columns(path, pf, list(FLAT_FIELDS))
+        _parquet_scope(path, pf, state)
+    elif suffix == ".csv":
+        records = csv_records(path, FLAT_FIELDS)
+        next(records, None)
+        records.close()
 
 
-def jsonl_objects(path: Path) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for each non-blank line of a JSON-lines file."""
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise StateFileError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise StateFileError(f"{path}:{n}: expected an object")
-            yield n, row
-
-
-def _load_jsonl(path: Path, state: DesiredState) -> None:
-    for n, row in jsonl_objects(path):
-        if row.get("kind") == "scope":
-            state.scope = state.scope.merge(_scope(path, {**row, "__line__": n}))
-        elif row.get("kind") == "clusters":
-            state.clusters += [str(c) for c in row.get("clusters") or []]
-        else:
-            state.add(flat_binding(f"{path}:{n}", row), f"{path}:{n}")
-
-
-def _load_csv(path: Path, state: DesiredState) -> None:
-    import csv
-
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = [f for f in FLAT_FIELDS if f not in (reader.fieldnames or [])]
-        if missing:
-            raise StateFileError(f"{path}: header row lacks {', '.join(missing)}")
-        for n, row in enumerate(reader, 2):
-            state.add(flat_binding(f"{path} row {n}", row), f"{path} row {n}")
-
-
-def _load_parquet(path: Path, state: DesiredState) -> None:
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(path)
-    missing = [f for f in FLAT_FIELDS if f not in table.column_names]
-    if missing:
-        raise StateFileError(f"{path}: columns missing: {', '.join(missing)}")
-    meta = table.schema.metadata or {}
-    if b"kafkactl.scope" in meta:
-        state.scope = state.scope.merge(_scope(path, json.loads(meta[b"kafkactl.scope"])))
-    for n, row in enumerate(table.select(list(FLAT_FIELDS)).to_pylist(), 1):
-        state.add(flat_binding(f"{path} row {n}", row), f"{path} row {n}")
+def checked_rows(path: Path) -> Iterator[dict]:
+    """A flat file's binding rows as read, each checked by the in-process loader: for an engine whose own
+    reader failed, this raises the error the loader names (file, line or row, field), or reads the file."""
+    where = flat_where(path)
+    for n, row in flat_records(path, DesiredState()):
+        flat_binding(where(n), row)
+        yield row
 
 
 # ------------------------------------------------------------------------------------------ writing

@@ -67,3 +67,59 @@ def test_unsupported_operations_are_kept_for_lint(tmp_path):
                               "principal": "User:x", "operation": "WRITE", "permission": "ALLOW"}]))
     assert load_acl_set(str(f)) == [AclBinding(ResourceType.GROUP, "g", PatternType.LITERAL, "User:x", "*",
                                                AclOperation.WRITE, Permission.ALLOW)]
+
+
+ROW = {"resource_type": "TOPIC", "resource_name": "orders", "pattern_type": "LITERAL", "principal": "User:x",
+       "host": "*", "operation": "READ", "permission": "DENY"}
+
+
+@pytest.mark.parametrize("text", [
+    json.dumps(ROW) + "\n\n" + json.dumps({**ROW, "principal": "User:y"}) + "\n",  # a blank line
+    json.dumps(ROW) + "\n" + json.dumps({**ROW, "resource_name": ["orders"]}) + "\n",  # a name that is not a string
+    json.dumps(ROW) + "\n" + json.dumps(ROW).replace("resource_name", "resource_nam") + "\n",  # a mistyped key
+    json.dumps(ROW) + "\n" + json.dumps({**ROW, "resource_name": "ord\xe9rs"}) + "\n",  # an escaped string
+])
+def test_the_scan_reads_whole_when_a_row_that_could_concern_the_resource_might_be_passed_over(tmp_path, text):
+    f = tmp_path / "a.jsonl"
+    f.write_bytes(text.encode("utf-8"))
+    assert _scan(f, "orders") is None
+
+
+def test_the_scan_refuses_what_the_whole_read_refuses(tmp_path):
+    f = tmp_path / "a.jsonl"
+    for data, needle in ((json.dumps(ROW).encode("utf-16"), r"a.jsonl: not UTF-8 \(it starts with a UTF-16"),
+                         ((json.dumps(ROW) + "\n" + json.dumps(ROW).replace("User:x", "User:\xe9")).encode("latin-1"),
+                          r"a.jsonl:2: not UTF-8"),
+                         (b"[[[[[[[[", r"a.jsonl:1: not valid JSON"),
+                         (json.dumps(ROW)[:-1].encode() + b', "host": "1.2.3.4"}', r"a.jsonl:1: duplicate key 'host'"),
+                         (json.dumps({**ROW, "host": "*\x00"}).encode(), r"a.jsonl:1: host '\*\\x00': contains a control")):
+        f.write_bytes(data)
+        with pytest.raises(StateFileError, match=needle):
+            load_acl_set(str(f), "orders")
+
+
+def test_a_json_list_error_names_line_and_column_or_item(tmp_path):
+    f = tmp_path / "a.json"
+    f.write_text(json.dumps([ROW, ROW]).replace('"DENY"}, {', '"DENY"} {'))
+    with pytest.raises(StateFileError, match=r"a.json:1:\d+: not valid JSON \(Expecting ',' delimiter\)"):
+        load_acl_set(str(f))
+    f.write_text(json.dumps([ROW, {**ROW, "host": "10.0.0.1"}]).replace('"host": "10.0.0.1"', '"host": "1", "host": "2"'))
+    with pytest.raises(StateFileError, match=r"a.json item 2: duplicate key 'host'"):
+        load_acl_set(str(f))
+    f.write_text("[" * 5000)
+    with pytest.raises(StateFileError, match=r"a.json:1:65: not valid JSON \(nested deeper than 64 levels\)"):
+        load_acl_set(str(f))
+
+
+def test_bad_acls_files_exit_2_with_one_line_through_the_command_tree(tmp_path):
+    from tests.conftest import run
+
+    files = {"a.jsonl": json.dumps(ROW).encode("utf-16"), "b.json": b"[" * 100_000,
+             "c.csv": b"principal,host\n", "d.parquet": b"PAR1garbagePAR1", "e.yaml": b"[" * 100_000,
+             "f.jsonl": json.dumps({**ROW, "resource_name": "a\x00"}).encode()}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        for args in (("acls", "lint"), ("acls", "check", "--principal", "User:x", "--operation", "Read", "--topic", "a")):
+            r = run(*args, "--acls-file", str(tmp_path / name))
+            assert r.exit_code == 2, (name, r.output)
+            assert r.stderr.startswith(f"error: {tmp_path / name}") and r.stderr.count("\n") == 1, (name, r.stderr)

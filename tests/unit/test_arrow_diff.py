@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,3 +37,41 @@ def test_arrow_and_python_diffs_agree(current, desired, scope, no_delete):
     assert (py.current_in_scope, py.desired, py.protected_skipped, py.deletes_withheld) == \
         (ar.current_in_scope, ar.desired, ar.protected_skipped, ar.deletes_withheld)
     assert py.fingerprint() == ar.fingerprint()
+
+
+ROW = {"principal": "User:team-1", "host": "*", "operation": "READ", "permission": "ALLOW", "resource_type": "TOPIC",
+       "resource_name": "a", "pattern_type": "LITERAL"}
+HEAD = json.dumps({"kind": "scope", "principalPrefixes": ["User:"]}) + "\n"
+
+
+@pytest.mark.parametrize("name,text", [
+    ("ok.jsonl", HEAD + json.dumps(ROW) + "\n\n" + json.dumps({**ROW, "resource_name": "b"}) + "\n"),
+    ("split.jsonl", HEAD + json.dumps(ROW).replace(", ", ",\n", 1) + "\n"),  # one object over two lines
+    ("two.jsonl", HEAD + json.dumps(ROW) + " " + json.dumps(ROW) + "\n"),  # two objects on one line
+    ("ignored.jsonl", HEAD + json.dumps({**ROW, "note": "\ud800"}) + "\n"),  # a field nobody reads, invalid to Arrow
+    ("latin1.jsonl", HEAD + json.dumps({**ROW, "note": "x"}).replace('"x"', '"\xe9"') + "\n"),
+    ("late.jsonl", HEAD + json.dumps(ROW) + "\n" + HEAD),
+    ("kind.jsonl", HEAD + json.dumps({**ROW, "kind": "row"}) + "\n"),
+    ("ctrl.jsonl", HEAD + json.dumps({**ROW, "principal": "User:a\t"}) + "\n"),  # Arrow trims a tab, Python refuses it
+    ("spelt.csv", ",".join(ROW) + "\n" + ",".join(ROW.values()).replace("LITERAL", "Lit-eral") + "\n"),
+    ("header.csv", ",".join(ROW)),  # no rows, no line end: Arrow's reader refuses it
+    ("short.csv", ",".join(ROW) + "\nUser:a,*\n"),
+    ("huge.csv", ",".join(ROW) + "\n" + ",".join(ROW.values()).replace(",a,", "," + "x" * 200_000 + ",") + "\n"),
+])
+def test_the_arrow_reader_reads_what_the_python_loader_reads_or_fails_as_it_does(tmp_path, name, text):
+    from kafkactl.bulk.arrow_diff import read_flat
+    from kafkactl.bulk.state import StateFileError, flat_row, load
+
+    f = tmp_path / name
+    f.write_bytes(text.encode("latin-1" if "latin1" in name else "utf-8", "surrogatepass"))
+    (tmp_path / "s.yaml").write_text("scope:\n  principalPrefixes: ['User:']\nacls: []\n")
+    scope_file = str(tmp_path / "s.yaml") if name.endswith(".csv") else None
+    try:
+        want = {tuple(flat_row(b).values()) for b in load([str(f)], scope_file).bindings}
+    except StateFileError as exc:
+        with pytest.raises(StateFileError) as arrow:
+            read_flat(str(f), load([str(f)], scope_file, flat_rows=False).scope)
+        assert arrow.value.message == exc.message
+        return
+    table = read_flat(str(f), load([str(f)], scope_file, flat_rows=False).scope)
+    assert {tuple(r.values()) for r in table.to_pylist()} == want

@@ -9,6 +9,7 @@ import pytest
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.bulk.plan import Guards, diff_cluster
 from kafkactl.bulk.state import Scope, StateFileError, load
+from kafkactl.errors import UsageError
 
 GOOD = """apiVersion: kafkactl/v1
 kind: AclState
@@ -92,3 +93,182 @@ def test_guards():
     with pytest.raises(UsageError, match="more than --max-deletes 50%"):
         diff_cluster("c", current, [b("t0")], scope, Guards(max_deletes="50%"), [])
     assert len(diff_cluster("c", current, [b("t0")], scope, Guards(max_deletes="9"), []).rows) == 9
+
+
+ROW = {"principal": "User:h-app", "host": "*", "operation": "READ", "permission": "ALLOW", "resource_type": "TOPIC",
+       "resource_name": "t", "pattern_type": "LITERAL"}
+
+
+@pytest.mark.parametrize("scope_line,needle", [
+    ({"kind": "scope", "principalPrefixes": "User:h-"}, r"x.jsonl:1: scope.principalPrefixes: 'User:h-' is not of type 'array'"),
+    ({"kind": "scope", "principals": "User:h-app"}, r"x.jsonl:1: scope.principals: 'User:h-app' is not of type 'array'"),
+    ({"kind": "scope", "resourcePrefixes": {"topic": "t"}}, r"x.jsonl:1: scope.resourcePrefixes.topic: 't' is not of type 'array'"),
+    ({"kind": "scope", "resourcePrefixes": ["topic"]}, r"x.jsonl:1: scope.resourcePrefixes: \['topic'\] is not of type 'object'"),
+    ({"kind": "scope", "principalPrefix": ["User:h-"]}, r"x.jsonl:1: scope: Additional properties are not allowed \('principalPrefix'"),
+])
+def test_a_jsonl_scope_line_of_the_wrong_shape_never_widens_the_scope(tmp_path, scope_line, needle):
+    text = json.dumps(scope_line) + "\n" + json.dumps(ROW) + "\n"
+    for flat_rows in (True, False):  # the in-process reader and the Spark engine's scope-only reader
+        with pytest.raises(StateFileError, match=needle):
+            load([write(tmp_path, "x.jsonl", text)], flat_rows=flat_rows)
+
+
+def test_a_parquet_scope_of_the_wrong_shape_names_the_metadata(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for meta, needle in (('{"principalPrefixes": "User:h-"}', r"x.parquet metadata kafkactl.scope: scope.principalPrefixes: 'User:h-' is not of type"),
+                         ('not json', r"x.parquet metadata kafkactl.scope: not valid JSON"),
+                         ('["User:h-"]', r"x.parquet metadata kafkactl.scope: scope: \['User:h-'\] is not of type 'object'"),
+                         (b'\xff\xfe', r"x.parquet metadata kafkactl.scope: not UTF-8")):
+        table = pa.Table.from_pylist([ROW]).replace_schema_metadata({"kafkactl.scope": meta})
+        pq.write_table(table, tmp_path / "x.parquet")
+        for flat_rows in (True, False):
+            with pytest.raises(StateFileError, match=needle):
+                load([str(tmp_path / "x.parquet")], flat_rows=flat_rows)
+
+
+def test_a_scope_file_of_the_wrong_shape_is_refused(tmp_path):
+    scope = write(tmp_path, "scope.yaml", "scope:\n  principalPrefixes: User:h-\nacls: []\n")
+    csv_file = write(tmp_path, "x.csv", ",".join(ROW) + "\n" + ",".join(ROW.values()) + "\n")
+    with pytest.raises(StateFileError, match=r"scope.yaml:2: scope.principalPrefixes: 'User:h-' is not of type 'array'"):
+        load([csv_file], scope)
+
+
+def test_a_scope_dimension_given_is_not_empty(tmp_path):
+    # an empty list would read as undeclared, so as unconstrained: wider than a file that names the dimension
+    line = json.dumps({"kind": "scope", "principalPrefixes": [], "resourcePrefixes": {"topic": ["t"]}})
+    with pytest.raises(StateFileError, match=r"x.jsonl:1: scope.principalPrefixes: \[\] should be non-empty"):
+        load([write(tmp_path, "x.jsonl", line + "\n" + json.dumps(ROW) + "\n")])
+
+
+def test_a_missing_scope_file_is_named(tmp_path):
+    csv_file = write(tmp_path, "x.csv", ",".join(ROW) + "\n")
+    with pytest.raises(StateFileError, match=r"nope.yaml: no such file"):
+        load([csv_file], str(tmp_path / "nope.yaml"))
+
+
+JSONL_HEAD = json.dumps({"kind": "scope", "principalPrefixes": ["User:"]}) + "\n"
+YAML_HEAD = "scope:\n  principalPrefixes: ['User:']\nacls:\n"
+
+
+def parquet_bytes(tmp_path, table) -> bytes:
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, tmp_path / "t.parquet")
+    return (tmp_path / "t.parquet").read_bytes()
+
+
+def bad_parquets(tmp_path):
+    import pyarrow as pa
+
+    good = pa.Table.from_pylist([ROW]).replace_schema_metadata({"kafkactl.scope": '{"principalPrefixes": ["User:"]}'})
+    data = parquet_bytes(tmp_path, good)
+    return [
+        (b"PAR1 not really", r"x.parquet: not a readable Parquet file"),
+        (data[:len(data) // 2], r"x.parquet: not a readable Parquet file"),
+        (parquet_bytes(tmp_path, pa.table({**{k: [v] for k, v in ROW.items()}, "principal": [5]})),
+         r"x.parquet: column principal: int64, not strings"),
+        (parquet_bytes(tmp_path, good.replace_schema_metadata({"kafkactl.scope": "{"})),
+         r"x.parquet metadata kafkactl.scope: not valid JSON"),
+        (parquet_bytes(tmp_path, good.replace_schema_metadata({"kafkactl.scope": '"User:"'})),
+         r"x.parquet metadata kafkactl.scope: scope: 'User:' is not of type 'object'"),
+        (parquet_bytes(tmp_path, pa.Table.from_pylist([{**ROW, "resource_name": "a\x00b"}])
+                       .replace_schema_metadata(good.schema.metadata)),
+         r"x.parquet row 1: resource_name 'a\\x00b': contains a control character"),
+    ]
+
+
+BAD_FILES = [
+    # not UTF-8: the line of the first bad byte, or the UTF-16 byte-order mark
+    ("x.yaml", (YAML_HEAD + "  - principal: User:\xe9\n").encode("latin-1"), r"x.yaml:4: not UTF-8 \(byte 0xe9"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps(ROW)).encode("utf-16"), r"x.jsonl: not UTF-8 \(it starts with a UTF-16"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps(ROW).replace("User:h-app", "User:\xe9")).encode("latin-1"),
+     r"x.jsonl:2: not UTF-8 \(byte 0xe9"),
+    ("x.csv", (",".join(ROW) + "\n" + ",".join(ROW.values()).replace(",t,", ",\xe9,")).encode("latin-1"),
+     r"x.csv:2: not UTF-8"),
+    # nesting: YAML beyond 64 levels (libyaml's own composer would crash the process near 30,000), JSON too
+    ("x.yaml", (YAML_HEAD + "  - principal: " + "[" * 100_000).encode(), r"x.yaml:4: not valid YAML \(nested deeper than 64"),
+    ("x.jsonl", (JSONL_HEAD + "[" * 100_000 + "]" * 100_000).encode(), r"x.jsonl:2: not valid JSON \(nested deeper"),
+    # a key given twice: refused everywhere (a scope must not lose or gain a dimension silently)
+    ("x.yaml", YAML_HEAD.replace("acls:", "  principalPrefixes: ['']\nacls:").encode(),
+     r"x.yaml:3: not valid YAML \(duplicate key 'principalPrefixes'\)"),
+    ("x.jsonl", JSONL_HEAD.replace("}", ', "principalPrefixes": [""]}').encode(), r"x.jsonl:1: duplicate key 'principalPrefixes'"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps(ROW)[:-1] + ', "host": "10.0.0.1"}').encode(), r"x.jsonl:2: duplicate key 'host'"),
+    ("x.csv", ("principal," + ",".join(ROW) + "\nUser:x," + ",".join(ROW.values())).encode(),
+     r"x.csv: header row names 'principal' more than once"),
+    # CSV shapes: a field over csv's 128 KiB limit, a row longer or shorter than the header
+    ("x.csv", (",".join(ROW) + "\n" + ",".join(ROW.values()).replace(",t,", "," + "x" * 200_000 + ",")).encode(),
+     r"x.csv row 2: not valid CSV \(field larger than field limit"),
+    ("x.csv", (",".join(ROW) + "\n" + ",".join(ROW.values()) + ",extra\n").encode(), r"x.csv row 2: 8 fields, the header has 7"),
+    ("x.csv", (",".join(ROW) + "\nUser:a,*\n").encode(), r"x.csv row 2: 2 fields, the header has 7"),
+    # control characters (C0, DEL, C1), unpaired surrogates and U+FFFD in principals, hosts and names
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "principal": "User:a\nb"})).encode(),
+     r"x.jsonl:2: principal 'User:a\\nb': contains a control character \('\\n' at position 6\)"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "host": "10.0.0.1\x7f"})).encode(), r"x.jsonl:2: host .*'\\x7f'"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "resource_name": "t\x9b"})).encode(), r"x.jsonl:2: resource_name .*'\\x9b'"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "resource_name": "t\ud800"})).encode(), r"x.jsonl:2: .* an unpaired surrogate"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "resource_name": "t\ufffd"})).encode(), r"x.jsonl:2: .* U\+FFFD"),
+    ("x.yaml", (YAML_HEAD + '  - principal: User:a\n    allow: [{topic: "t\\0", operations: [Read]}]\n').encode(),
+     r"x.yaml:5: topic 't\\x00': contains a control character"),
+    ("x.yaml", (YAML_HEAD + '  - principal: "User:\\x01"\n').encode(), r"x.yaml:4: principal 'User:\\x01': contains"),
+    ("x.csv", (",".join(ROW) + "\n" + ",".join(ROW.values()).replace(",t,", ",a\x00b,")).encode(),
+     r"x.csv row 2: resource_name 'a\\x00b': contains a control character"),
+    ("x.jsonl", json.dumps({"kind": "scope", "principalPrefixes": ["User:\x1b"]}).encode(),
+     r"x.jsonl:1: scope.principalPrefixes 'User:\\x1b': contains a control character"),
+    # every field of a flat row is a string
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "resource_name": 5})).encode(), r"x.jsonl:2: resource_name: 5 is not a string"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "host": ["*"]})).encode(), r"x.jsonl:2: host: \['\*'\] is not a string"),
+    # YAML that no desired state needs, and that would otherwise crash or hang: aliases that loop or explode
+    ("x.yaml", (YAML_HEAD + "  - &a {principal: User:a, allow: [*a]}\n").encode(), r"x.yaml:4: not valid YAML \(an alias refers"),
+    ("x.yaml", ("a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in
+                zip("abcdefg", "bcdefgh")) + YAML_HEAD).encode(), r"x.yaml:1: not valid YAML \(aliases expand it"),
+    ("x.yaml", (YAML_HEAD + "  - {principal: User:a, 7: x}\n").encode(), r"x.yaml:4: not valid YAML \(a key is not a string"),
+    ("x.yaml", (YAML_HEAD + "  - {principal: 2020-13-45}\n").encode(), r"x.yaml: not valid YAML \(month must be in 1..12\)"),
+    # the head of a JSONL file: the scope line first, clusters lines next, then bindings; no other kind
+    ("x.jsonl", (json.dumps(ROW) + "\n" + JSONL_HEAD).encode(), r"x.jsonl:2: a scope line must be the first line"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps(ROW) + '\n{"kind": "clusters", "clusters": ["a"]}\n').encode(),
+     r"x.jsonl:3: clusters lines come before the first binding line"),
+    ("x.jsonl", (JSONL_HEAD + '{"kind": "clusters", "clusters": "prod"}\n').encode(),
+     r"x.jsonl:2: clusters: 'prod' is not of type 'array'"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "kind": "acl"})).encode(), r"x.jsonl:2: kind: 'acl' is not scope or clusters"),
+]
+
+
+@pytest.mark.parametrize("name,data,needle", BAD_FILES)
+def test_bad_files_fail_with_exit_2_naming_file_line_and_field(tmp_path, name, data, needle):
+    (tmp_path / name).write_bytes(data)
+    scope = write(tmp_path, "scope.yaml", YAML_HEAD + "  []\n")
+    with pytest.raises(StateFileError, match=needle) as exc:
+        load([str(tmp_path / name)], scope if name.endswith(".csv") else None)
+    assert "\n" not in exc.value.message and len(exc.value.message) < 400 and exc.value.exit_code == 2
+
+
+def test_bad_parquet_files_name_the_file_row_and_field(tmp_path):
+    for data, needle in bad_parquets(tmp_path):
+        (tmp_path / "x.parquet").write_bytes(data)
+        for flat_rows in (True, False):  # the Spark engine's head read checks the schema and metadata too
+            if flat_rows or "row 1" not in needle:
+                with pytest.raises(StateFileError, match=needle):
+                    load([str(tmp_path / "x.parquet")], flat_rows=flat_rows)
+
+
+def test_a_byte_order_mark_and_crlf_line_ends_are_read(tmp_path):
+    (tmp_path / "x.jsonl").write_bytes(b"\xef\xbb\xbf" + (JSONL_HEAD + json.dumps(ROW) + "\n").replace("\n", "\r\n").encode())
+    (tmp_path / "x.csv").write_bytes(b"\xef\xbb\xbf" + (",".join(ROW) + "\r\n" + ",".join(ROW.values()) + "\r\n").encode())
+    scope = write(tmp_path, "scope.yaml", YAML_HEAD + "  []\n")
+    assert len(load([str(tmp_path / "x.jsonl")]).bindings) == 1
+    assert len(load([str(tmp_path / "x.csv")], scope).bindings) == 1
+
+
+@pytest.mark.parametrize("text", ["", " ", "-1", "1e400%", "nan", "inf%", "101%", "1.5", "5 %", "５", "1" * 13, "%"])
+def test_max_deletes_refuses_what_is_not_a_count_or_percentage(text):
+    """Adversary pass: '' was taken as no limit, '1e400%' crashed, '-1' passed."""
+    with pytest.raises(UsageError, match="--max-deletes"):
+        Guards(max_deletes=text)
+
+
+@pytest.mark.parametrize("text, in_scope, limit", [("0", 10, 0), ("7", 10, 7), ("50%", 9, 4), ("100%", 3, 3),
+                                                   ("0.5%", 1000, 5), (" 12 ", 1, 12)])
+def test_max_deletes_limits(text, in_scope, limit):
+    assert Guards(max_deletes=text).delete_limit(in_scope) == limit

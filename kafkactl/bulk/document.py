@@ -1,0 +1,169 @@
+"""The compact desired-state document: YAML (or JSON) whose mappings know their lines, and the JSON Schema that
+checks it and, through its one scope definition, every other way a scope is written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+from kafkactl.acl.model import shown
+from kafkactl.bulk.sources import MAX_DEPTH, StateFileError, decode, first_line, read_bytes
+
+# libyaml's own composer recurses in C and overflows the stack (a segfault) near 30,000 levels: see _yaml_loader
+# aliases may repeat a node, but not multiply the document (`a: &a [*b, *b, ...]`, nine levels: 10**9 nodes)
+MAX_ALIAS_GROWTH = 100_000
+
+
+class Map(dict):
+    """A YAML mapping that knows its line."""
+
+    __slots__ = ("line",)
+
+
+def _yaml_loader():
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    # libyaml parses (fast, iteratively); composing in Python bounds the nesting depth, which libyaml's own
+    # recursive composer does not
+    class Loader(yaml.composer.Composer, base):  # type: ignore[misc,valid-type]
+        def __init__(self, stream) -> None:
+            base.__init__(self, stream)
+            yaml.composer.Composer.__init__(self)
+            self.depth, self.aliased = 0, False
+
+        def compose_node(self, parent, index):
+            self.aliased = self.aliased or self.check_event(yaml.AliasEvent)
+            self.depth += 1
+            try:
+                if self.depth > MAX_DEPTH:
+                    raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels",
+                                                      self.peek_event().start_mark)
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+        def get_single_node(self):
+            node = super().get_single_node()
+            if node is not None and self.aliased:
+                _check_alias_growth(node)
+            return node
+
+    def construct_mapping(loader, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                raise yaml.constructor.ConstructorError(None, None, f"a key is not a string ({key!r})",
+                                                        key_node.start_mark)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+            seen.add(key)
+        mapping = Map(yaml.SafeLoader.construct_mapping(loader, node, deep=deep))
+        mapping.line = node.start_mark.line + 1
+        return mapping
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    return Loader
+
+
+def _check_alias_growth(root) -> None:
+    """Aliases make a graph of the nodes: refuse a cycle, or a document that would expand past the bound."""
+    import yaml
+
+    sizes: dict[int, int | None] = {}
+
+    def size(node) -> int:
+        if id(node) in sizes:
+            known = sizes[id(node)]
+            if known is None:
+                raise yaml.composer.ComposerError(None, None, "an alias refers to a node that contains it",
+                                                  node.start_mark)
+            return known
+        sizes[id(node)] = None
+        children = (node.value if isinstance(node, yaml.SequenceNode) else
+                    [x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode) else [])
+        sizes[id(node)] = total = 1 + sum(size(c) for c in children)
+        return total
+
+    if size(root) > len(sizes) + MAX_ALIAS_GROWTH:
+        raise yaml.composer.ComposerError(None, None, f"aliases expand it to more than {MAX_ALIAS_GROWTH:,} "
+                                          "extra nodes", root.start_mark)
+
+
+def yaml_document(path: Path) -> Any:
+    """The document, each mapping a Map with its line."""
+    import yaml
+
+    text = decode(read_bytes(path), path)
+    try:
+        return yaml.load(text, Loader=_yaml_loader())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            line = mark.line + 1
+        else:  # a ReaderError (a control character in the text) has only an offset
+            line = text.count("\n", 0, getattr(exc, "position", 0) or 0) + 1
+        what = getattr(exc, "problem", None) or getattr(exc, "reason", None) or "syntax error"
+        raise StateFileError(f"{path}:{line}: not valid YAML ({first_line(what)})") from None
+    except RecursionError:
+        raise StateFileError(f"{path}: not valid YAML (nested too deeply)") from None
+    except ValueError as exc:  # a scalar no constructor can build: an int of 5,000 digits, a 13th month
+        raise StateFileError(f"{path}: not valid YAML ({first_line(exc)})") from None
+
+
+# ------------------------------------------------------------------------------------------ schema
+
+
+def check_schema(where: Any, instance: Any, definition: str | None = None, prefix: str = "") -> None:
+    """Validate against the desired-state JSON Schema, or one of its $defs (e.g. "scope"). The error names the
+    line of the innermost YAML mapping on its path (`where` is the file then) and the field."""
+    validator = _validators()[definition]
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        path = list(e.absolute_path)
+        line = _line_of(instance, path)
+        place = f"{where}:{line}" if line is not None else str(where)
+        field_path = ".".join([prefix] * bool(prefix) + [str(p) for p in path]) or "(top level)"
+        raise StateFileError(f"{place}: {field_path}: {_short(e)}")
+
+
+_VALIDATORS: dict = {}
+
+
+def _validators() -> dict:
+    if not _VALIDATORS:
+        import jsonschema
+
+        schema = json.loads(Path(__file__).with_name("acl-state.schema.json").read_text(encoding="utf-8"))
+        _VALIDATORS[None] = jsonschema.Draft202012Validator(schema)
+        for name in schema["$defs"]:
+            _VALIDATORS[name] = jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": f"#/$defs/{name}"})
+    return _VALIDATORS
+
+
+def _short(e) -> str:
+    """jsonschema's message quotes the whole value: a one-line message quotes at most the start of it."""
+    text = e.message
+    if len(text) <= 200:
+        return text
+    if e.validator == "type":
+        value = shown(e.instance) if isinstance(e.instance, str) else f"a {type(e.instance).__name__}"
+        return f"{value} is not of type {e.validator_value!r}"
+    return text[:197] + "..."
+
+
+def _line_of(doc: Any, path: Iterable) -> int | None:
+    line, node = getattr(doc, "line", None), doc
+    for p in path:
+        try:
+            node = node[p]
+        except (KeyError, IndexError, TypeError):
+            break
+        line = getattr(node, "line", line)
+    return line
