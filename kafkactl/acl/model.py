@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, ClassVar, Iterable
 
 from kafkactl.errors import UsageError
+from kafkactl.limits import check_string
 
 CLUSTER_NAME = "kafka-cluster"
 WILDCARD = "*"
@@ -108,9 +110,9 @@ def _parse_enum(enum_cls, text: str, option: str, allowed: Iterable | None = Non
         return found
     names = [m.pascal for m in allowed]
     near = difflib.get_close_matches(text.strip().replace("_", "").replace("-", "").lower(),
-                                     [n.lower() for n in names], n=1, cutoff=0.6)
+                                     [n.lower() for n in names], n=1, cutoff=0.6) if len(text) < 100 else []
     hint = f" (did you mean {names[[n.lower() for n in names].index(near[0])]}?)" if near else ""
-    raise UsageError(f"{option} {text!r} is not {noun}{hint}; valid: {', '.join(names)}")
+    raise UsageError(f"{option} {shown(text)} is not {noun}{hint}; valid: {', '.join(names)}")
 
 
 _SORTED_BINDABLE = tuple(sorted(BINDABLE_OPERATIONS))
@@ -119,7 +121,7 @@ _SORTED_BINDABLE = tuple(sorted(BINDABLE_OPERATIONS))
 def parse_operation(text: str, option: str = "--operation") -> AclOperation:
     """Accepts IdempotentWrite, IDEMPOTENTWRITE, idempotent-write, idempotent_write, ..."""
     if _squash(text.strip()) in ("ANY", "UNKNOWN"):
-        raise UsageError(f"{option} {text}: {text.strip().upper()} is only meaningful in filters, not in an ACL")
+        raise UsageError(f"{option} {shown(text)}: {_squash(text)} is only meaningful in filters, not in an ACL")
     return _parse_enum(AclOperation, text, option, _SORTED_BINDABLE, "an operation")
 
 
@@ -131,7 +133,7 @@ def parse_pattern_type(text: str, for_create: bool, option: str = "--resource-pa
         return _parse_enum(PatternType, text, option, allowed, "a pattern type")
     except UsageError:
         if for_create and _squash(text) in ("ANY", "MATCH"):
-            raise UsageError(f"{option} {text}: not valid when creating ACLs (use literal or prefixed)") from None
+            raise UsageError(f"{option} {shown(text)}: not valid when creating ACLs (use literal or prefixed)") from None
         raise
 
 
@@ -144,14 +146,51 @@ def parse_resource_type(text: str, option: str = "--resource-type") -> ResourceT
                        "a resource type")
 
 
+# Refused in principals, hosts and resource names: C0 controls, DEL and C1 controls (Unicode category Cc),
+# invisible, and a NUL or a line break changes what a log, a terminal or another tool shows; unpaired
+# surrogates (from a JSON escape such as "\\ud800"), which have no UTF-8 encoding; and U+FFFD, which stands where a
+# reader replaced bytes that were not UTF-8 (Spark's readers do, silently).
+REFUSED_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0xD800, 0xDFFF), (0xFFFD, 0xFFFD))
+
+
+def refused_class(escape: str = "\\u{:04x}", surrogates: bool = True) -> str:
+    """REFUSED_RANGES as a regular-expression character class, each code point spelt by `escape` (Python and
+    Java read \\uXXXX, RE2 in Arrow \\x{XXXX}). Arrow and Spark hold UTF-8, which has no surrogates."""
+    ranges = [r for r in REFUSED_RANGES if surrogates or r[0] != 0xD800]
+    return "[" + "".join(f"{escape.format(a)}-{escape.format(b)}" for a, b in ranges) + "]"
+
+
+_REFUSED = re.compile(refused_class())
+find_refused = _REFUSED.search  # for readers that check a field per row and leave the message to validate_text
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """A value for a one-line message: repr (control characters escaped), cut short if long."""
+    r = repr(value)
+    return r if len(r) <= limit else f"{r[:limit - 4]}...{r[-1]}"
+
+
+def validate_text(text: str, option: str) -> str:
+    """A principal, host or resource name: refused if it holds a character of REFUSED_RANGES, or if it is longer
+    than a protocol STRING (librdkafka crashes on one)."""
+    m = _REFUSED.search(text)
+    if m is None:
+        return check_string(text, option)
+    ch = m.group()
+    what = ("an unpaired surrogate" if "\ud800" <= ch <= "\udfff" else
+            "U+FFFD, the replacement character (was the file not UTF-8?)" if ch == "\ufffd" else "a control character")
+    raise UsageError(f"{option} {shown(text)}: contains {what} ({ch!r} at position {m.start()})")
+
+
 def validate_principal(text: str, option: str = "--principal") -> str:
     """`Type:name`, split at the first ':' as KafkaPrincipal does; both parts non-empty."""
+    validate_text(text, option)
     p = text.strip()
     ptype, sep, name = p.partition(":")
     if not sep or not ptype.strip():
-        raise UsageError(f"{option} {text!r}: a principal is Type:name, e.g. User:alice or User:*")
+        raise UsageError(f"{option} {shown(text)}: a principal is Type:name, e.g. User:alice or User:*")
     if not name:
-        raise UsageError(f"{option} {text!r}: the principal name is empty")
+        raise UsageError(f"{option} {shown(text)}: the principal name is empty")
     return p
 
 

@@ -156,6 +156,23 @@ class DeletePreview:
         return cls((DeleteRoot(AclFilter(), tuple(universe), tuple(delete)),))
 
 
+def refresh_preview(gw, preview: DeletePreview) -> DeletePreview:
+    """The same preview against a fresh listing: what was deleted meanwhile drops out, and ACLs created since
+    the first listing join each root's universe, so the filters planned from it steer around them."""
+    roots = []
+    for root in preview.roots:
+        now = tuple(gw.describe_acls(root.filter))
+        present = set(now)
+        roots.append(DeleteRoot(root.filter, now, tuple(b for b in root.delete if b in present)))
+    return DeletePreview(tuple(roots))
+
+
+def is_every_acl(gw, bindings: Sequence[AclBinding]) -> bool:
+    """Whether these bindings are every ACL the cluster holds (and there is at least one)."""
+    every = set(gw.describe_acls(AclFilter()))
+    return bool(every) and every <= set(bindings)
+
+
 def preview_delete(gw, filters: Sequence[AclFilter]) -> DeletePreview:
     """Everything the operator's filters match now is to be deleted."""
     roots = []
@@ -165,18 +182,27 @@ def preview_delete(gw, filters: Sequence[AclFilter]) -> DeletePreview:
     return DeletePreview(tuple(roots))
 
 
+# up to this many bindings a delete sends one exact filter each (the controller tests each filter against every ACL
+# it holds: 2,000 x 100,000 ACLs is about a second); beyond, filters refined from the operator's own (deletes.py)
+EXACT_DELETES_UP_TO = 2000
+
+
 def delete_acls(gw, preview: DeletePreview, dry_run: bool = False, progress: Progress | None = None) -> ChangeResult:
     """Delete what the preview listed, through filters refined from the operator's own (see deletes.py)."""
-    from kafkactl.acl.deletes import batch, plan_filters
+    from kafkactl.acl.deletes import PlannedFilter, batch, plan_filters
 
     wanted = preview.bindings
     if dry_run:
         return ChangeResult("AclDeleteResult", tuple(BindingResult(b, "would-delete") for b in wanted), dry_run=True)
-    planned, assigned = [], set()
-    for root in preview.roots:
-        mine = [b for b in root.delete if b not in assigned]
-        assigned.update(mine)
-        planned += plan_filters(root.filter, mine, root.universe)
+    if len(wanted) <= EXACT_DELETES_UP_TO:
+        # one fully specified filter per binding: nothing the listing did not show can match
+        planned = [PlannedFilter(b.to_filter(), (b,)) for b in wanted]
+    else:
+        planned, assigned = [], set()
+        for root in preview.roots:
+            mine = [b for b in root.delete if b not in assigned]
+            assigned.update(mine)
+            planned += plan_filters(root.filter, mine, root.universe)
     outcome: dict[AclBinding, BindingResult] = {}
     extra: dict[AclBinding, BindingResult] = {}
     for request in batch(planned):

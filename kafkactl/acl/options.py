@@ -23,6 +23,7 @@ from kafkactl.acl.model import (
     parse_pattern_type,
     parse_permission,
     validate_principal,
+    validate_text,
 )
 from kafkactl.errors import UsageError
 
@@ -62,7 +63,7 @@ def _names(values: list[str], option: str, trim: bool = True) -> list[str]:
         name = v.strip() if trim else v
         if not name:
             raise UsageError(f"{option} {v!r}: the resource name is empty")
-        out.append(name)
+        out.append(validate_text(name, option))
     return out
 
 
@@ -123,6 +124,7 @@ def _entries(o: AclOptions, operations: list[AclOperation]) -> list[tuple[str, s
         for h in hs:
             if not h:
                 raise UsageError(f"{hopt} is empty (use * for every host)")
+            validate_text(h, hopt)
         out += [(p, h, op, perm) for p in ps for h in hs for op in operations]
     return out
 
@@ -133,11 +135,11 @@ def _operations(o: AclOptions) -> list[AclOperation]:
 
 def bindings_for_create(o: AclOptions) -> list[AclBinding]:
     """The bindings `kafka-acls.sh --add` with the same options would create, validated, sorted, unique."""
-    if o.principals or o.hosts or o.permission:
+    if o.principals or o.hosts or o.permission is not None:
         raise UsageError("--principal, --host and --permission are filters for list/delete; "
                          "create takes --allow-principal/--deny-principal and --allow-host/--deny-host")
     _check_shortcuts(o)
-    pattern = parse_pattern_type(o.pattern_type or "literal", for_create=True)
+    pattern = parse_pattern_type("literal" if o.pattern_type is None else o.pattern_type, for_create=True)
     if not o.has_resource() and not o.idempotent:
         raise UsageError("give at least one resource: --topic, --group, --cluster, --transactional-id, "
                          "--delegation-token or --user-principal")
@@ -184,26 +186,47 @@ def filters_for_query(o: AclOptions, for_delete: bool) -> list[AclFilter]:
     if not for_delete and (o.allow_principals or o.deny_principals or o.allow_hosts or o.deny_hosts):
         raise UsageError("list filters by --principal (and --host, --operation, --permission), "
                          "not --allow-principal/--deny-principal")
-    pattern = parse_pattern_type(o.pattern_type, for_create=False) if o.pattern_type else None
+    for value, option in ((o.pattern_type, "--resource-pattern-type"), (o.permission, "--permission")):
+        if value is not None and not value.strip():
+            raise UsageError(f"{option} {value!r} is empty: leave the option out to match any")
+    if (o.allow_hosts or o.deny_hosts) and not (o.allow_principals or o.deny_principals):
+        which = "--allow-host" if o.allow_hosts else "--deny-host"
+        raise UsageError(f"{which} given without --allow-principal/--deny-principal: nothing to apply it to "
+                         "(filter by host with --host)")
+    pattern = None if o.pattern_type is None else parse_pattern_type(o.pattern_type, for_create=False)
+    if for_delete and o.cluster and pattern in (PatternType.ANY, PatternType.MATCH):
+        # AclCommand --remove builds no cluster filter for these and refuses ("at least one resource")
+        raise UsageError(f"--cluster with --resource-pattern-type {o.pattern_type}: a delete names the cluster "
+                         f"resource as the literal {CLUSTER_NAME} (--resource-pattern-type literal)")
     if o.has_resource():
         resources = _resources(o, pattern or PatternType.LITERAL)
     else:
         resources = [(ResourceType.ANY, None, pattern or PatternType.ANY)]
     entry_filters: list[tuple[str | None, str | None, AclOperation, Permission]]
     if o.allow_principals or o.deny_principals:
-        if o.principals or o.hosts or o.permission:
+        if o.principals or o.hosts or o.permission is not None:
             raise UsageError("use either --allow-principal/--deny-principal (exact entries, as kafka-acls.sh --remove) "
                              "or --principal/--host/--permission filters, not both")
         entry_filters = list(_entries(o, _operations(o)))
     else:
         principals = [validate_principal(p) for p in o.principals] or [None]
-        hosts = [h.strip() for h in o.hosts] or [None]
+        hosts = [_host_filter(h) for h in o.hosts] or [None]
         ops = [parse_operation(x) for x in o.operations] or [Op.ANY]
-        perm = parse_permission(o.permission) if o.permission else Permission.ANY
+        perm = Permission.ANY if o.permission is None else parse_permission(o.permission)
         entry_filters = [(p, h, op, perm) for p in principals for h in hosts for op in ops]
     return [AclFilter(rt, name, pt, p, h, op, perm) for rt, name, pt in resources for p, h, op, perm in entry_filters]
 
 
-def is_unfiltered(o: AclOptions) -> bool:
-    return not (o.has_resource() or o.pattern_type or o.principals or o.hosts or o.operations or o.permission
-                or o.allow_principals or o.deny_principals)
+def _host_filter(value: str) -> str:
+    host = value.strip()
+    if not host:
+        raise UsageError(f"--host {value!r} is empty (use * for the wildcard host, or leave --host out for any)")
+    return validate_text(host, "--host")
+
+
+def matches_every_acl(filters: list[AclFilter]) -> bool:
+    """True when one of the filters matches every ACL of the cluster. A pattern type without a resource name
+    (or `--operation`/`--permission` of ANY) narrows nothing that counts: only a resource, principal, host,
+    operation or permission does."""
+    return any(f.resource_type is ResourceType.ANY and f.resource_name is None and f.principal is None
+               and f.host is None and f.operation is Op.ANY and f.permission is Permission.ANY for f in filters)

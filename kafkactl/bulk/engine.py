@@ -14,12 +14,12 @@ AUTO_SPARK_BINDINGS = 2_000_000
 
 def plan(app_ctx: Any, files: Sequence[str], contexts: Sequence[str], scope_file: str | None, protect: Sequence[str],
          no_delete: bool, max_deletes: str | None, mode: str, master: str | None, remote: str | None):
+    guards = Guards(tuple(protect), no_delete, max_deletes)  # bad guard values first, before any file is read
     # every file error comes before any request; on Spark, flat files' rows are read and checked by Spark
     state = load(files, scope_file, flat_rows=mode != "spark")
     for d in state.duplicates[:5]:
         app_ctx.warn(d)
     targets = resolve_targets(contexts, state.clusters, app_ctx.selection)
-    guards = Guards(tuple(protect), no_delete, max_deletes)
     if mode == "auto":
         mode = "spark" if (master or remote or len(state.bindings) * len(targets) > AUTO_SPARK_BINDINGS) else "local"
         app_ctx.note(f"--spark auto: using the {'Spark' if mode == 'spark' else 'in-process'} engine")
@@ -68,15 +68,26 @@ def _arrow_plan(files, scope_file, targets, gateways, guards) -> Plan:
 
 
 def gateways_for(app_ctx: Any, clusters: Sequence[str]) -> dict[str, Any]:
-    from kafkactl.profiles import ContextStore
+    from kafkactl.profiles import ContextStore, parse_bootstrap
+
+    from kafkactl.errors import UsageError
 
     known = ContextStore.load().contexts
+    chosen = app_ctx.selection
     out = {}
     for name in clusters:
         if name in known:
-            out[name] = resolve_targets([name], [], app_ctx.selection)[0].gateway(app_ctx.debug)
-        else:  # a plan made with -b: the current selection
+            # a saved plan goes where it was made for: a -b or --context naming anything else is refused
+            if chosen.bootstrap_servers or (chosen.context and chosen.context != name):
+                given = f"-b {chosen.bootstrap_servers}" if chosen.bootstrap_servers else f"--context {chosen.context}"
+                raise UsageError(f"the saved plan was made for context {name!r}, not {given}: leave it out, or "
+                                 "make a plan for that cluster")
+            out[name] = resolve_targets([name], [], chosen)[0].gateway(app_ctx.debug)
+        elif chosen.bootstrap_servers and parse_bootstrap(chosen.bootstrap_servers) == name:  # a plan made with -b: the same -b (and credentials) again
             out[name] = app_ctx.gateway()
+        else:
+            raise UsageError(f"the saved plan was made for {name!r}, which is neither a context nor the -b given: "
+                             f"give -b {name} with its credentials, or make a new plan")
     return out
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ClassVar, Iterable, Sequence
 
-from kafkactl.acl.model import AclBinding, AclFilter, PatternType, Permission, ResourceType
+from kafkactl.acl.model import AclBinding, AclFilter, PatternType, Permission, ResourceType, find_refused, shown
 from kafkactl.bulk.state import DesiredState, Scope, StateFileError, flat_binding, flat_row
 from kafkactl.errors import UsageError
 
@@ -175,16 +175,52 @@ class Guards:
             return True
         return any(principal == p or (p.endswith("*") and principal.startswith(p[:-1])) for p in self.protect)
 
+    def __post_init__(self) -> None:
+        for p in self.protect:
+            kind, colon, name = p.partition(":")
+            if p != p.strip() or not colon or not kind or not (name or p.endswith("*")) or find_refused(p):
+                raise UsageError(f"--protect {shown(p)}: expected a principal (User:alice) or a prefix ending in * "
+                                 "(User:svc-*)")
+        if self.max_deletes is not None:
+            self.delete_limit(0)  # a bad value is refused before anything is read or sent
+
     def delete_limit(self, in_scope: int) -> int | None:
-        if not self.max_deletes:
+        if self.max_deletes is None:
             return None
         text = self.max_deletes.strip()
-        try:
-            if text.endswith("%"):
-                return int(in_scope * float(text[:-1]) / 100)
-            return int(text)
-        except ValueError:
-            raise UsageError(f"--max-deletes {text!r}: expected a number or a percentage like 5%") from None
+        number = text[:-1] if text.endswith("%") else text
+        # digits only (no sign, exponent, nan or inf), at most 100 for a percentage
+        if not (number.replace(".", "", 1).isdigit() and number.isascii() and len(number) <= 12) or \
+                (text.endswith("%") and float(number) > 100):
+            raise UsageError(f"--max-deletes {shown(self.max_deletes)}: expected a whole number of bindings "
+                             f"(e.g. 50) or a percentage from 0 to 100 (e.g. 5%)")
+        if text.endswith("%"):
+            return int(in_scope * float(number) / 100)
+        if "." in number:
+            raise UsageError(f"--max-deletes {shown(self.max_deletes)}: a number of bindings is a whole number")
+        return int(number)
+
+    def check_saved(self, plan: "Plan", super_users: Callable[[str], Sequence[str]],
+                    in_scope_now: Callable[[str], int]) -> None:
+        """Hold a saved plan (apply --plan) to the guards given now and to the target's super users: it is
+        refused, never trimmed. A percentage is of the ACLs in the plan's scope on the cluster now (the count the
+        plan recorded is only as honest as its directory)."""
+        for c in plan.clusters:
+            deletes = [r for r in c.rows if r.action == "DELETE"]
+            if self.no_delete and deletes:
+                raise UsageError(f"{c.cluster}: the saved plan deletes {len(deletes)} ACL bindings and --no-delete "
+                                 "was given; nothing was changed")
+            supers = super_users(c.cluster)
+            touched = sorted({r.binding.principal for r in c.rows if self.protected(r.binding.principal, supers)})
+            if touched:
+                raise UsageError(f"{c.cluster}: the saved plan changes ACLs of protected principal {touched[0]}"
+                                 f"{f' (and {len(touched) - 1} more)' if len(touched) > 1 else ''}; nothing was changed")
+            if self.max_deletes is None:
+                continue
+            limit = self.delete_limit(in_scope_now(c.cluster) if self.max_deletes.strip().endswith("%") else 0)
+            if limit is not None and len(deletes) > limit:
+                raise UsageError(f"{c.cluster}: the saved plan deletes {len(deletes)} ACL bindings, more than "
+                                 f"--max-deletes {self.max_deletes} allows ({limit}); nothing was changed")
 
 
 def diff_cluster(cluster: str, current: Iterable[AclBinding], desired: Iterable[AclBinding], scope: Scope,
@@ -248,6 +284,18 @@ def save(plan: Plan, plandir: str) -> Path:
 
 
 def load_saved(plandir: str) -> Plan:
+    """A plan saved by `acls plan --out`, checked against its fingerprints. A damaged or hand-edited directory is
+    exit 2 naming it, never a crash."""
+    try:
+        return _load_saved(plandir)
+    except StateFileError:
+        raise
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OSError) as exc:
+        detail = f"missing {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {str(exc)[:120]}"
+        raise StateFileError(f"{plandir}: not a readable saved plan ({detail})") from None
+
+
+def _load_saved(plandir: str) -> Plan:
     d = Path(plandir)
     try:
         meta = json.loads((d / "plan.json").read_text())
@@ -268,6 +316,7 @@ def load_saved(plandir: str) -> Plan:
         for cp, c in zip(plan.clusters, meta["clusters"]):
             if list(cp.fingerprint()) != c["fingerprint"]:
                 raise StateFileError(f"{d / 'rows'}: does not match the fingerprint in plan.json (changed or truncated)")
+        _check_rows(d, plan)
         return plan
     for cp, c in zip(clusters, meta["clusters"]):
         path = d / f"changes-{c['cluster']}.jsonl"
@@ -278,4 +327,22 @@ def load_saved(plandir: str) -> Plan:
                 cp.rows.append(PlanRow(row["cluster"], int(row["phase"]), row["action"], b))
         if list(cp.fingerprint()) != c["fingerprint"]:
             raise StateFileError(f"{path}: does not match the fingerprint in plan.json (changed or truncated)")
-    return Plan(clusters, scope, meta.get("sources", []), meta.get("engine", "in-process"))
+    plan = Plan(clusters, scope, meta.get("sources", []), meta.get("engine", "in-process"))
+    _check_rows(d, plan)
+    return plan
+
+
+def _check_rows(d: Path, plan: Plan) -> None:
+    """What a saved plan's own rules make impossible (its fingerprint is no signature: anyone can recompute it):
+    counts that are not counts, a row whose action, phase and permission disagree, a row outside the plan's scope."""
+    for c in plan.clusters:
+        for key in ("current_total", "current_in_scope", "desired", "protected_skipped", "deletes_withheld"):
+            value = getattr(c, key)
+            if type(value) is not int or not 0 <= value < 2**31:
+                raise StateFileError(f"{d / 'plan.json'}: {c.cluster}: {key} {shown(value)} is not a count")
+        for r in c.rows:
+            if r.action not in ("CREATE", "DELETE") or r.phase != phase_of(r.action, r.binding.permission):
+                raise StateFileError(f"{d}: {c.cluster}: a {shown(r.action)} row in phase {r.phase} for "
+                                     f"{r.binding.describe()}: action, phase and permission disagree")
+            if r.cluster != c.cluster or not plan.scope.contains(r.binding):
+                raise StateFileError(f"{d}: {c.cluster}: {r.binding.describe()} is outside the plan's scope")

@@ -23,6 +23,7 @@ def resolve_targets(contexts: Sequence[str], file_clusters: Sequence[str], selec
     names = list(dict.fromkeys(contexts or file_clusters))
     if not names:
         p = resolve(selection)
-        return [Target(p.context or p.bootstrap_servers, p)]
+        # named by -b when one was given (the context then only lends its credentials), else by its context
+        return [Target(p.bootstrap_servers if selection.bootstrap_servers else (p.context or p.bootstrap_servers), p)]
     return [Target(n, resolve(replace(selection, context=n, bootstrap_servers=None, command_config=None)))
             for n in names]

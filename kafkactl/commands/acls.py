@@ -119,8 +119,10 @@ def acls_delete(
 
     Example:  kafkactl acls delete --principal User:bob --topic payments. --resource-pattern-type prefixed --yes
     """
+    import time
+
     from kafkactl.acl import ops
-    from kafkactl.acl.options import filters_for_query, is_unfiltered
+    from kafkactl.acl.options import filters_for_query, matches_every_acl
     from kafkactl.commands._progress import progress_bar
     from kafkactl.errors import UsageError
 
@@ -130,20 +132,33 @@ def acls_delete(
                     pattern_type=resource_pattern_type, allow_principals=allow_principal,
                     deny_principals=deny_principal, allow_hosts=allow_host, deny_hosts=deny_host,
                     operations=operation, principals=principal, hosts=host, permission=permission)
-    if is_unfiltered(opts) and not all_:
-        raise UsageError("no filter given: this would delete every ACL of the cluster; pass --all if you mean it")
+    filters = filters_for_query(opts, for_delete=True)
+    if matches_every_acl(filters) and not all_:
+        narrowing = " (a pattern type alone does not narrow it)" if resource_pattern_type else ""
+        raise UsageError(f"no filter given{narrowing}: this would delete every ACL of the cluster; "
+                         "name a resource, principal, host, operation or permission, or pass --all if you mean it")
     gw = app_ctx.gateway()
-    preview = ops.preview_delete(gw, filters_for_query(opts, for_delete=True))
+    preview = ops.preview_delete(gw, filters)
+    listed_at = time.monotonic()
     matches = preview.bindings
     if not matches:
         app_ctx.note("no ACL matches the filters: nothing to delete")
         return
+    # however the filters are spelt (every operation, host, principal or resource, a match or any pattern),
+    # a delete that takes every ACL of the cluster needs --all
+    if not all_ and ops.is_every_acl(gw, matches):
+        raise UsageError(f"these filters match every ACL of the cluster ({len(matches)}): "
+                         "pass --all if you mean to delete them all")
     if dry_run:
         _report(app_ctx, ops.delete_acls(gw, preview, dry_run=True), "delete")
         return
     if not yes and app_ctx.interactive():
         app_ctx.render_to_stderr(matches)
     app_ctx.confirm(f"Delete these {ops.resource_summary(matches)}?", yes, f"delete {len(matches)} ACL bindings")
+    if time.monotonic() - listed_at > 1.0:
+        # an operator read the list: plan the deletes against the cluster as it is now, so an ACL created
+        # meanwhile is not deleted with the ones shown
+        preview = ops.refresh_preview(gw, preview)
     with progress_bar(app_ctx, len(matches), "deleting ACLs", threshold=1000) as advance:
         result = ops.delete_acls(gw, preview, progress=advance)
     _report(app_ctx, result, "delete")

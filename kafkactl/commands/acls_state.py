@@ -60,10 +60,18 @@ def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_
     if plan_dir:
         if files:
             raise UsageError("give either FILE... or --plan PLANDIR, not both")
-        from kafkactl.bulk.plan import load_saved
+        from kafkactl.bulk.plan import Guards, load_saved, read_current
 
+        for given, option in ((contexts, "--context"), (scope, "--scope")):
+            if given is not None:
+                raise UsageError(f"{option} with --plan: a saved plan keeps the clusters and the scope it was "
+                                 "made for (make a new one with acls plan --out)")
+        guards = Guards(tuple(protect or ()), no_delete, max_deletes)
         plan = load_saved(plan_dir)
-        return plan, engine.gateways_for(app_ctx, [c.cluster for c in plan.clusters]), mode
+        gateways = engine.gateways_for(app_ctx, [c.cluster for c in plan.clusters])
+        guards.check_saved(plan, lambda c: gateways[c].profile.super_users,
+                           lambda c: sum(1 for b in read_current(gateways[c]) if plan.scope.contains(b)))
+        return plan, gateways, mode
     if not files:
         raise UsageError("give the desired-state FILE(s)")
     return engine.plan(app_ctx, files, contexts or [], scope, protect or [], no_delete, max_deletes, mode, master, remote)

@@ -288,3 +288,92 @@ def test_bad_file_fails_before_any_request(sandbox, tmp_path):
     assert r.exit_code == ExitCode.USAGE and "bad.yaml:" in r.stderr and "did you mean Read" in r.stderr
     r = run("-b", "127.0.0.1:1", "acls", "plan", str(Path(tmp_path) / "missing.yaml"))
     assert r.exit_code == ExitCode.USAGE and "no such file" in r.stderr
+
+
+def _saved_plan(sandbox, team, tmp_path, *holders):
+    """Read on {team}t for each of `holders`; a desired state that gives it to User:{team}new alone, saved as a
+    plan (which deletes the holders' ACLs in the scope and creates the new one)."""
+    for p in holders:
+        ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", p, "--topic", f"{team}t", "--operation", "Read"))
+    f = tmp_path / "s.yaml"
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}new",
+                                    "allow": [{"topic": f"{team}t", "operations": ["Read"]}]}]))
+    saved = tmp_path / "plan"
+    ok(sandbox.as_user("admin", "acls", "plan", str(f), "--out", str(saved)))
+    return f, saved
+
+
+def test_apply_of_a_saved_plan_is_held_to_the_guards_given_with_it(sandbox, team, tmp_path):
+    """Adversary pass on issue 13: `acls apply --plan DIR` ignored --no-delete, --max-deletes and --protect, so a
+    guard an operator added at apply time protected nothing. A saved plan is refused (never trimmed) when it breaks
+    one, and --context/--scope, which the plan already fixed, are refused with it."""
+    gw = sandbox.gateway("admin")
+    old, new = f"User:{team}old", f"User:{team}new"
+    f, saved = _saved_plan(sandbox, team, tmp_path, old)
+    before = mine(gw, team)
+    for extra, needle in ((["--no-delete"], "--no-delete"), (["--max-deletes", "0"], "--max-deletes 0"),
+                          (["--max-deletes", "0%"], "--max-deletes 0%"), (["--protect", f"User:{team}o*"], old),
+                          (["--protect", new], new), (["--context", "local-admin"], "--context with --plan"),
+                          (["--scope", str(f)], "--scope with --plan"), (["--max-deletes", ""], "--max-deletes ''"),
+                          (["--max-deletes", "-1"], "--max-deletes '-1'"), (["--max-deletes", "1e400%"], "1e400%")):
+        r = sandbox.as_user("admin", "acls", "apply", "--plan", str(saved), "--yes", *extra)
+        assert r.exit_code == ExitCode.USAGE and needle in r.stderr, (extra, r.output)
+        assert r.stderr.count("\n") == 1 and mine(gw, team) == before
+    ok(sandbox.as_user("admin", "acls", "apply", "--plan", str(saved), "--yes", "--max-deletes", "1"))
+    assert {b.principal for b in mine(gw, team)} == {new}
+
+
+def _forge(saved, extra_rows=(), edit_meta=None, edit_row=None) -> None:
+    """Edit a saved plan as an attacker would: rows added or changed, the fingerprint recomputed to match."""
+    from kafkactl.bulk.plan import binding_key
+    from kafkactl.bulk.state import flat_binding
+
+    meta = json.loads((saved / "plan.json").read_text())
+    for c in meta["clusters"]:
+        path = saved / f"changes-{c['cluster']}.jsonl"
+        rows = [json.loads(x) for x in path.read_text().splitlines()]
+        rows = [edit_row(r) if edit_row else r for r in rows] + [{"cluster": c["cluster"], **r} for r in extra_rows]
+        x = 0
+        for r in rows:
+            x ^= binding_key(flat_binding("forged", r)) ^ (int(r["phase"]) << 60)
+        c["fingerprint"] = [x, len(rows)]
+        if edit_meta:
+            edit_meta(c)
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (saved / "plan.json").write_text(json.dumps(meta))
+
+
+def test_a_tampered_saved_plan_is_refused(sandbox, team, tmp_path):
+    """Adversary pass on issue 13: a saved plan's fingerprint is no signature. Edits that keep it consistent (a
+    DELETE relabelled CREATE to slip past --no-delete, an inflated current_in_scope to stretch --max-deletes P%, a
+    forged row outside the scope or for a super user) and a global -b/--context pointing elsewhere are refused."""
+    import shutil
+
+    gw = sandbox.gateway("admin")
+    outsider = f"User:x{team}keep"
+    _, pristine = _saved_plan(sandbox, team, tmp_path, f"User:{team}old", outsider)
+    before = snapshot(gw, team)
+    row = {"resource_type": "TOPIC", "resource_name": f"{team}t", "pattern_type": "LITERAL", "host": "*",
+           "operation": "READ", "permission": "ALLOW", "phase": 3, "action": "DELETE"}
+    cases = [
+        ({"edit_row": lambda r: {**r, "action": "CREATE"} if r["action"] == "DELETE" else r}, ["--no-delete"],
+         "disagree"),
+        ({"edit_meta": lambda c: c.update(current_in_scope="lots")}, [], "is not a count"),
+        ({"edit_meta": lambda c: c.update(current_in_scope=1e308)}, ["--max-deletes", "50%"], "is not a count"),
+        ({"edit_meta": lambda c: c.update(current_in_scope=1000000)}, ["--max-deletes", "1%"], "--max-deletes 1%"),
+        ({"extra_rows": [{**row, "principal": outsider}]}, [], "outside the plan's scope"),
+        ({"extra_rows": [{**row, "principal": f"User:{team}admin"}]}, ["--protect", f"User:{team}a*"], "protected"),
+        ({}, ["--scope="], "--scope '' is empty"),
+    ]
+    for i, (edit, extra, needle) in enumerate(cases):
+        saved = tmp_path / f"p{i}"
+        shutil.copytree(pristine, saved)
+        if edit:
+            _forge(saved, **edit)
+        r = sandbox.as_user("admin", "acls", "apply", "--plan", str(saved), "--yes", *extra)
+        assert r.exit_code == ExitCode.USAGE and needle in r.stderr, (i, r.output)
+        assert snapshot(gw, team) == before
+    for where in (["--context", "local-carol"], ["-b", "127.0.0.1:1"]):
+        r = sandbox.as_user("admin", *where, "acls", "apply", "--plan", str(pristine), "--yes")
+        assert r.exit_code == ExitCode.USAGE and "the saved plan was made for" in r.stderr, (where, r.output)
+    assert snapshot(gw, team) == before

@@ -8,7 +8,7 @@ from kafkactl.acl.model import AclOperation as Op
 from kafkactl.acl.model import PatternType as PT
 from kafkactl.acl.model import Permission as P
 from kafkactl.acl.model import ResourceType as RT
-from kafkactl.acl.options import AclOptions, bindings_for_create, filters_for_query, is_unfiltered
+from kafkactl.acl.options import AclOptions, bindings_for_create, filters_for_query, matches_every_acl
 from kafkactl.errors import UsageError
 
 
@@ -94,6 +94,27 @@ def test_delete_with_allow_principal_builds_exact_entries_like_kafka_acls_remove
     assert [(f.principal, f.host, f.operation, f.permission) for f in fs] == [("User:a", "*", Op.ALL, P.ALLOW)]
 
 
-def test_unfiltered_detection():
-    assert is_unfiltered(AclOptions())
-    assert not is_unfiltered(AclOptions(permission="deny"))
+@pytest.mark.parametrize("pattern", [None, "any", "match", "prefixed", "literal", "MATCH"])
+def test_a_pattern_type_without_a_resource_matches_every_acl(pattern):
+    # issue 13: `acls delete --resource-pattern-type any` once passed the --all guard
+    assert matches_every_acl(filters_for_query(AclOptions(pattern_type=pattern), for_delete=True))
+
+
+@pytest.mark.parametrize("opts", [AclOptions(permission="deny"), AclOptions(principals=["User:a"]),
+                                  AclOptions(hosts=["10.0.0.1"]), AclOptions(operations=["Read"]),
+                                  AclOptions(topics=["t"], pattern_type="match"), AclOptions(cluster=True),
+                                  AclOptions(allow_principals=["User:a"], topics=["t"]),
+                                  AclOptions(principals=["User:a"], pattern_type="any")])
+def test_filters_that_narrow_count(opts):
+    assert not matches_every_acl(filters_for_query(opts, for_delete=True))
+
+
+@pytest.mark.parametrize("pattern", ["any", "match"])
+def test_delete_refuses_cluster_with_a_non_specific_pattern_type_as_acl_command_does(pattern):
+    with pytest.raises(UsageError, match=f"--cluster with --resource-pattern-type {pattern}"):
+        filters_for_query(AclOptions(cluster=True, pattern_type=pattern), for_delete=True)
+    # listing them is narrow (the cluster's ACLs), not refused
+    [f] = filters_for_query(AclOptions(cluster=True, pattern_type=pattern), for_delete=False)
+    assert f.resource_type is RT.CLUSTER
+
+
