@@ -47,6 +47,8 @@ class Profile:
     # what the authorizer model needs to know about the cluster (kafka-semantics §4)
     super_users: tuple[str, ...] = ()
     allow_everyone_if_no_acl_found: bool = False
+    # how to resolve this profile again elsewhere (a Spark executor): names and paths only, never a secret
+    selection: "Selection | None" = field(default=None, compare=False, repr=False)
 
     @property
     def uses_sasl(self) -> bool:
@@ -414,6 +416,7 @@ def validate_context_name(name: str) -> None:
 
 
 MAX_TIMEOUT_S = 86400.0  # a day; the clients take milliseconds as INT32
+MIN_TIMEOUT_S = 0.001  # the clients count in whole milliseconds: less would be 0, "no wait" or "wait forever"
 _HOST = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9._-]*[A-Za-z0-9_])?")
 _IPV6 = re.compile(r"\[[0-9A-Fa-f:.]+(?:%[A-Za-z0-9_.-]+)?\]")
 
@@ -461,8 +464,9 @@ def _ipv6(host: str) -> bool:
 def check_timeout(value: float, option: str = "--timeout") -> float:
     import math
 
-    if not math.isfinite(value) or value <= 0 or value > MAX_TIMEOUT_S:
-        raise ConfigError(f"{option} {value:g}: seconds, greater than 0 and at most {MAX_TIMEOUT_S:g}")
+    if not math.isfinite(value) or not MIN_TIMEOUT_S <= value <= MAX_TIMEOUT_S:
+        shown = f"{value:g}" if math.isfinite(value) else ("a number too large" if value > 0 else f"{value:g}")
+        raise ConfigError(f"{option} {shown}: seconds, from {MIN_TIMEOUT_S:g} to {MAX_TIMEOUT_S:g}")
     return float(value)
 
 
@@ -533,7 +537,9 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
         settings["security_protocol"] = "SASL_PLAINTEXT"
     if sel.timeout is not None:
         settings["timeout"] = check_timeout(sel.timeout)
-    return Profile(context=ctx_name, **settings)
+    again = Selection(context=ctx_name, bootstrap_servers=sel.bootstrap_servers, timeout=sel.timeout,
+                      command_config=os.path.abspath(sel.command_config) if sel.command_config else None)
+    return Profile(context=ctx_name, selection=again, **settings)
 
 
 def with_timeout(profile: Profile, timeout: float) -> Profile:

@@ -146,6 +146,11 @@ def bindings_for_create(o: AclOptions) -> list[AclBinding]:
     if not o.allow_principals and not o.deny_principals:
         raise UsageError("give --allow-principal or --deny-principal (Type:name, e.g. User:alice)")
     resources = _resources(o, pattern)
+    for rtype, name, pt in resources:
+        # the broker checks CreateTokens/DescribeTokens against the owner's principal string ("User:bob"): a
+        # literal USER resource named otherwise never matches (kafka-acls.sh creates it all the same)
+        if rtype is ResourceType.USER and pt is PatternType.LITERAL and name != "*":
+            validate_principal(name, "--user-principal")
     plan: dict[tuple[ResourceType, str, PatternType], set[AclOperation]] = {}
     if not (o.producer or o.consumer):
         ops = _operations(o)

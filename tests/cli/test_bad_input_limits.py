@@ -133,7 +133,7 @@ def test_local_up_refuses_an_endless_wait_before_starting_anything(monkeypatch):
     monkeypatch.setattr(Sandbox, "up", up)
     r = run("local", "up", "--wait", f"{DIGITS}")
     assert r.exit_code == 2, r.output[:500]
-    one_line_error(r, "--wait inf")
+    one_line_error(r, "--wait a number too large")
 
 
 # ------------------------------------------------------------------------ librdkafka's ranges for a new topic

@@ -61,6 +61,8 @@ def test_consumer_shortcut_exact_bindings_and_merge_with_producer():
     (AclOptions(topics=["t"], allow_principals=["User:"]), "name is empty"),
     (AclOptions(groups=["g"], allow_principals=["User:a"], operations=["Write"]), "not supported on GROUP"),
     (AclOptions(user_principals=["User:b"], allow_principals=["User:a"], operations=["Read"]), "not supported on USER"),
+    (AclOptions(user_principals=["bob"], allow_principals=["User:a"], operations=["CreateTokens"]),
+     "--user-principal 'bob': a principal is Type:name"),
     (AclOptions(topics=["t"], allow_principals=["User:a"], operations=["Wirte"]), "did you mean Write"),
     (AclOptions(topics=["t"], allow_hosts=["1.2.3.4"], deny_principals=["User:a"]), "--allow-host given without"),
     (AclOptions(cluster=True, allow_principals=["User:a"], pattern_type="prefixed"), "always"),
@@ -118,3 +120,11 @@ def test_delete_refuses_cluster_with_a_non_specific_pattern_type_as_acl_command_
     assert f.resource_type is RT.CLUSTER
 
 
+
+
+@pytest.mark.parametrize("name, pattern", [("User:bob", None), ("*", None), ("User:team-", "prefixed"),
+                                           ("Us", "prefixed")])
+def test_user_resources_the_broker_can_match_are_created(name, pattern):
+    got = bindings_for_create(AclOptions(user_principals=[name], allow_principals=["User:a"],
+                                         operations=["CreateTokens"], pattern_type=pattern))
+    assert [(b.resource_type, b.resource_name) for b in got] == [(RT.USER, name)]
