@@ -44,6 +44,11 @@ class ApplyResult:
     dry_run: bool = False
 
     @property
+    def changed(self) -> bool:
+        """Whether anything was created or deleted so far."""
+        return any(r.status in ("created", "deleted") for r in self.summary)
+
+    @property
     def failed(self) -> int:
         return sum(r.count for r in self.summary if r.status == "failed")
 
@@ -68,7 +73,9 @@ def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], Non
                 if rows:
                     result.summary.append(ApplyRow(cp.cluster, phase, action, "would-" + action.lower(), len(rows)))
                 continue
-            statuses = _run_phase(gw, action, rows, progress, report)
+            changed_before = result.changed
+            errors: dict[AclBinding, object] = {}
+            statuses = _run_phase(gw, action, rows, progress, report, errors)
             for status in sorted(set(statuses.values())):
                 result.summary.append(ApplyRow(cp.cluster, phase, action, status,
                                                sum(1 for s in statuses.values() if s == status)))
@@ -76,6 +83,9 @@ def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], Non
             if failed:
                 result.failures += [{"cluster": cp.cluster, "phase": phase, **flat_row(r.binding)} for r in failed]
                 result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
+                causes = {(e.code, e.message) for e in errors.values()}
+                if not changed_before and len(failed) == len(rows) and len({c for c, _ in causes}) == 1:
+                    raise single_cause(gw, *min(causes), result)
                 raise PartialFailure(f"{len(failed)} bindings failed in {result.stopped_at}; later phases were not "
                                      "started (re-run apply once the cause is fixed: it converges)", result=result)
             # the barrier: the broker that authorizes must list this phase's outcome before the next begins
@@ -92,15 +102,24 @@ def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], Non
     return result
 
 
-def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report) -> dict[AclBinding, str]:
+def single_cause(gw, code: int, message: str | None, result: ApplyResult) -> Exception:
+    """The error for an apply that changed nothing because every binding failed for one reason (not authorized,
+    say): that reason's own exit code rather than "partial", with the result still printed."""
+    err = gw.code_error(code, message, f"apply the plan ({result.stopped_at})", needs="Alter on the Cluster")
+    err.result = result
+    return err
+
+
+def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report,
+               errors: dict | None = None) -> dict[AclBinding, str]:
     bindings = [r.binding for r in rows]
     statuses: dict[AclBinding, str] = {}
     if not bindings:
         return statuses
     if action == "CREATE":
         # two requests in flight: the controller appends one batch while the next is on the wire
-        for chunk, errors in pipelined(gw.create_acls, chunks(bindings, CREATE_CHUNK)):
-            _record(statuses, report, rows[0], chunk, errors, "created")
+        for chunk, errs in pipelined(gw.create_acls, chunks(bindings, CREATE_CHUNK)):
+            _record(statuses, report, rows[0], chunk, errs, "created", errors=errors)
             if progress:
                 progress(len(chunk))
         return statuses
@@ -111,7 +130,7 @@ def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report) -> di
     for chunk, results in pipelined(send, chunks(bindings, DELETE_BATCH)):
         errs = [err if err else None for _, err in results]
         gone = {b for b, (matched, err) in zip(chunk, results) if not err and not matched}
-        _record(statuses, report, rows[0], chunk, errs, "deleted", gone)
+        _record(statuses, report, rows[0], chunk, errs, "deleted", gone, errors=errors)
         if progress:
             progress(len(chunk))
     return statuses
@@ -135,10 +154,12 @@ def pipelined(fn: Callable, batches: Iterable, in_flight: int = IN_FLIGHT) -> It
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _record(statuses, report, row: PlanRow, chunk, errors, ok: str, gone=frozenset()) -> None:
-    for b, err in zip(chunk, errors):
+def _record(statuses, report, row: PlanRow, chunk, errs, ok: str, gone=frozenset(), errors=None) -> None:
+    for b, err in zip(chunk, errs):
         status = "failed" if err else ("gone" if b in gone else ok)
         statuses[b] = status
+        if err and errors is not None:
+            errors[b] = err
         if report is not None:
             rec = {"cluster": row.cluster, "phase": row.phase, "action": row.action, **flat_row(b), "status": status}
             if err:

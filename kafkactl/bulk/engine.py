@@ -95,7 +95,7 @@ def apply(app_ctx: Any, the_plan: Plan, gateways: dict, mode: str, progress, rep
     if mode == "spark" and not dry_run and the_plan.location is not None:
         from kafkactl.bulk.spark import spark_apply
 
-        return spark_apply(the_plan, progress, report)
+        return spark_apply(the_plan, gateways, progress, report)
     from kafkactl.bulk.apply import apply as apply_local
 
     return apply_local(the_plan.materialize(), gateways, progress=progress, report=report, dry_run=dry_run)

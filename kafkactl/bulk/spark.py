@@ -107,9 +107,7 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
     """`current` (a DataFrame of cluster + binding columns) replaces reading the brokers: for benchmarks."""
     from pyspark.sql import functions as F
 
-    for t in targets:
-        if t.profile.context is None and current is None:
-            raise UsageError("--spark needs named contexts (executors resolve them from the contexts file)")
+    where = {t.name: t.profile.selection for t in targets}
     spark = session(master, remote)
     from pyspark.sql import Observation
 
@@ -117,7 +115,7 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
     names = [t.name for t in targets]
     supers = {t.name: list(t.profile.super_users) for t in targets}
     if current is None:
-        current = _current_df(spark, names)  # read once, by the join below
+        current = _current_df(spark, where)  # read once, by the join below
     scope_ok = _in_scope(state.scope)
     protected = _protected(guards, supers)
     # one copy of the desired rows per target; a literal for one target (a cross join costs a third of the plan)
@@ -337,35 +335,50 @@ RESULT_SCHEMA = ("cluster string, phase int, action string, " + ", ".join(f"{c} 
                  + ", status string, error string")
 
 
-def _current_df(spark, clusters: Sequence[str]):
-    """One task per shard. DataFrame API only (mapInArrow), so it runs under Spark Connect as well."""
-    specs = [(c, int(f.resource_type), int(f.pattern_type), int(f.permission)) for c in clusters for f in shard_filters()]
+def _current_df(spark, where: dict):
+    """One task per shard. DataFrame API only (mapInArrow), so it runs under Spark Connect as well. `where`:
+    cluster -> the Selection its executors resolve (a context, a bootstrap, a properties file's path)."""
+    specs = [(c, int(f.resource_type), int(f.pattern_type), int(f.permission)) for c in where for f in shard_filters()]
     df = spark.createDataFrame(specs, "cluster string, rt int, pt int, perm int").repartition(len(specs))
-    return df.mapInArrow(_read_shards_arrow, CURRENT_SCHEMA)
+    return df.mapInArrow(lambda batches: _read_shards_arrow(batches, where), CURRENT_SCHEMA)
 
 
-def _read_shards_arrow(batches):
+def _executor_gateway(gateways: dict, where: dict, cluster: str):
+    """The executor's client for a cluster, resolved as the driver resolved it (contexts file, properties file)."""
+    from dataclasses import replace
+
+    from kafkactl.gateway import Gateway
+    from kafkactl.profiles import resolve
+
+    if cluster not in gateways:
+        gateways[cluster] = Gateway(resolve(replace(where[cluster], timeout=60), env={}))
+    return gateways[cluster]
+
+
+def _read_shards_arrow(batches, where: dict):
     import pyarrow as pa
 
     names = ["cluster", *BINDING]
     for batch in batches:
-        rows = list(_read_shards((r["cluster"], r["rt"], r["pt"], r["perm"]) for r in batch.to_pylist()))
+        rows = list(_read_shards(((r["cluster"], r["rt"], r["pt"], r["perm"]) for r in batch.to_pylist()), where))
         yield pa.RecordBatch.from_pydict({n: [r[i] for r in rows] for i, n in enumerate(names)},
                                          schema=pa.schema([(n, pa.string()) for n in names]))
 
 
-def _read_shards(specs: Iterator[tuple]) -> Iterator[tuple]:
+def _read_shards(specs: Iterator[tuple], where: dict) -> Iterator[tuple]:
     """Runs on executors: one admin client per cluster per partition, one describe per shard."""
     from kafkactl.acl.model import AclFilter, PatternType, Permission, ResourceType
-    from kafkactl.gateway import Gateway
-    from kafkactl.profiles import Selection, resolve
 
-    gateways: dict[str, Gateway] = {}
-    for cluster, rt, pt, perm in specs:
-        gw = gateways.get(cluster) or gateways.setdefault(cluster, Gateway(resolve(Selection(context=cluster, timeout=60))))
-        shard = AclFilter(ResourceType(rt), None, PatternType(pt), None, None, permission=Permission(perm))
-        for b in gw.describe_acls(shard, bulk=True):
-            yield (cluster, *[flat_row(b)[c] for c in BINDING])
+    gateways: dict = {}
+    try:
+        for cluster, rt, pt, perm in specs:
+            gw = _executor_gateway(gateways, where, cluster)
+            shard = AclFilter(ResourceType(rt), None, PatternType(pt), None, None, permission=Permission(perm))
+            for b in gw.describe_acls(shard, bulk=True):
+                yield (cluster, *[flat_row(b)[c] for c in BINDING])
+    finally:
+        for gw in gateways.values():
+            gw.close()
 
 
 def _in_scope(scope: Scope):
@@ -403,7 +416,7 @@ def _protected(guards: Guards, supers: dict[str, list[str]]):
 # --------------------------------------------------------------------------------------------- apply
 
 
-def spark_apply(plan: Plan, progress=None, report=None):
+def spark_apply(plan: Plan, gateways: dict, progress=None, report=None):
     """Each phase is a Spark job; the next starts only when every binding of this one is confirmed."""
     from pyspark.sql import functions as F
 
@@ -414,6 +427,7 @@ def spark_apply(plan: Plan, progress=None, report=None):
     spark = session()
     rows = spark.read.parquet(str(Path(plan.location) / "rows"))
     result = ApplyResult()
+    where = {c: gw.profile.selection for c, gw in gateways.items()}
     results_dir = Path(plan.location) / "results"
     for cp in plan.clusters:
         for phase, (action, _) in PHASES.items():
@@ -422,12 +436,13 @@ def spark_apply(plan: Plan, progress=None, report=None):
             if not n:
                 continue
             res = part.repartition(max(1, min(8, n // 2000 + 1))).mapInArrow(
-                lambda batches, a=action: _apply_arrow(batches, a), RESULT_SCHEMA)
+                lambda batches, a=action: _apply_arrow(batches, a, where), RESULT_SCHEMA)
             target = results_dir / f"cluster={cp.cluster}" / f"phase={phase}"
             res.write.mode("overwrite").parquet(str(target))
             if report is not None:
                 _stream_report(target, report)
             done = spark.read.parquet(str(target))
+            changed_before = result.changed
             for r in done.groupBy("status").agg(F.count("*").alias("n")).collect():
                 result.summary.append(ApplyRow(cp.cluster, phase, action, r["status"], r["n"]))
             if progress:
@@ -437,13 +452,27 @@ def spark_apply(plan: Plan, progress=None, report=None):
             if first:
                 result.failures += [r.asDict() for r in first]
                 result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
+                if not changed_before and failed.count() == n:
+                    causes = [r["error"] for r in failed.select("error").distinct().limit(2).collect()]
+                    if len(causes) == 1 and (code := _error_code(causes[0])) is not None:
+                        from kafkactl.bulk.apply import single_cause
+
+                        raise single_cause(gateways[cp.cluster], code, causes[0].rsplit(" (", 1)[0], result)
                 raise PartialFailure(f"bindings failed in {result.stopped_at}; later phases were not started "
                                      "(re-run apply once the cause is fixed: it converges)", result=result)
-            if not _confirmed(spark, cp.cluster, done, action):
+            if not _confirmed(spark, {cp.cluster: where[cp.cluster]}, done, action):
                 result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
                 raise BrokerError(f"{result.stopped_at}: the broker did not confirm the changes; later phases were "
                                   "not started (re-run apply to converge)")
     return result
+
+
+def _error_code(error: str | None) -> int | None:
+    """The Kafka error code of an executor's "message (NAME)" error text, when NAME is Kafka's."""
+    from kafka.errors import kafka_errors
+
+    name = (error or "").rsplit("(", 1)[-1].rstrip(")")
+    return next((code for code, cls in kafka_errors.items() if getattr(cls, "message", None) == name), None)
 
 
 def _stream_report(results: Path, report) -> None:
@@ -455,34 +484,32 @@ def _stream_report(results: Path, report) -> None:
             report.write(json.dumps({k: v for k, v in rec.items() if v is not None}) + "\n")
 
 
-def _apply_arrow(batches, action: str):
+def _apply_arrow(batches, action: str, where: dict):
     import pyarrow as pa
 
     names = ["cluster", "phase", "action", *BINDING, "status", "error"]
     types = [pa.string(), pa.int32(), pa.string(), *[pa.string()] * len(BINDING), pa.string(), pa.string()]
     rows = (r for batch in batches for r in batch.to_pylist())
-    out = list(_apply_partition(rows, action))
+    out = list(_apply_partition(rows, action, where))
     yield pa.RecordBatch.from_pydict({n: [r[i] for r in out] for i, n in enumerate(names)},
                                      schema=pa.schema(list(zip(names, types))))
 
 
-def _apply_partition(rows: Iterator[Any], action: str) -> Iterator[tuple]:
+def _apply_partition(rows: Iterator[Any], action: str, where: dict) -> Iterator[tuple]:
     """Runs on executors: batches of creates (2,000) or concrete deletes (200) per cluster."""
     from kafkactl.acl.model import AclBinding
     from kafkactl.bulk.apply import CREATE_CHUNK, DELETE_BATCH
     from kafkactl.bulk.state import flat_binding
-    from kafkactl.gateway import Gateway
-    from kafkactl.profiles import Selection, resolve
 
     batch: list[tuple[str, int, AclBinding]] = []
-    gateways: dict[str, Gateway] = {}
+    gateways: dict = {}
 
     def flush() -> Iterator[tuple]:
         by_cluster: dict[str, list] = {}
         for item in batch:
             by_cluster.setdefault(item[0], []).append(item)
         for cluster, items in by_cluster.items():
-            gw = gateways.get(cluster) or gateways.setdefault(cluster, Gateway(resolve(Selection(context=cluster, timeout=60))))
+            gw = _executor_gateway(gateways, where, cluster)
             bindings = [b for _, _, b in items]
             if action == "CREATE":
                 outcomes = [("failed", f"{e.message} ({e.name})") if e else ("created", None) for e in gw.create_acls(bindings)]
@@ -493,17 +520,21 @@ def _apply_partition(rows: Iterator[Any], action: str) -> Iterator[tuple]:
                 yield (c, phase, action, *[flat_row(b)[k] for k in BINDING], status, error)
 
     size = CREATE_CHUNK if action == "CREATE" else DELETE_BATCH
-    for r in rows:
-        d = r if isinstance(r, dict) else r.asDict()
-        batch.append((d["cluster"], int(d["phase"]), flat_binding("plan", {k: d[k] for k in FLAT_FIELDS})))
-        if len(batch) >= size:
+    try:
+        for r in rows:
+            d = r if isinstance(r, dict) else r.asDict()
+            batch.append((d["cluster"], int(d["phase"]), flat_binding("plan", {k: d[k] for k in FLAT_FIELDS})))
+            if len(batch) >= size:
+                yield from flush()
+                batch = []
+        if batch:
             yield from flush()
-            batch = []
-    if batch:
-        yield from flush()
+    finally:
+        for gw in gateways.values():
+            gw.close()
 
 
-def _confirmed(spark, cluster: str, done, action: str, attempts: int = 20) -> bool:
+def _confirmed(spark, where: dict, done, action: str, attempts: int = 20) -> bool:
     """Re-read the cluster's ACLs (sharded, on Spark) until the phase's outcome shows."""
     import time
 
@@ -511,7 +542,7 @@ def _confirmed(spark, cluster: str, done, action: str, attempts: int = 20) -> bo
 
     ok = done.where(F.col("status").isin("created", "deleted", "gone")).select(*BINDING)
     for _ in range(attempts):
-        current = _current_df(spark, [cluster]).select(*BINDING)
+        current = _current_df(spark, where).select(*BINDING)
         joined = ok.join(current, on=BINDING, how="left_anti" if action == "CREATE" else "left_semi")
         if joined.limit(1).count() == 0:
             return True

@@ -275,10 +275,9 @@ def test_describe_groups_without_lcr_permission_says_what_may_be_missing(sandbox
 @pytest.mark.parametrize("fmt", ["plain", "json", "yaml", "csv"])
 def test_alter_never_shows_a_sensitive_value_back(sandbox, fmt):
     """Helper B's finding on issue 13: `configs alter` reported every value it set, passwords included."""
-    from tests.secrets_sweep import register
+    from tests.secrets_sweep import new_secret
 
-    secret = f"Sens1tive-{token()}-value"
-    register(secret, "a listener key password")
+    secret = new_secret("a listener key password")
     r = sandbox.as_user("admin", "-o", fmt, "configs", "alter", "--broker", "1", "--add-config",
                         f"listener.name.internal.ssl.key.password={secret}", "--dry-run")
     assert r.exit_code == 0, r.output

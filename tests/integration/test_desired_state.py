@@ -377,3 +377,35 @@ def test_a_tampered_saved_plan_is_refused(sandbox, team, tmp_path):
         r = sandbox.as_user("admin", *where, "acls", "apply", "--plan", str(pristine), "--yes")
         assert r.exit_code == ExitCode.USAGE and "the saved plan was made for" in r.stderr, (where, r.output)
     assert snapshot(gw, team) == before
+
+
+@pytest.mark.parametrize("engine", [[], ["--spark"]])
+def test_an_apply_refused_for_one_reason_exits_with_that_reason(sandbox, team, tmp_path, engine):
+    """Adversary pass on issue 13: a user who may read ACLs but not alter them got exit 5 ("partial") from an
+    apply that changed nothing; it is exit 3, the reason named, the summary still on stdout."""
+    from tests.secrets_sweep import new_secret
+
+    user, pw = f"{team}planner", new_secret("the planner's password")
+    ok(sandbox.as_user("admin", "configs", "alter", "--user", user, "--add-config", f"SCRAM-SHA-512=[password={pw}]"))
+    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:{user}", "--cluster",
+                       "--operation", "Describe"))
+    props = tmp_path / "planner.properties"
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
+                     "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+                     f'username="{user}" password="{pw}";\n')
+    f = tmp_path / "s.yaml"
+    f.write_text(state_yaml(f"{team}app", [{"principal": f"User:{team}app",
+                                            "allow": [{"topic": f"{team}t{i}", "operations": ["Read"]}
+                                                      for i in range(3)]}]))
+    try:
+        before = mine(sandbox.gateway("admin"), f"{team}app")
+        r = run("-b", sandbox.bootstrap, "--command-config", str(props), "-o", "json", "acls", "apply", str(f),
+                "--yes", *engine)
+        assert r.exit_code == ExitCode.NOT_AUTHORIZED, r.output
+        assert f"User:{user}" in r.stderr and "not authorized to apply the plan" in r.stderr
+        assert "CLUSTER_AUTHORIZATION_FAILED" in r.stderr and r.stderr.count("error:") == 1
+        out = json.loads(r.stdout)
+        assert {(s["status"], s["count"]) for s in out["summary"]} == {("failed", 3)}
+        assert mine(sandbox.gateway("admin"), f"{team}app") == before == set()
+    finally:
+        sandbox.as_user("admin", "configs", "delete", "--user", user, "SCRAM-SHA-512")
