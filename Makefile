@@ -24,7 +24,7 @@ test: install
 
 # regenerate completions/ and man/ from the command definitions (a test fails when they are stale)
 docs: install
-	$(BIN)/python -m kafkactl.commands._docs
+	$(BIN)/python -m kafkactl.cli.docs
 
 clean:
 	rm -rf $(VENV) .pytest_cache

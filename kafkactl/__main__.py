@@ -1,3 +1,3 @@
-from kafkactl.cli import main
+from kafkactl.cli.root import main
 
 main()

@@ -8,7 +8,7 @@ import sys
 
 def main() -> None:
     try:
-        from kafkactl.cli import main as run
+        from kafkactl.cli.root import main as run
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted\n")
         raise SystemExit(130) from None

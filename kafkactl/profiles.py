@@ -182,7 +182,7 @@ def parse_jaas(text: str, source: str = "--command-config") -> JaasConfig:
 def _option_named(key: str, before: Mapping[str, str]) -> str:
     """'option X', or 'an option after Y' once a secret option Y was read: an unquoted secret holding a space
     reads as a value and then more options, whose names are pieces of it."""
-    from kafkactl.configs.values import may_be_secret
+    from kafkactl.redact import may_be_secret
 
     secret = next((k for k in before if may_be_secret(k)), None)
     if secret is None or key in ("username", "password"):

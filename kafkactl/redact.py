@@ -94,3 +94,11 @@ def _spellings(secret: str) -> tuple[str, ...]:
     forms = {secret, *escaped(as_str), *escaped(as_bytes), json.dumps(secret)[1:-1],
              json.dumps(secret, ensure_ascii=False)[1:-1], secret.encode("unicode_escape").decode("ascii")}
     return tuple(forms)
+
+
+_SECRET_WORDS = ("password", "secret", "jaas", "credential", "token", "scram", "keystore.key", "private")
+
+
+def may_be_secret(key: str) -> bool:
+    """Whether the value of config (or login option) `key` may be a password or a private key."""
+    return any(word in key.lower() for word in _SECRET_WORDS)

@@ -58,9 +58,9 @@ def run(*args: str, input: str | None = None, env: dict[str, str] | None = None)
     """Run the real command tree in-process (typer's CliRunner), stdout and stderr kept apart."""
     from typer.testing import CliRunner
 
-    from kafkactl.cli import app
+    from kafkactl.cli.root import app
 
-    from kafkactl.cli import close_clients
+    from kafkactl.cli.root import close_clients
 
     loggers = {name: logging.getLogger(name) for name in ("kafkactl", "kafka")}
     saved = {name: (lg.level, list(lg.handlers), lg.propagate) for name, lg in loggers.items()}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from kafkactl.commands._options import AuthorizedOpsFlag
+from kafkactl.cli.options import AuthorizedOpsFlag
 
 app = typer.Typer(help="Describe the cluster.", no_args_is_help=True)
 
@@ -20,7 +20,7 @@ def cluster_describe(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = Fal
     app_ctx = ctx.obj
     info = cluster.describe_cluster(app_ctx.gateway(), authorized_operations=authorized_ops)
     if authorized_ops:
-        from kafkactl.commands._authz import render_ops
+        from kafkactl.cli.authz import render_ops
 
         render_ops(app_ctx, info, [("kafka-cluster", info.authorized_operations)])
         if info.authorized_operations.supplied and info.authorized_operations.raw == 0:

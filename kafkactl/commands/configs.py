@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from kafkactl.commands import _complete as complete
-from kafkactl.commands._options import DryRun
+from kafkactl.cli import completers as complete
+from kafkactl.cli.options import DryRun
 
 app = typer.Typer(help="Describe and change configs, SCRAM credentials and quotas (kafka-configs.sh).",
                   no_args_is_help=True)
@@ -85,7 +85,7 @@ def configs_describe(
 
     Example:  kafkactl configs describe --entity-type groups     # every group, those with configs but no members too
     """
-    from kafkactl.commands._authz import report_errors
+    from kafkactl.cli.authz import report_errors
     from kafkactl.configs import ops
 
     app_ctx = ctx.obj

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kafkactl.commands import _complete as complete
+from kafkactl.cli import completers as complete
 
 app = typer.Typer(help="Manage contexts (~/.config/kafkactl/config.yaml).", no_args_is_help=True)
 

@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from kafkactl.commands import _complete as complete
-from kafkactl.commands._options import AuthorizedOpsFlag
+from kafkactl.cli import completers as complete
+from kafkactl.cli.options import AuthorizedOpsFlag
 
 app = typer.Typer(help="List and describe consumer groups.", no_args_is_help=True)
 
@@ -22,7 +22,7 @@ def groups_list(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -
 
     app_ctx = ctx.obj
     if authorized_ops:
-        from kafkactl.commands._authz import render_ops
+        from kafkactl.cli.authz import render_ops
 
         found, _ = groups.describe_groups(app_ctx.gateway(), None, authorized_operations=True)
         render_ops(app_ctx, found, [(g.group, g.authorized_operations) for g in found], title="groups")
@@ -46,7 +46,7 @@ def groups_describe(
     Example:  kafkactl groups describe orders-app --authorized-ops
     """
     from kafkactl import groups
-    from kafkactl.commands._authz import render_ops, report_errors
+    from kafkactl.cli.authz import render_ops, report_errors
 
     app_ctx = ctx.obj
     found, errors = groups.describe_groups(app_ctx.gateway(), group_ids or None, authorized_operations=authorized_ops)

@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from kafkactl.commands import _complete as complete
-from kafkactl.commands._options import AuthorizedOpsFlag, DryRun, Yes
+from kafkactl.cli import completers as complete
+from kafkactl.cli.options import AuthorizedOpsFlag, DryRun, Yes
 
 app = typer.Typer(help="List, create and delete topics.", no_args_is_help=True)
 
@@ -26,7 +26,7 @@ def topics_list(
 
     app_ctx = ctx.obj
     if authorized_ops:
-        from kafkactl.commands._authz import render_ops
+        from kafkactl.cli.authz import render_ops
 
         found, _ = topics.describe_topics(app_ctx.gateway(), None, authorized_operations=True)
         found = [t for t in found if not (exclude_internal and t.internal)]
@@ -49,7 +49,7 @@ def topics_describe(
     Example:  kafkactl topics describe orders.eu orders.us --authorized-ops
     """
     from kafkactl import topics
-    from kafkactl.commands._authz import render_ops, report_errors
+    from kafkactl.cli.authz import render_ops, report_errors
 
     app_ctx = ctx.obj
     found, errors = topics.describe_topics(app_ctx.gateway(), names or None, authorized_operations=authorized_ops)

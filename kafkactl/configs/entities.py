@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafkactl.errors import UsageError
-from kafkactl.gateway._configs import BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC
+from kafkactl.configs.model import BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC
 from kafkactl.limits import bounded_int
 
 ENTITY_TYPES = ("topics", "brokers", "broker-loggers", "groups", "client-metrics", "users", "clients", "ips")

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from kafkactl.configs.entities import CONFIG_TYPES
 from kafkactl.gateway import Gateway
-from kafkactl.gateway._configs import BROKER, BROKER_LOGGER, CLIENT_METRICS, CONFIG_TYPE_NAMES, GROUP, TOPIC
+from kafkactl.configs.model import BROKER, BROKER_LOGGER, CLIENT_METRICS, CONFIG_TYPE_NAMES, GROUP, TOPIC
 
 EMPTY_WARN = ("WARN LIST_CONFIG_RESOURCES returned an empty result. Grant Describe on CLUSTER "
               "(or per-resource Describe on GROUP/TOPIC) to receive results.")
@@ -42,7 +42,7 @@ class Listing:
 
 def list_resources(gw: Gateway, entity_types: list[str]) -> Listing:
     types = [CONFIG_TYPES[t] for t in entity_types]
-    from kafkactl.gateway._configs import ListConfigResourcesError
+    from kafkactl.configs.model import ListConfigResourcesError
 
     out = Listing()
     try:

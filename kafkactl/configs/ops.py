@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from kafkactl.configs.entities import CONFIG_TYPES, QUOTA_TYPES, Entity
-from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS, ScramChange, may_be_secret, parse_scram
+from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS, ScramChange, parse_scram
+from kafkactl.redact import may_be_secret
 from kafkactl.errors import KafkactlError, NotFoundError, PartialFailure, UsageError
 from kafkactl.gateway import Gateway
-from kafkactl.gateway._configs import BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC
+from kafkactl.configs.model import BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC
 from kafkactl.limits import shown
 from kafkactl.results import ChangeResult
 

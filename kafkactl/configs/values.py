@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from kafkactl.errors import UsageError
-from kafkactl.redact import Secret, register
+from kafkactl.redact import Secret, may_be_secret, register
 
 SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 DEFAULT_ITERATIONS = 4096
@@ -147,16 +147,10 @@ def _iterations(key: str, digits: str) -> int:
 
 
 # A value under a key holding one of these is never repeated in a message (ssl.keystore.key is a PEM private key)
-_SECRET_WORDS = ("password", "secret", "jaas", "credential", "token", "scram", "keystore.key", "private")
 PIECE = 6  # no run this long of a value that may be secret is ever repeated (tests/secrets_sweep.py looks for them)
 _CONFIG_NAME = re.compile(r"[a-z][a-z0-9-]*(?:[._][a-z0-9-]+)+")
 # what may be shown as a key: lowercase names, Java logger names (broker-loggers), SCRAM mechanisms
 _KEY = re.compile(r"[a-z][a-z0-9_.-]*|(?:[a-z][a-z0-9_]*\.)+[A-Za-z_$][\w$]*|SCRAM-SHA-(?:256|512)")
-
-
-def may_be_secret(key: str) -> bool:
-    """Whether the value of config `key` may be a password or a private key."""
-    return any(word in key.lower() for word in _SECRET_WORDS)
 
 
 def _registered(key: str, value: str) -> str:

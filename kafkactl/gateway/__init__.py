@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from kafkactl.errors import (
@@ -21,6 +20,7 @@ from kafkactl.errors import (
     UnreachableError,
 )
 from kafkactl.gateway._acls import AclRpcs
+from kafkactl.gateway._base import ErrorInfo, _CodeError, error_info
 from kafkactl.gateway._configs import ConfigRpcs
 from kafkactl.gateway._describe import DescribeRpcs
 from kafkactl.profiles import Profile
@@ -45,23 +45,6 @@ _REFUSED_GRACE_S = 0.5
 # longer than this, librdkafka is asked, in parallel, what is wrong
 _DIAGNOSE_AFTER_S = 0.3
 _NOT_FOUND = {3, 69}  # UNKNOWN_TOPIC_OR_PARTITION, GROUP_ID_NOT_FOUND
-
-
-@dataclass(frozen=True)
-class ErrorInfo:
-    code: int
-    name: str
-    message: str
-
-
-def error_info(err: Any) -> ErrorInfo:
-    """Normalise a confluent KafkaError / KafkaException into code, name, message."""
-    if isinstance(err, _CodeError):
-        return ErrorInfo(err.code(), err.name(), err.str())
-    kerr = err.args[0] if hasattr(err, "args") and err.args and hasattr(err.args[0], "code") else err
-    if hasattr(kerr, "code") and callable(kerr.code):
-        return ErrorInfo(kerr.code(), kerr.name(), kerr.str())
-    return ErrorInfo(-1, type(err).__name__, str(err))
 
 
 class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
@@ -359,23 +342,6 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
                                            operation_timeout=self.profile.timeout)
         self.wait(futures, "delete topics")
         return {name: _exception_of(f) for name, f in futures.items()}
-
-
-class _CodeError(Exception):
-    """A Kafka error code from kafka-python (or a raw response), shaped like confluent's KafkaError."""
-
-    def __init__(self, code: int, name: str, message: str) -> None:
-        super().__init__(message)
-        self._code, self._name, self._message = code, name, message
-
-    def code(self) -> int:
-        return self._code
-
-    def name(self) -> str:
-        return self._name
-
-    def str(self) -> str:
-        return self._message
 
 
 def _exception_of(future: Any) -> BaseException | None:

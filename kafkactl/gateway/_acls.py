@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from kafkactl.acl.model import AclBinding, AclFilter, AclOperation, PatternType, Permission, ResourceType
 
 if TYPE_CHECKING:
-    from kafkactl.gateway import ErrorInfo
+    from kafkactl.gateway._base import ErrorInfo
 
 # what librdkafka's enums can express (confluent-kafka 2.16)
 _CONFLUENT_TYPES = {ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER, ResourceType.TRANSACTIONAL_ID}
@@ -83,7 +83,7 @@ class AclRpcs:
     def _describe_acls_confluent(self: Any, f: AclFilter) -> list[AclBinding]:
         from confluent_kafka.admin import AclBindingFilter
 
-        from kafkactl.gateway import error_info
+        from kafkactl.gateway._base import error_info
 
         fut = self.admin.describe_acls(AclBindingFilter(*_confluent_fields(f)), request_timeout=self.profile.timeout)
         self.wait([fut], "list ACLs")
@@ -181,7 +181,7 @@ class AclRpcs:
             raise self._translate_kp(exc, what) from None
 
     def _result_error(self: Any, code: int, message: str | None) -> "ErrorInfo | None":
-        from kafkactl.gateway import ErrorInfo
+        from kafkactl.gateway._base import ErrorInfo
 
         if code == 0:
             return None
@@ -192,7 +192,7 @@ class AclRpcs:
 
     def code_exception(self: Any, code: int, message: str | None) -> Exception:
         """A Kafka error code as an exception `translate` understands (for per-item results)."""
-        from kafkactl.gateway import _CodeError
+        from kafkactl.gateway._base import _CodeError
 
         err = self._result_error(code, message)
         return _CodeError(err.code, err.name, err.message)
@@ -227,7 +227,7 @@ def _confluent_fields(x: AclBinding | AclFilter) -> tuple:
 
 
 def _future_error(future: Any) -> "ErrorInfo | None":
-    from kafkactl.gateway import error_info
+    from kafkactl.gateway._base import error_info
 
     try:
         future.result()
@@ -238,7 +238,7 @@ def _future_error(future: Any) -> "ErrorInfo | None":
 
 def clean_error(info: "ErrorInfo") -> "ErrorInfo":
     """The broker fills some error messages with its internal request dump; keep Kafka's own words instead."""
-    from kafkactl.gateway import ErrorInfo
+    from kafkactl.gateway._base import ErrorInfo
 
     if info.message.startswith("Request Request(") or len(info.message) > 300:
         return ErrorInfo(info.code, info.name, info.name.replace("_", " ").lower())

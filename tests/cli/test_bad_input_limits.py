@@ -240,7 +240,7 @@ def test_a_path_with_a_line_break_stays_on_one_line(closed):
 
 def test_broker_text_with_line_breaks_is_one_line(closed, monkeypatch):
     """A broker's error message is repeated in kafkactl's: its line breaks and escapes must not reach stderr."""
-    from kafkactl.commands._app import AppContext
+    from kafkactl.cli.context import AppContext
     from kafkactl.errors import BrokerError
 
     def gateway(self):

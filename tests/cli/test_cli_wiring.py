@@ -75,7 +75,7 @@ def test_every_noun_is_a_group_with_its_verbs():
     """The command tree is loaded lazily; each noun must still resolve to a group of verbs."""
     from typer.main import get_command
 
-    from kafkactl.cli import NOUNS, app
+    from kafkactl.cli.root import NOUNS, app
 
     root = get_command(app)
     for noun in NOUNS:
@@ -91,7 +91,7 @@ def test_debug_logging_is_set_up_once_however_often_commands_run():
     once more per run) and records went to the root logger's handlers as well."""
     import logging
 
-    from kafkactl import cli
+    from kafkactl.cli import root as cli
 
     saved = {n: (list(logging.getLogger(n).handlers), logging.getLogger(n).propagate, logging.getLogger(n).level)
              for n in ("kafkactl", "kafka")}

@@ -3,7 +3,8 @@
 import pytest
 from typer.main import get_command
 
-from kafkactl.cli import app, hoist_global_options
+from kafkactl.cli.argv import hoist_global_options
+from kafkactl.cli.root import app
 from tests.conftest import run
 
 ROOT = get_command(app)

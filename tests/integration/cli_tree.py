@@ -73,7 +73,7 @@ def leaf_commands() -> Iterator[tuple[str, Any]]:
     """(path, click command) for every visible leaf of the root group."""
     import click
 
-    from kafkactl.cli import app_group
+    from kafkactl.cli.root import app_group
 
     def walk(cmd: Any, path: list[str]) -> Iterator[tuple[str, Any]]:
         if isinstance(cmd, click.Group):

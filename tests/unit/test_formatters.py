@@ -49,7 +49,7 @@ def test_json_keeps_types_and_lists():
 
 
 def test_table_in_a_pipe_is_not_truncated():
-    from kafkactl.commands._app import _make_console
+    from kafkactl.cli.context import _make_console
 
     buf = io.StringIO()
     console = _make_console(buf, no_color=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkactl.commands import _docs
+from kafkactl.cli import docs as _docs
 from kafkactl.exitcodes import DESCRIPTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +65,7 @@ def test_man_renders_without_warnings(page):
 
 def test_man_page_examples_come_from_the_command_docstrings():
     text = (ROOT / "man" / "kafkactl-acls-create.1").read_text()
-    from kafkactl.commands.acls import acls_create
+    from kafkactl.commands.acls.crud import acls_create
 
     example = next(ln.split("Example:", 1)[1].strip() for ln in acls_create.__doc__.splitlines() if "Example:" in ln)
     assert example.replace("-", "\\-") in text
@@ -81,7 +81,7 @@ def test_the_wheel_installs_completions_and_man_pages(tmp_path):
     wheel = next(tmp_path.glob("kafkactl-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     data = {n.split(".data/data/", 1)[1]: n for n in names if ".data/data/" in n}
-    from kafkactl.commands.completion import FILES, INSTALL_PATHS
+    from kafkactl.cli.shell import FILES, INSTALL_PATHS
 
     for shell, installed in INSTALL_PATHS.items():
         assert installed in data, shell

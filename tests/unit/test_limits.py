@@ -148,7 +148,7 @@ def test_a_contexts_file_that_is_not_utf8(tmp_path):
     ("a\x85b\x0bc\x0cd\x1ce", "a\\x85b\\x0bc\\x0cd\\x1ce"), ("tab\there", "tab\\there"), ("é ü", "é ü"),
 ])
 def test_error_lines_escape_control_characters(text, shown):
-    from kafkactl.cli import one_line
+    from kafkactl.cli.messages import one_line
 
     assert one_line(text) == shown
     assert len(one_line(text).splitlines()) == 1

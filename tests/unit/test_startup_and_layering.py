@@ -52,3 +52,43 @@ def test_contract_covers_every_core_module():
     cli_layer = {"kafkactl.cli", "kafkactl.commands", "kafkactl.formatters", "kafkactl.__main__", "kafkactl.entry"}
     core = {f"kafkactl.{m.name}" for m in pkgutil.iter_modules(kafkactl.__path__)} - cli_layer
     assert core - covered == set()
+
+
+def test_no_import_cycles():
+    """Every import kafkactl makes, at module level or inside a function, forms no cycle (issue 14)."""
+    import grimp
+
+    graph = grimp.build_graph("kafkactl")
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.find_modules_directly_imported_by(v):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = stack[stack.index(v):]
+            del stack[stack.index(v):]
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    assert cycles == []
+
+
+def test_contracts_name_every_noun():
+    """The independence contract lists every noun, so a new one is checked too."""
+    from kafkactl.cli.root import NOUNS
+
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    independent = next(c for c in cfg["tool"]["importlinter"]["contracts"] if c["type"] == "independence")
+    assert set(independent["modules"]) == {f"kafkactl.commands.{m}" for m in NOUNS.values()}

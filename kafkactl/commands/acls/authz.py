@@ -6,9 +6,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from kafkactl.commands import _complete as complete
-from kafkactl.commands._options import Cluster, DelegationTokens, Groups, Topics, TransactionalIds, UserPrincipals
-from kafkactl.commands.acls import app
+from kafkactl.cli import completers as complete
+from kafkactl.cli.options import Cluster, DelegationTokens, Groups, Topics, TransactionalIds, UserPrincipals
 
 PrincipalOpt = Annotated[str, typer.Option("--principal", help="The principal asking, Type:name.", autocompletion=complete.principals)]
 HostOpt = Annotated[str, typer.Option("--host", help="The client's IP as the broker sees it (default *: only ACLs for every host apply).")]
@@ -51,7 +50,6 @@ def _allow_everyone(app_ctx, acls_file: str | None, flag: bool) -> bool:
     return flag or (not acls_file and app_ctx.profile().allow_everyone_if_no_acl_found)
 
 
-@app.command("check")
 def acls_check(
     ctx: typer.Context,
     principal: PrincipalOpt,
@@ -80,7 +78,6 @@ def acls_check(
         raise typer.Exit(int(ExitCode.DENIED))
 
 
-@app.command("explain")
 def acls_explain(
     ctx: typer.Context,
     principal: PrincipalOpt,
@@ -103,7 +100,6 @@ def acls_explain(
                     for op, d in az.matrix(principal, host, rtype, name).items()])
 
 
-@app.command("who-can")
 def acls_who_can(
     ctx: typer.Context,
     operation: Annotated[str, typer.Option("--operation", help="The operation asked, e.g. Write.", autocompletion=complete.operations)],
@@ -131,7 +127,6 @@ def acls_who_can(
         ctx.obj.note(f"nobody may {op.pascal} {rtype.name}:{name}")
 
 
-@app.command("lint")
 def acls_lint(
     ctx: typer.Context,
     acls_file: AclsFile = None, super_user: SuperUsers = None,

@@ -1,4 +1,4 @@
-"""Generate completions/ and man/ from the command tree: `python -m kafkactl.commands._docs [--check]`.
+"""Generate completions/ and man/ from the command tree: `python -m kafkactl.cli.docs [--check]`.
 
 Man pages walk the click commands Typer builds (click-man and sphinx-click reject Typer >= 0.26 apps), write
 reStructuredText, and render it with docutils' manpage writer. Every page carries the same EXIT STATUS,
@@ -171,14 +171,14 @@ def render_man(rst: str) -> str:
 def generate() -> dict[Path, str]:
     """Every generated file, by path under the repository."""
     from kafkactl import __version__
-    from kafkactl.cli import app_group
-    from kafkactl.commands.completion import FILES as COMPLETION_FILES
-    from kafkactl.commands.completion import script
+    from kafkactl.cli.root import app_group
+    from kafkactl.cli.shell import FILES as COMPLETION_FILES
+    from kafkactl.cli.shell import script
 
     out: dict[Path, str] = {}
-    for shell, fname in COMPLETION_FILES.items():
-        out[Path("completions") / fname] = script(shell)
     root = app_group()
+    for shell, fname in COMPLETION_FILES.items():
+        out[Path("completions") / fname] = script(shell, root)
     for path, cmd in walk(root):
         out[Path("man") / f"{'-'.join(path)}.1"] = render_man(page_rst(path, cmd, root, __version__))
     return out

@@ -7,8 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kafkactl.commands._options import DryRun, Yes
-from kafkactl.commands.acls import app
+from kafkactl.cli.options import DryRun, Yes
 
 Contexts = Annotated[Optional[list[str]], typer.Option("--context", help="Target context (repeatable: fan out to several clusters).", show_default=False)]
 ScopeFile = Annotated[Optional[str], typer.Option("--scope", help="A YAML file with a scope: section (for CSV/Parquet inputs).", show_default=False)]
@@ -21,7 +20,6 @@ SparkRemote = Annotated[Optional[str], typer.Option("--spark-remote", help="Spar
 Files = Annotated[Optional[list[str]], typer.Argument(metavar="FILE...", help="Desired-state files (yaml, json, jsonl, csv, parquet).", show_default=False)]
 
 
-@app.command("export")
 def acls_export(
     ctx: typer.Context,
     fmt: Annotated[str, typer.Option("-o", "--output", "--format", "-f", help="yaml, jsonl, csv or parquet.")] = "yaml",
@@ -87,7 +85,6 @@ def _show_summary(app_ctx, plan) -> None:
                      + (f", {c.deletes_withheld} deletions withheld (--no-delete)" if c.deletes_withheld else ""))
 
 
-@app.command("plan")
 def acls_plan(
     ctx: typer.Context,
     files: Files = None,
@@ -133,7 +130,6 @@ def acls_plan(
         raise typer.Exit(2)
 
 
-@app.command("apply")
 def acls_apply(
     ctx: typer.Context,
     files: Files = None,
@@ -149,7 +145,7 @@ def acls_apply(
     Example:  kafkactl acls apply team-a.yaml --report apply.jsonl --yes
     """
     from kafkactl.bulk import engine
-    from kafkactl.commands._progress import progress_bar
+    from kafkactl.cli.progress import progress_bar
 
     app_ctx = ctx.obj
     plan, gateways, mode = _compute(app_ctx, files, plan_dir, context, scope, protect, no_delete, max_deletes, spark,

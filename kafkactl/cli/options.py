@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kafkactl.commands import _complete as complete
+from kafkactl.cli import completers as complete
 
 Yes = Annotated[bool, typer.Option("--yes", "--force", "-y", help="Do not ask for confirmation (required when not on a terminal).")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Show or validate what would be done; change nothing.")]

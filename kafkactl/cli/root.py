@@ -11,8 +11,10 @@ import typer
 from typer.core import TyperGroup
 
 from kafkactl import __version__
-from kafkactl.commands import _complete as complete
-from kafkactl.commands._app import AppContext, default_output
+from kafkactl.cli import completers as complete
+from kafkactl.cli.argv import check_argument_lengths, check_option_values, hoist_global_options
+from kafkactl.cli.context import AppContext, default_output
+from kafkactl.cli.messages import abbreviated, error_line, one_line, stderr_line, traceback_lines
 from kafkactl.errors import KafkactlError
 from kafkactl.exitcodes import ExitCode
 from kafkactl.formatters import OutputFormat
@@ -97,7 +99,7 @@ class KafkactlGroup(TyperGroup):
         instruction = os.environ.get(complete_var or "_KAFKACTL_COMPLETE")
         if not instruction:
             return
-        from kafkactl.commands.completion import complete
+        from kafkactl.cli.shell import complete
 
         try:
             rv = complete(self, ctx_args, prog_name, instruction)
@@ -115,7 +117,7 @@ class KafkactlGroup(TyperGroup):
         # no process receives a NUL in its arguments (execve cannot pass one); an in-process caller can
         bad = next((a for a in argv if "\x00" in a), None)
         if bad is not None:
-            _error(f"{bad[:60]!r}: an argument may not contain a NUL character")
+            error_line(f"{bad[:60]!r}: an argument may not contain a NUL character")
             if standalone_mode:
                 sys.exit(int(ExitCode.USAGE))
             return int(ExitCode.USAGE)
@@ -137,26 +139,26 @@ class KafkactlGroup(TyperGroup):
             code = ExitCode.USAGE
         except click_exc.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else "kafkactl"
-            _error(f"{where}: {_abbreviated(exc.format_message(), argv)} (see {where} --help)")
+            error_line(f"{where}: {abbreviated(exc.format_message(), argv)} (see {where} --help)")
             code = ExitCode.USAGE
         except click_exc.ClickException as exc:
-            _error(_abbreviated(exc.format_message(), argv))
+            error_line(abbreviated(exc.format_message(), argv))
             code = exc.exit_code
         except typer.Abort:
-            _error("aborted")
+            error_line("aborted")
             code = ExitCode.INTERRUPTED
         except KafkactlError as exc:
             result = getattr(exc, "result", None)
             if result is not None:
                 _render_partial(result)
-            _error(exc.message)
+            error_line(exc.message)
             if exc.hint:
-                _stderr(f"hint: {one_line(exc.hint)}")
+                stderr_line(f"hint: {one_line(exc.hint)}")
             if debug:
-                _traceback()
+                traceback_lines()
             code = exc.exit_code
         except KeyboardInterrupt:
-            _error("interrupted")
+            error_line("interrupted")
             code = ExitCode.INTERRUPTED
         except BrokenPipeError:
             code = _broken_pipe()
@@ -169,9 +171,9 @@ class KafkactlGroup(TyperGroup):
             if exc.filename is None:  # not about a file the operator named: a bug or a client failure
                 code = _unexpected(exc, debug)
             else:  # a path given on the command line that cannot be read or written
-                _error(f"{exc.filename}: {exc.strerror or type(exc).__name__}")
+                error_line(f"{exc.filename}: {exc.strerror or type(exc).__name__}")
                 if debug:
-                    _traceback()
+                    traceback_lines()
                 code = ExitCode.NOT_FOUND if isinstance(exc, FileNotFoundError) else ExitCode.USAGE
         except Exception as exc:  # a bug or an unexpected client failure: one line unless --debug
             code = _unexpected(exc, debug)
@@ -183,9 +185,9 @@ class KafkactlGroup(TyperGroup):
 
 
 def _unexpected(exc: BaseException, debug: bool) -> ExitCode:
-    _error(f"unexpected {type(exc).__name__}: {exc}" + ("" if debug else " (run with --debug for the traceback)"))
+    error_line(f"unexpected {type(exc).__name__}: {exc}" + ("" if debug else " (run with --debug for the traceback)"))
     if debug:
-        _traceback()
+        traceback_lines()
     return ExitCode.ERROR
 
 
@@ -194,185 +196,6 @@ def _broken_pipe() -> ExitCode:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     return ExitCode.BROKEN_PIPE
-
-
-GLOBAL_VALUE_OPTIONS = {"--context", "-b", "--bootstrap-server", "--command-config", "-o", "--output", "--timeout"}
-GLOBAL_FLAGS = {"--no-color", "--debug"}
-
-
-def hoist_global_options(root: Any, argv: list[str]) -> list[str]:
-    """Let global options follow the subcommand (`kafkactl acls list -o json`), as operators type them.
-
-    Only options the invoked command does not define itself are moved to the front.
-    """
-    cmd, i, path_end = root, 0, None
-    while i < len(argv):
-        tok = argv[i]
-        if tok == "--":
-            break
-        if tok.startswith("-"):
-            i += 2 if (tok in GLOBAL_VALUE_OPTIONS and path_end is None) else 1
-            continue
-        sub = _subcommand(cmd, tok) if path_end is None else None
-        if sub is None:
-            path_end = path_end or i
-            i += 1
-            continue
-        cmd, i = sub, i + 1
-    if cmd is root:
-        return argv
-    own = {o for p in getattr(cmd, "params", []) for o in (*p.opts, *p.secondary_opts)}
-    front, rest, i = [], [], 0
-    first_sub = next((j for j, t in enumerate(argv) if t in NOUNS), len(argv))
-    while i < len(argv):
-        tok = argv[i]
-        name = tok.split("=", 1)[0]
-        if tok == "--":
-            rest += argv[i:]
-            break
-        if i > first_sub and name not in own and name in GLOBAL_VALUE_OPTIONS | GLOBAL_FLAGS:
-            takes_value = name in GLOBAL_VALUE_OPTIONS and "=" not in tok
-            front += argv[i:i + 1 + takes_value]
-            i += 1 + takes_value
-            continue
-        rest.append(tok)
-        i += 1
-    # after the options typed before the noun, so that a repeated option's last value wins, as typed
-    k = 0
-    while k < len(rest) and rest[k].startswith("-") and rest[k] != "--":
-        k += 2 if rest[k] in GLOBAL_VALUE_OPTIONS else 1
-    return rest[:k] + front + rest[k:]
-
-
-def _subcommand(group: Any, name: str) -> Any:
-    get = getattr(group, "get_command", None)
-    return get(None, name) if get is not None and hasattr(group, "commands") else None
-
-
-def _stderr(text: str) -> None:
-    from kafkactl.redact import scrub
-
-    try:
-        sys.stderr.write(scrub(text) + "\n")
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):
-        pass
-
-
-def _error(text: str) -> None:
-    from kafkactl.redact import scrub
-
-    # scrubbed first: a secret is masked as registered, before its line breaks are escaped
-    _stderr(f"error: {one_line(scrub(text))}")
-
-
-# C0 and C1 controls, DEL and the Unicode line and paragraph separators, as Python spells them in a string
-_ESCAPES = {c: chr(c).encode("unicode_escape").decode("ascii")
-            for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}
-
-
-def one_line(text: str) -> str:
-    """`text` with every control character and line break escaped: a broker's message may hold them, and an error
-    is one line on stderr."""
-    return text.translate(_ESCAPES)
-
-
-def _abbreviated(message: str, argv: list[str]) -> str:
-    """click repeats a bad value whole: a 5000-digit --partitions is cut short."""
-    from kafkactl.limits import shown
-
-    for arg in {a for a in argv if len(a) > 80}:
-        for form in (repr(arg), arg):
-            if form in message:
-                message = message.replace(form, shown(arg, 40))
-                break
-    return message
-
-
-# options whose value may be, or hold, a secret: never repeated when refused for its length
-_SECRET_OPTION_WORDS = ("config", "password", "secret", "token", "jaas")
-
-
-def check_argument_lengths(root: Any, argv: list[str]) -> None:
-    """Refuse any argument longer than a protocol STRING, before a request: every name, id and config kafkactl
-    sends is one (a longer one makes librdkafka crash or the broker drop the connection). No file path or
-    address comes near the limit."""
-    from kafkactl.limits import check_string, too_long
-
-    for i in [i for i, a in enumerate(argv) if too_long(a)]:
-        arg, option = argv[i], None
-        if arg.startswith("--") and "=" in arg:
-            option, arg = arg.split("=", 1)
-        elif arg.startswith("-") and not arg.startswith("--"):
-            option, arg = arg[:2], arg[2:]
-        elif i and argv[i - 1].startswith("-") and "=" not in argv[i - 1] and argv[i - 1] not in _flags(root, argv):
-            option = argv[i - 1]
-        secret = "=" in arg or (option is not None and any(w in option for w in _SECRET_OPTION_WORDS))
-        check_string(arg, option or "an argument", secret=secret)
-
-
-# options whose value may be blank: AclCommand takes a transactional id as typed (Kafka allows ' ')
-_BLANK_ALLOWED = {"--transactional-id"}
-# global options whose values are checked (and named) where they are read
-_CHECKED_LATER = {"-b", "--bootstrap-server", "--timeout", "-o", "--output"}
-
-
-def check_option_values(root: Any, argv: list[str]) -> None:
-    """An option given an empty value, or a blank one, is refused rather than taken as absent; a single-value
-    option of the command given twice is refused rather than one value silently dropped (global options, which
-    may also be set before the noun, keep the last one: hoist_global_options puts it last)."""
-    from kafkactl.errors import UsageError
-    from kafkactl.limits import shown
-
-    path = [root]
-    for tok in argv:
-        if tok == "--":
-            break
-        sub = None if tok.startswith("-") else _subcommand(path[-1], tok)
-        if sub is not None:
-            path.append(sub)
-    params = {o: p for cmd in path for p in getattr(cmd, "params", []) for o in (*p.opts, *p.secondary_opts)}
-    takes_value = {o for o, p in params.items() if not (getattr(p, "is_flag", False) or getattr(p, "count", False))}
-    seen: dict[Any, list[str]] = {}
-    i = 0
-    while i < len(argv):
-        tok = argv[i]
-        if tok == "--":
-            break
-        option, value = tok, None
-        if tok.startswith("--") and "=" in tok:
-            option, value = tok.split("=", 1)
-        elif tok in takes_value and i + 1 < len(argv):
-            value = argv[i + 1]
-            i += 1
-        i += 1
-        if option not in takes_value or value is None or option in _CHECKED_LATER:
-            continue
-        if value == "" or (not value.strip() and option not in _BLANK_ALLOWED):
-            raise UsageError(f"{option} {value!r} is empty: give a value, or leave the option out")
-        p = params[option]
-        if not getattr(p, "multiple", False) and option not in GLOBAL_VALUE_OPTIONS:
-            seen.setdefault(p, []).append(value)
-            if len(seen[p]) > 1:
-                raise UsageError(f"{option} given twice ({shown(seen[p][0])}, {shown(value)}): it takes one value")
-
-
-def _flags(root: Any, argv: list[str]) -> set[str]:
-    """The options of the invoked command (and the groups above it) that take no value."""
-    path = [root]
-    for tok in argv:
-        sub = None if tok.startswith("-") else _subcommand(path[-1], tok)
-        if sub is not None:
-            path.append(sub)
-    return {"--", "-h", "--help"} | {o for cmd in path for p in getattr(cmd, "params", [])
-                                     if getattr(p, "is_flag", False) or getattr(p, "count", False)
-                                     for o in (*p.opts, *p.secondary_opts)}
-
-
-def _traceback() -> None:
-    import traceback
-
-    _stderr("".join(traceback.format_exc()).rstrip())
 
 
 _current: AppContext | None = None
@@ -475,7 +298,7 @@ def main() -> None:
     except SystemExit as exc:
         code = exc.code
     except KeyboardInterrupt:  # before the command's own handling began (while the command tree is built)
-        _error("interrupted")
+        error_line("interrupted")
         code = int(ExitCode.INTERRUPTED)
     if "pyspark" in sys.modules or not isinstance(code, (int, type(None))):
         sys.exit(code)  # a Spark session (or a message as the code) gets the interpreter's own shutdown

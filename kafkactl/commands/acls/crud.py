@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kafkactl.commands._options import (
+from kafkactl.cli.options import (
     AllowHosts,
     AllowPrincipals,
     Cluster,
@@ -25,8 +25,6 @@ from kafkactl.commands._options import (
     UserPrincipals,
     Yes,
 )
-
-app = typer.Typer(help="Create, list and delete ACLs (kafka-acls.sh).", no_args_is_help=True)
 
 Producer = Annotated[bool, typer.Option("--producer", help="Producer role: Write, Describe, Create on --topic; Write, Describe on --transactional-id.", rich_help_panel="Shortcuts")]
 Consumer = Annotated[bool, typer.Option("--consumer", help="Consumer role: Read, Describe on --topic; Read on --group.", rich_help_panel="Shortcuts")]
@@ -62,7 +60,7 @@ def acls_create(
     """
     from kafkactl.acl import ops
     from kafkactl.acl.options import bindings_for_create
-    from kafkactl.commands._progress import progress_bar
+    from kafkactl.cli.progress import progress_bar
 
     app_ctx = ctx.obj
     opts = _options(topics=topic, groups=group, cluster=cluster, transactional_ids=transactional_id,
@@ -123,7 +121,7 @@ def acls_delete(
 
     from kafkactl.acl import ops
     from kafkactl.acl.options import filters_for_query, matches_every_acl
-    from kafkactl.commands._progress import progress_bar
+    from kafkactl.cli.progress import progress_bar
     from kafkactl.errors import UsageError
 
     app_ctx = ctx.obj
@@ -166,13 +164,6 @@ def acls_delete(
         app_ctx.warn("some ACLs were created after the listing and matched the filters; they were deleted too")
 
 
-for _name, _fn, _alias in (("create", acls_create, "add"), ("list", acls_list, "describe"),
-                           ("delete", acls_delete, "remove")):
-    app.command(_name)(_fn)
-    app.command(_alias, hidden=True, help=f"Alias of `kafkactl acls {_name}`.")(_fn)
-
-
-@app.command("decode-ops")
 def acls_decode_ops(
     ctx: typer.Context,
     bits: Annotated[int, typer.Argument(help="An authorized-operations bitfield: signed or unsigned INT32 (put -- before a negative one).")],
@@ -184,7 +175,7 @@ def acls_decode_ops(
     """
     from kafkactl.acl.bitfield import decode
     from kafkactl.acl.model import parse_resource_type
-    from kafkactl.commands._authz import render_ops
+    from kafkactl.cli.authz import render_ops
     from kafkactl.errors import UsageError
     from kafkactl.formatters import OutputFormat
 
@@ -201,7 +192,3 @@ def acls_decode_ops(
             typer.echo(name)
     else:
         render_ops(app_ctx, ops, [(str(bits), ops)])
-
-
-# desired-state commands (export, plan, apply) live in their own module and register on this group
-from kafkactl.commands import acls_authz, acls_state  # noqa: E402,F401

@@ -1,0 +1,41 @@
+"""What the gateway's parts share: kafkactl's record of a Kafka error, and the normalising of the clients' error
+shapes into it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    code: int
+    name: str
+    message: str
+
+
+def error_info(err: Any) -> ErrorInfo:
+    """Normalise a confluent KafkaError / KafkaException into code, name, message."""
+    if isinstance(err, _CodeError):
+        return ErrorInfo(err.code(), err.name(), err.str())
+    kerr = err.args[0] if hasattr(err, "args") and err.args and hasattr(err.args[0], "code") else err
+    if hasattr(kerr, "code") and callable(kerr.code):
+        return ErrorInfo(kerr.code(), kerr.name(), kerr.str())
+    return ErrorInfo(-1, type(err).__name__, str(err))
+
+
+class _CodeError(Exception):
+    """A Kafka error code from kafka-python (or a raw response), shaped like confluent's KafkaError."""
+
+    def __init__(self, code: int, name: str, message: str) -> None:
+        super().__init__(message)
+        self._code, self._name, self._message = code, name, message
+
+    def code(self) -> int:
+        return self._code
+
+    def name(self) -> str:
+        return self._name
+
+    def str(self) -> str:
+        return self._message
