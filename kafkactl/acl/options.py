@@ -213,6 +213,9 @@ def filters_for_query(o: AclOptions, for_delete: bool) -> list[AclFilter]:
             raise UsageError("use either --allow-principal/--deny-principal (exact entries, as kafka-acls.sh --remove) "
                              "or --principal/--host/--permission filters, not both")
         entry_filters = list(_entries(o, _operations(o)))
+        for rtype, _, _ in resources:  # as AclCommand --remove validates its entries (and refuses)
+            for op in {op for _, _, op, _ in entry_filters}:
+                check_operation_supported(rtype, op)
     else:
         principals = [validate_principal(p) for p in o.principals] or [None]
         hosts = [_host_filter(h) for h in o.hosts] or [None]

@@ -162,6 +162,17 @@ def _settled(gw) -> str:
     return previous
 
 
+def _forget_fuzz_values_as_secrets() -> None:
+    """A value one case gave as a password (kafkactl registers it, so a message repeating it is masked) is given
+    by a later case to --topic, say, and rightly shown back: the fuzzer's own values are public. What a case
+    registers stays known while its own output is swept."""
+    from kafkactl import redact
+
+    public = [*HOSTILE, *(v for values in PLAUSIBLE.values() for v in values)]
+    with redact._lock:
+        redact._known.difference_update({v for v in redact._known if any(v in p for p in public)})
+
+
 @seed(SEED)
 @settings(max_examples=CASES, deadline=None, database=None, derandomize=False,
           suppress_health_check=list(HealthCheck))
@@ -169,6 +180,7 @@ def _settled(gw) -> str:
 def test_hostile_argv_never_crashes_and_bad_input_changes_nothing(scratch, case):
     env, empty, gw = scratch
     path, argv = case
+    _forget_fuzz_values_as_secrets()
     local = path.split()[0] in LOCAL_NOUNS
     before = None if local else (STATS["settled"] or _settled(gw))
     STATS["settled"] = None

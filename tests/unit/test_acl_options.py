@@ -128,3 +128,13 @@ def test_user_resources_the_broker_can_match_are_created(name, pattern):
     got = bindings_for_create(AclOptions(user_principals=[name], allow_principals=["User:a"],
                                          operations=["CreateTokens"], pattern_type=pattern))
     assert [(b.resource_type, b.resource_name) for b in got] == [(RT.USER, name)]
+
+
+def test_delete_entries_with_an_operation_the_resource_lacks_are_refused_as_acl_command_does():
+    """CI's delete-safety comparison (issue 13): `--remove --transactional-id x --allow-principal User:b
+    --operation Read` is refused by AclCommand ("only supports operations Write,Describe,All")."""
+    opts = AclOptions(transactional_ids=["x"], allow_principals=["User:b"], operations=["Read"])
+    with pytest.raises(UsageError, match="Read is not supported on TRANSACTIONAL_ID"):
+        filters_for_query(opts, for_delete=True)
+    # a filter (not an entry) may still look for whatever exists
+    assert filters_for_query(AclOptions(transactional_ids=["x"], operations=["Read"]), for_delete=True)
