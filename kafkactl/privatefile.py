@@ -1,0 +1,35 @@
+"""Files only their owner may read (contexts, sandbox state and passwords, completion caches): one writer.
+
+The file is created 0600 from its first byte (never chmod-ed after a window in which others could open it),
+under a directory created 0700. `atomic` writes a temporary file beside it and renames it into place, so a
+reader sees the old or the new text, never half of one; `fresh` refuses to write through whatever is already at
+the path (a link planted there by someone else) and creates the file anew.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def write_private(path: Path, text: str, *, atomic: bool = True, fresh: bool = False) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    target = path.with_name(f".{path.name}.{os.getpid()}.tmp") if atomic else path
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+    if fresh or atomic:
+        target.unlink(missing_ok=True)
+        flags |= os.O_EXCL
+    fd = os.open(target, flags, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(target, 0o600)  # an umask cannot widen it, but an existing file kept its mode under O_TRUNC
+        if atomic:
+            if fresh:
+                path.unlink(missing_ok=True)
+            os.replace(target, path)
+    except BaseException:
+        if atomic:
+            target.unlink(missing_ok=True)
+        raise

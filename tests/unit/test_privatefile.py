@@ -1,0 +1,54 @@
+"""The one writer of owner-only files."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from kafkactl.privatefile import write_private
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def test_a_new_file_is_0600_under_a_0700_directory(tmp_path):
+    target = tmp_path / "new" / "state.json"
+    old = os.umask(0)
+    try:
+        write_private(target, "secret")
+    finally:
+        os.umask(old)
+    assert target.read_text() == "secret" and mode(target) == 0o600 and mode(target.parent) == 0o700
+    assert [p.name for p in target.parent.iterdir()] == ["state.json"]  # no temporary file left behind
+
+
+def test_an_existing_readable_file_is_replaced_by_a_private_one(tmp_path):
+    target = tmp_path / "config.yaml"
+    target.write_text("old")
+    os.chmod(target, 0o644)
+    write_private(target, "new")
+    assert target.read_text() == "new" and mode(target) == 0o600
+
+
+@pytest.mark.parametrize("atomic", [True, False])
+def test_a_planted_link_is_not_written_through(tmp_path, atomic):
+    victim = tmp_path / "victim"
+    victim.write_text("untouched")
+    link = tmp_path / "argfile"
+    link.symlink_to(victim)
+    write_private(link, "payload", atomic=atomic, fresh=True)
+    assert victim.read_text() == "untouched"
+    assert not link.is_symlink() and link.read_text() == "payload" and mode(link) == 0o600
+
+
+def test_without_fresh_a_link_is_refused_rather_than_followed(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("untouched")
+    link = tmp_path / "cache.json"
+    link.symlink_to(victim)
+    with pytest.raises(OSError):
+        write_private(link, "payload", atomic=False)
+    assert victim.read_text() == "untouched"
