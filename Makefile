@@ -20,6 +20,7 @@ demo: install
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/tour.sh
 
 test: install
+	$(BIN)/ruff check kafkactl tests bench
 	$(BIN)/python -m pytest
 
 # regenerate completions/ and man/ from the command definitions (a test fails when they are stale)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-import tracemalloc
 
 
 def main() -> None:
@@ -68,5 +67,4 @@ def _kp_count(kp, DescribeAclsRequest) -> int:
 
 
 if __name__ == "__main__":
-    tracemalloc  # imported for ad-hoc memory checks
     main()

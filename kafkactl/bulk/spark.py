@@ -17,7 +17,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator
 
 from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType, refused_class, shown,
                                  validate_text)

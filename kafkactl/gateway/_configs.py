@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from kafkactl.configs.model import (BROKER, BROKER_LOGGER, CLIENT_METRICS, CONFIG_TYPE_NAMES, GROUP, OPS,
-                                    SCRAM_MECHANISMS, SOURCES, TOPIC, ListConfigResourcesError)
+from kafkactl.configs.model import (BROKER, GROUP, OPS,
+                                    SOURCES, TOPIC, ListConfigResourcesError)
 
 _CONFLUENT_TYPES = {TOPIC: "TOPIC", BROKER: "BROKER", GROUP: "GROUP"}
 
