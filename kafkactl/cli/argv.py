@@ -149,3 +149,30 @@ def _flags(root: Any, argv: list[str]) -> set[str]:
     return {"--", "-h", "--help"} | {o for cmd in path for p in getattr(cmd, "params", [])
                                      if getattr(p, "is_flag", False) or getattr(p, "count", False)
                                      for o in (*p.opts, *p.secondary_opts)}
+
+
+# options whose value is optional: `--spark` alone, or `--spark auto` / `--spark=auto` (Click has no such
+# option; the value becomes a hidden flag of its own). A file named like the value keeps its meaning as a file.
+OPTIONAL_VALUES = {"--spark": {"auto": "--spark-auto"}}
+
+
+def optional_values(argv: list[str]) -> list[str]:
+    from pathlib import Path
+
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            return out + argv[i:]
+        name, eq, value = tok.partition("=")
+        flags = OPTIONAL_VALUES.get(name)
+        if flags and eq and value in flags:
+            out.append(flags[value])
+        elif flags and not eq and i + 1 < len(argv) and argv[i + 1] in flags and not Path(argv[i + 1]).exists():
+            out.append(flags[argv[i + 1]])
+            i += 1
+        else:
+            out.append(tok)
+        i += 1
+    return out

@@ -12,7 +12,7 @@ from typer.core import TyperGroup
 
 from kafkactl import __version__
 from kafkactl.cli import completers as complete
-from kafkactl.cli.argv import check_argument_lengths, check_option_values, hoist_global_options
+from kafkactl.cli.argv import check_argument_lengths, check_option_values, hoist_global_options, optional_values
 from kafkactl.cli.context import AppContext, default_output
 from kafkactl.cli.messages import abbreviated, error_line, one_line, stderr_line, traceback_lines
 from kafkactl.errors import KafkactlError
@@ -121,7 +121,7 @@ class KafkactlGroup(TyperGroup):
             if standalone_mode:
                 sys.exit(int(ExitCode.USAGE))
             return int(ExitCode.USAGE)
-        argv = hoist_global_options(self, argv)
+        argv = optional_values(hoist_global_options(self, argv))
         debug = "--debug" in argv or os.environ.get("KAFKACTL_DEBUG", "") not in ("", "0")
         # terraform's convention for a CI gate: 2 means changes, so every error (bad input too) is 1
         # any spelling (--detailed-exitcode=true is a usage error, which must not read as "changes" either)

@@ -47,3 +47,24 @@ def test_a_repeated_global_option_keeps_its_last_value_as_typed():
 def test_detailed_exitcode_with_a_value_is_an_error_not_changes(flag):
     r = run("acls", "plan", "x.yaml", flag)
     assert r.exit_code == 1 and r.stderr.startswith("error:"), r.output
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["acls", "plan", "f.yaml", "--spark", "auto"], ["acls", "plan", "f.yaml", "--spark-auto"]),
+    (["acls", "plan", "--spark=auto", "f.yaml"], ["acls", "plan", "--spark-auto", "f.yaml"]),
+    (["acls", "plan", "--spark", "auto", "f.yaml"], ["acls", "plan", "--spark-auto", "f.yaml"]),
+    (["acls", "plan", "--spark", "f.yaml"], ["acls", "plan", "--spark", "f.yaml"]),
+    (["acls", "plan", "f.yaml", "--", "--spark", "auto"], ["acls", "plan", "f.yaml", "--", "--spark", "auto"]),
+])
+def test_spark_takes_an_optional_value_anywhere(argv, expected):
+    from kafkactl.cli.argv import optional_values
+
+    assert optional_values(argv) == expected
+
+
+def test_a_file_named_auto_stays_a_file(tmp_path, monkeypatch):
+    from kafkactl.cli.argv import optional_values
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "auto").write_text("")
+    assert optional_values(["acls", "plan", "--spark", "auto"]) == ["acls", "plan", "--spark", "auto"]

@@ -409,3 +409,14 @@ def test_an_apply_refused_for_one_reason_exits_with_that_reason(sandbox, team, t
         assert mine(sandbox.gateway("admin"), f"{team}app") == before == set()
     finally:
         sandbox.as_user("admin", "configs", "delete", "--user", user, "SCRAM-SHA-512")
+
+
+@pytest.mark.parametrize("spelling", [["{f}", "--spark", "auto"], ["--spark=auto", "{f}"], ["--spark", "auto", "{f}"]])
+def test_spark_auto_works_in_any_position(sandbox, team, tmp_path, spelling):
+    """Issue 14: `acls plan FILE --spark auto` took 'auto' for a second file; `--spark=auto` was a usage error.
+    A small file under auto stays in-process."""
+    f = tmp_path / "s.yaml"
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}a", "allow": [{"topic": f"{team}t", "operations": ["Read"]}]}]))
+    r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", *[a.format(f=f) for a in spelling]))
+    doc = json.loads(r.stdout)
+    assert doc["engine"].startswith("in-process") and doc["sources"] == [str(f)], doc

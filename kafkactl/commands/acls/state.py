@@ -15,6 +15,7 @@ Protect = Annotated[Optional[list[str]], typer.Option("--protect", help="A princ
 NoDelete = Annotated[bool, typer.Option("--no-delete", help="Only create; plan no deletions.")]
 MaxDeletes = Annotated[Optional[str], typer.Option("--max-deletes", help="Refuse a plan with more deletions than N or P% of the ACLs in scope.", show_default=False)]
 Spark = Annotated[bool, typer.Option("--spark", help="Run the diff (and the apply) on Spark; `--spark auto` picks by size.", rich_help_panel="Engine")]
+SparkAuto = Annotated[bool, typer.Option("--spark-auto", hidden=True, help="What `--spark auto` becomes.")]
 SparkMaster = Annotated[Optional[str], typer.Option("--spark-master", help="Spark master URL (default local[*]).", rich_help_panel="Engine", show_default=False)]
 SparkRemote = Annotated[Optional[str], typer.Option("--spark-remote", help="Spark Connect URL sc://host:port.", rich_help_panel="Engine", show_default=False)]
 Files = Annotated[Optional[list[str]], typer.Argument(metavar="FILE...", help="Desired-state files (yaml, json, jsonl, csv, parquet).", show_default=False)]
@@ -39,20 +40,17 @@ def acls_export(
     app_ctx.note(f"exported {n} ACL bindings")
 
 
-def _spark_mode(spark: bool, files: list[str]) -> tuple[str, list[str]]:
-    """`--spark auto FILE` reads as a flag and a first argument 'auto' (Typer has no optional-value options)."""
-    from pathlib import Path
-
-    if files and files[0] == "auto" and not Path("auto").exists():
-        return "auto", files[1:]
-    return ("spark" if spark else "local"), files
+def _spark_mode(spark: bool, spark_auto: bool) -> str:
+    """`--spark auto` (or `--spark=auto`) reaches the command as --spark-auto (kafkactl.cli.argv.optional_values)."""
+    return "auto" if spark_auto else ("spark" if spark else "local")
 
 
-def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_deletes, spark, master, remote):
+def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_deletes, spark, master, remote,
+             spark_auto=False):
     from kafkactl.bulk import engine
     from kafkactl.errors import UsageError
 
-    mode, files = _spark_mode(spark, list(files or []))
+    mode, files = _spark_mode(spark, spark_auto), list(files or [])
     if master or remote:
         mode = "spark" if mode == "local" else mode
     if plan_dir:
@@ -95,6 +93,7 @@ def acls_plan(
     limit: Annotated[int, typer.Option("--limit", help="Rows shown in the table view (0: all).")] = 200,
     detailed_exitcode: Annotated[bool, typer.Option("--detailed-exitcode", help="Exit 0 without changes, 2 with changes, 1 on error.")] = False,
     spark: Spark = False, spark_master: SparkMaster = None, spark_remote: SparkRemote = None,
+    spark_auto: SparkAuto = False,
 ) -> None:
     """Show what apply would change, by cluster, phase and resource.
 
@@ -107,7 +106,7 @@ def acls_plan(
 
     app_ctx = ctx.obj
     plan, _, _ = _compute(app_ctx, files, None, context, scope, protect, no_delete, max_deletes, spark,
-                          spark_master, spark_remote)
+                          spark_master, spark_remote, spark_auto)
     if out:
         save(plan, out)
         app_ctx.note(f"plan saved to {out}")
@@ -139,6 +138,7 @@ def acls_apply(
     report: Annotated[Optional[str], typer.Option("--report", help="Write one JSON line per binding (its outcome) here.", show_default=False)] = None,
     yes: Yes = False, dry_run: DryRun = False,
     spark: Spark = False, spark_master: SparkMaster = None, spark_remote: SparkRemote = None,
+    spark_auto: SparkAuto = False,
 ) -> None:
     """Make the clusters' ACLs match the desired state: four confirmed phases (DENY first, old DENYs last).
 
@@ -149,7 +149,7 @@ def acls_apply(
 
     app_ctx = ctx.obj
     plan, gateways, mode = _compute(app_ctx, files, plan_dir, context, scope, protect, no_delete, max_deletes, spark,
-                                    spark_master, spark_remote)
+                                    spark_master, spark_remote, spark_auto)
     _show_summary(app_ctx, plan)
     if not plan.changes:
         app_ctx.note("nothing to do: the clusters already match the desired state")
