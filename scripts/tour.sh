@@ -51,4 +51,4 @@ printf 'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaa
 run kafkactl -b "$(kafkactl -o json local status | python3 -c 'import json,sys; print(json.load(sys.stdin)["bootstrap_servers"])')" --command-config "$TOUR_DIR/teama-app-1.properties" -o table auth whoami
 run kafkactl local status
 run kafkactl local env --user alice
-printf '\nThe sandbox keeps running: kafkactl local down stops it (--keep keeps its data).\n'
+printf '\nThe sandbox keeps running: kafkactl local down stops it and keeps its data (--purge deletes it).\n'

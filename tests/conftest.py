@@ -154,7 +154,7 @@ def sandbox() -> SandboxInfo:
     for user, password in state.passwords.items():
         register(password, f"the sandbox password of {user}")
     yield info
-    sb.down()  # (the secrets sweep reads the sandbox's logs first)
+    sb.down(purge=True)  # (the secrets sweep reads the sandbox's logs first)
 
 
 def shell_join(args) -> str:

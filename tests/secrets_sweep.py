@@ -223,18 +223,18 @@ def secret() -> str:
 
 def pytest_configure(config) -> None:
     _state["started"] = time.time()
-    # kafkactl's in-process `local down` removes the sandbox home, broker.log with it: sweep it first
+    # kafkactl's in-process `local down --purge` removes the sandbox home, broker.log with it: sweep it first
     from kafkactl.local import sandbox
 
     down = sandbox.Sandbox.down
     if getattr(down, "swept_first", False):
         return
 
-    def swept_down(self, keep: bool = False, timeout: float = 30.0):
-        if not keep:
+    def swept_down(self, purge: bool = False, timeout: float = 30.0):
+        if purge:
             _register_sandbox(self.state_file)
-            sweep_tree(self.home, f"the sandbox in {self.home}, before local down removed it")
-        return down(self, keep=keep, timeout=timeout)
+            sweep_tree(self.home, f"the sandbox in {self.home}, before local down --purge removed it")
+        return down(self, purge=purge, timeout=timeout)
 
     swept_down.swept_first = True
     sandbox.Sandbox.down = swept_down

@@ -38,17 +38,22 @@ def local_up(
 @app.command("down")
 def local_down(
     ctx: typer.Context,
-    keep: Annotated[bool, typer.Option("--keep", help="Keep the data (topics, ACLs, users) for the next up.")] = False,
+    purge: Annotated[bool, typer.Option("--purge", help="Also delete its data (topics, ACLs, users, passwords) and its local-* contexts.")] = False,
+    keep: Annotated[bool, typer.Option("--keep", hidden=True, help="The default now: data is kept unless --purge.")] = False,
 ) -> None:
-    """Stop the sandbox broker and delete its data (unless --keep).
+    """Stop the sandbox broker; its data and contexts stay for the next up (--purge deletes them).
 
-    Example:  kafkactl local down --keep
+    Example:  kafkactl local down;  kafkactl local down --purge
     """
+    from kafkactl.errors import UsageError
     from kafkactl.local.sandbox import Sandbox
 
+    if keep and purge:
+        raise UsageError("--keep and --purge contradict each other (data is kept unless --purge)")
     app_ctx = ctx.obj
-    status = Sandbox().down(keep=keep)
-    app_ctx.note("sandbox stopped" + (f"; data kept in {status.data_dir}" if keep else "; data deleted"))
+    status = Sandbox().down(purge=purge)
+    app_ctx.note("sandbox stopped" + ("; data and local-* contexts deleted" if purge
+                                      else f"; data kept in {status.data_dir} (local down --purge deletes it)"))
 
 
 @app.command("status")

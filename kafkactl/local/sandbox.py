@@ -241,14 +241,15 @@ class Sandbox:
         return scrub("\n".join(text.splitlines()[-lines:]))
 
     # ---------------------------------------------------------------- down
-    def down(self, keep: bool = False, timeout: float = 30.0) -> SandboxStatus:
+    def down(self, purge: bool = False, timeout: float = 30.0) -> SandboxStatus:
+        """Stop the broker. Its data (topics, ACLs, users) and contexts stay for the next `up`, unless `purge`."""
         state = self.load_state()
         if state and state.pid and self.is_running(state):
             _stop(state.pid, timeout)
         if state:
             state.pid = None
             self._save_state(state)
-        if not keep:
+        if purge:
             shutil.rmtree(self.home, ignore_errors=True)
             store = ContextStore.load()
             for name in [n for n, c in store.contexts.items() if c.managed_by == "local"]:

@@ -139,7 +139,7 @@ def scratch(tmp_path_factory):
         os.chdir(cwd)
         gw.close()
         sweep_tree(home, "the fuzz sandbox and working directory")
-        subprocess.run([sys.executable, "-m", "kafkactl", "local", "down"], capture_output=True,
+        subprocess.run([sys.executable, "-m", "kafkactl", "local", "down", "--purge"], capture_output=True,
                        env={**os.environ, **env}, timeout=120)
 
 

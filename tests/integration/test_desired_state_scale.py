@@ -103,7 +103,7 @@ def test_two_contexts_in_one_apply(sandbox, tmp_path, monkeypatch):
         run("--context", "local-admin", "acls", "delete", "--principal", f"User:two{t}", "--yes")
     finally:
         monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config2"))
-        second.down()
+        second.down(purge=True)
         monkeypatch.setenv("XDG_CONFIG_HOME", main_config)
         store = ContextStore.load()
         if "second-admin" in store.contexts:

@@ -201,7 +201,7 @@ def test_broker_stopped_during_the_commands(tmp_path):
         except ProcessLookupError:
             pass
         sweep_tree(tmp_path / "state", "the stopped broker's sandbox")
-        _kafkactl(["local", "down"], env=env, timeout=120)
+        _kafkactl(["local", "down", "--purge"], env=env, timeout=120)
 
 
 def test_no_command_hangs_on_a_silent_address_beyond_its_timeout(silent_port):

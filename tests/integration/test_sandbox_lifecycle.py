@@ -21,14 +21,15 @@ def test_down_keep_then_up_reuses_data_and_down_deletes_it(sandbox, tmp_path, mo
         assert status["running"] and status["bootstrap_servers"] != sandbox.bootstrap  # free ports were picked
         assert run("--context", "local-admin", "topics", "create", topic).exit_code == 0
 
-        assert run("local", "down", "--keep").exit_code == 0
+        assert run("local", "down").exit_code == 0  # issue 14: data and contexts stay unless --purge
         assert json.loads(run("-o", "json", "local", "status").stdout)["running"] is False
+        assert Sandbox().data_dir.is_dir() and "local-admin" in run("-o", "plain", "context", "list").stdout
         assert run("--context", "local-admin", "--timeout", "2", "topics", "list").exit_code == ExitCode.UNREACHABLE
 
         assert run("local", "up").exit_code == 0
         assert topic in run("--context", "local-admin", "-o", "plain", "topics", "list").stdout.split()
     finally:
-        assert run("local", "down").exit_code == 0
+        assert run("local", "down", "--purge").exit_code == 0
     assert not Sandbox().home.exists()
     assert "local-admin" not in run("-o", "plain", "context", "list").stdout
 
@@ -39,7 +40,7 @@ def test_a_broker_that_cannot_start_reports_its_log(sandbox, tmp_path, monkeypat
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     assert run("local", "up").exit_code == 0
     state = Sandbox().load_state()
-    run("local", "down", "--keep")
+    run("local", "down")
     # occupy the kept broker port with the session broker's port number: rewrite the state
     state_file = Sandbox().state_file
     data = json.loads(state_file.read_text())
@@ -51,4 +52,4 @@ def test_a_broker_that_cannot_start_reports_its_log(sandbox, tmp_path, monkeypat
         assert f"port {data['broker_port']}" in r.stderr and "in use" in r.stderr
         assert all(p not in r.output for p in state.passwords.values())
     finally:
-        run("local", "down")
+        run("local", "down", "--purge")
