@@ -36,7 +36,22 @@ NOUNS = {
 }
 
 
-class _LazyNoun(TyperGroup):
+class _Suggesting:
+    """A misspelt subcommand is answered with the nearest one (`acl` -> `acls`, `lst` -> `list`), as options are."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
+            import difflib
+
+            visible = [n for n in self.list_commands(ctx) if not getattr(self.get_command(ctx, n), "hidden", False)]
+            close = difflib.get_close_matches(name.lower(), visible, n=1, cutoff=0.6)
+            if close:
+                ctx.fail(f"No such command {name!r}; did you mean {close[0]!r}?")
+        return super().resolve_command(ctx, args)  # type: ignore[misc]
+
+
+class _LazyNoun(_Suggesting, TyperGroup):
     """A noun whose commands become click commands when named. Typer reads each function's signature to build
     one (about 4 ms each); an invocation needs one of them, --help and the docs list them all."""
 
@@ -76,7 +91,7 @@ def _noun_group(typer_app: Any) -> Any:
     return get_group(typer_app)  # a noun with its own group class is built whole
 
 
-class KafkactlGroup(TyperGroup):
+class KafkactlGroup(_Suggesting, TyperGroup):
     """Runs the command tree and turns every failure into one stderr line and an exit code."""
 
     def list_commands(self, ctx: Any) -> list[str]:

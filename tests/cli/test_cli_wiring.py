@@ -131,3 +131,16 @@ def test_ctrl_c_at_any_moment_of_start_up_exits_130_without_a_traceback(delay):
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
     assert p.returncode == 130 and "Traceback" not in err and err.count("\n") <= 1, (p.returncode, err[-2000:])
+
+
+@pytest.mark.parametrize("argv, suggestion", [(["acl"], "'acls'"), (["acls", "lst"], "'list'"),
+                                              (["cluster", "descrbe"], "'describe'"), (["ACLS", "list"], "'acls'")])
+def test_a_misspelt_subcommand_gets_a_suggestion(argv, suggestion):
+    r = run(*argv)
+    assert r.exit_code == 2 and r.stdout == "" and r.stderr.count("\n") == 1, r.output
+    assert f"did you mean {suggestion}?" in r.stderr and r.stderr.startswith("error: ")
+
+
+def test_nothing_close_gets_no_suggestion():
+    r = run("acls", "zzz")
+    assert r.exit_code == 2 and "No such command 'zzz'." in r.stderr and "did you mean" not in r.stderr
