@@ -21,7 +21,7 @@ def render_table(data: Any, console: Any) -> None:
         grid.add_column()
         for key, value in t.header:
             grid.add_row(header_label(key), "-" if value is None else str(value))
-        console.print(grid)
+        _print(console, grid)
     if not t.columns:
         return
     table = Table(title=t.title, box=None if console.no_color else _box(), header_style="bold", pad_edge=False)
@@ -38,7 +38,23 @@ def render_table(data: Any, console: Any) -> None:
                 table.rows[-1].end_section = True
             previous = key
         table.add_row(*cells)
-    console.print(table)
+    _print(console, table)
+
+
+def _print(console: Any, renderable: Any) -> None:
+    """On a terminal as rich draws it; into a pipe or file without the blank padding lines and trailing spaces."""
+    if console.is_terminal:
+        console.print(renderable)
+        return
+    with console.capture() as captured:
+        console.print(renderable)
+    lines = [line.rstrip() for line in captured.get().splitlines()]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    if lines:
+        console.file.write("\n".join(lines) + "\n")
 
 
 def _mark(value: bool) -> str:

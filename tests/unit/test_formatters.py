@@ -6,6 +6,8 @@ import csv
 import io
 import json
 from dataclasses import dataclass
+
+import pytest
 from typing import ClassVar
 
 from kafkactl.formatters import OutputFormat, render
@@ -56,6 +58,19 @@ def test_table_in_a_pipe_is_not_truncated():
     render(ROWS, OutputFormat.table, buf, console)
     assert LONG in buf.getvalue().replace("\n", "")
     assert LONG in buf.getvalue()
+
+
+@pytest.mark.parametrize("no_color", [True, False])
+def test_table_in_a_pipe_has_no_padding_lines_or_trailing_spaces(no_color):
+    """Issue 14: rich pads a table with a blank line above and below, and every line to the table's width."""
+    from kafkactl.cli.context import _make_console
+
+    buf = io.StringIO()
+    render(ROWS, OutputFormat.table, buf, _make_console(buf, no_color=no_color))
+    lines = buf.getvalue().split("\n")
+    assert lines[-1] == "" and all(lines[:-1]), buf.getvalue()  # one newline at the end, no blank line
+    assert not [line for line in lines if line != line.rstrip()]
+    assert "NAME" in lines[0] and LONG in buf.getvalue()
 
 
 @dataclass(frozen=True)
