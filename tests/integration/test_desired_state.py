@@ -420,3 +420,14 @@ def test_spark_auto_works_in_any_position(sandbox, team, tmp_path, spelling):
     r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", *[a.format(f=f) for a in spelling]))
     doc = json.loads(r.stdout)
     assert doc["engine"].startswith("in-process") and doc["sources"] == [str(f)], doc
+
+
+def test_export_takes_its_file_format_from_format_and_leaves_o_global(sandbox, team):
+    """Issue 14: `acls export -o` was the file format, shadowing the global -o."""
+    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:{team}x", "--topic", f"{team}t",
+                       "--operation", "Read"))
+    r = ok(sandbox.as_user("admin", "acls", "export", "-o", "json", "-f", "jsonl", "--principal-prefix", f"User:{team}"))
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert any(d.get("principal") == f"User:{team}x" for d in lines), r.stdout
+    r = sandbox.as_user("admin", "acls", "export", "-o", "jsonl")
+    assert r.exit_code == 2 and "-o" in r.stderr
