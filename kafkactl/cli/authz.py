@@ -1,28 +1,8 @@
-"""Rendering authorized operations and per-item errors, shared by cluster, topics, groups and auth."""
+"""Per-item errors of describe commands (topics, groups, configs): each reason on stderr, one exit code."""
 
 from __future__ import annotations
 
 from typing import Any, Sequence
-
-from kafkactl.formatters import OutputFormat
-
-
-def render_ops(app_ctx: Any, data: Any, items: Sequence[tuple[str, Any]], title: str | None = None) -> None:
-    """JSON/YAML: the full descriptions. Table: a detail view for one resource, a matrix for several
-    (with a legend). Plain/CSV: one line per resource and operation."""
-    from kafkactl.formatters import authz
-
-    if app_ctx.output in (OutputFormat.json, OutputFormat.yaml):
-        app_ctx.render(data)
-    elif app_ctx.output is OutputFormat.table:
-        if len(items) == 1:
-            app_ctx.render(authz.detail(*items[0]))
-        elif items:
-            app_ctx.render(authz.matrix(items, title))
-        if items:
-            app_ctx.console.print(authz.LEGEND, style="dim", highlight=False)
-    else:
-        app_ctx.render(authz.long_rows(items))
 
 
 def report_errors(app_ctx: Any, errors: Sequence[Any], found: int) -> None:

@@ -51,6 +51,11 @@ class AppContext:
     def interactive(self) -> bool:
         return sys.stdin.isatty() and sys.stdout.isatty()
 
+    @property
+    def out(self) -> Any:
+        """Standard output, for what streams as it is read (acls export writes its file there)."""
+        return sys.stdout
+
     def render(self, data: Any) -> None:
         render(data, self.output, sys.stdout, self.console if self.output is OutputFormat.table else None)
 

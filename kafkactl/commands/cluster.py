@@ -20,9 +20,9 @@ def cluster_describe(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = Fal
     app_ctx = ctx.obj
     info = cluster.describe_cluster(app_ctx.gateway(), authorized_operations=authorized_ops)
     if authorized_ops:
-        from kafkactl.cli.authz import render_ops
+        from kafkactl.formatters.views import AuthorizedOpsView
 
-        render_ops(app_ctx, info, [("kafka-cluster", info.authorized_operations)])
+        app_ctx.render(AuthorizedOpsView(info, [("kafka-cluster", info.authorized_operations)]))
         if info.authorized_operations.supplied and info.authorized_operations.raw == 0:
             app_ctx.hint(cluster.EMPTY_CLUSTER_OPS_HINT)
     else:

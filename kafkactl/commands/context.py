@@ -51,7 +51,9 @@ def context_current(ctx: typer.Context) -> None:
     store = _store(ctx.obj)
     if not store.current:
         raise NotFoundError("no current context: kafkactl context use NAME")
-    typer.echo(store.current)
+    from kafkactl.formatters.views import Name
+
+    ctx.obj.render(Name(store.current))
 
 
 @app.command("use")

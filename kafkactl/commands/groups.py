@@ -22,10 +22,10 @@ def groups_list(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -
 
     app_ctx = ctx.obj
     if authorized_ops:
-        from kafkactl.cli.authz import render_ops
+        from kafkactl.formatters.views import AuthorizedOpsView
 
         found, _ = groups.describe_groups(app_ctx.gateway(), None, authorized_operations=True)
-        render_ops(app_ctx, found, [(g.group, g.authorized_operations) for g in found], title="groups")
+        app_ctx.render(AuthorizedOpsView(found, [(g.group, g.authorized_operations) for g in found], "groups"))
         if not found:
             app_ctx.hint(groups.EMPTY_LIST_HINT)
         return
@@ -46,17 +46,17 @@ def groups_describe(
     Example:  kafkactl groups describe orders-app --authorized-ops
     """
     from kafkactl import groups
-    from kafkactl.cli.authz import render_ops, report_errors
+    from kafkactl.cli.authz import report_errors
+    from kafkactl.formatters.views import AuthorizedOpsView
 
     app_ctx = ctx.obj
     found, errors = groups.describe_groups(app_ctx.gateway(), group_ids or None, authorized_operations=authorized_ops)
     if authorized_ops:
-        render_ops(app_ctx, found, [(g.group, g.authorized_operations) for g in found], title="groups")
-    elif app_ctx.output.value == "table":
-        for g in found:
-            app_ctx.render(g)
+        app_ctx.render(AuthorizedOpsView(found, [(g.group, g.authorized_operations) for g in found], "groups"))
     else:
-        app_ctx.render(found)
+        from kafkactl.formatters.views import GroupsView
+
+        app_ctx.render(GroupsView(found))
     if not found and not errors and not group_ids:
         app_ctx.hint(groups.EMPTY_LIST_HINT)
     report_errors(app_ctx, errors, len(found))

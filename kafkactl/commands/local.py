@@ -76,7 +76,8 @@ def local_env(
 
     Example:  eval "$(kafkactl local env --user alice)"
     """
+    from kafkactl.formatters.views import ShellExports
     from kafkactl.local.sandbox import shell_env
 
-    for line in shell_env(user):
-        typer.echo(line)
+    env = shell_env(user)
+    ctx.obj.render(ShellExports(env.lines(), env.variables, env.kafka_sh_arguments))

@@ -26,11 +26,11 @@ def topics_list(
 
     app_ctx = ctx.obj
     if authorized_ops:
-        from kafkactl.cli.authz import render_ops
+        from kafkactl.formatters.views import AuthorizedOpsView
 
         found, _ = topics.describe_topics(app_ctx.gateway(), None, authorized_operations=True)
         found = [t for t in found if not (exclude_internal and t.internal)]
-        render_ops(app_ctx, found, [(t.name, t.authorized_operations) for t in found], title="topics")
+        app_ctx.render(AuthorizedOpsView(found, [(t.name, t.authorized_operations) for t in found], "topics"))
         return
     result = topics.list_topics(app_ctx.gateway(), include_internal=not exclude_internal)
     app_ctx.render(result)
@@ -49,14 +49,17 @@ def topics_describe(
     Example:  kafkactl topics describe orders.eu orders.us --authorized-ops
     """
     from kafkactl import topics
-    from kafkactl.cli.authz import render_ops, report_errors
+    from kafkactl.cli.authz import report_errors
+    from kafkactl.formatters.views import AuthorizedOpsView
 
     app_ctx = ctx.obj
     found, errors = topics.describe_topics(app_ctx.gateway(), names or None, authorized_operations=authorized_ops)
     if authorized_ops:
-        render_ops(app_ctx, found, [(t.name, t.authorized_operations) for t in found], title="topics")
+        app_ctx.render(AuthorizedOpsView(found, [(t.name, t.authorized_operations) for t in found], "topics"))
     else:
-        app_ctx.render(found if app_ctx.output.value in ("json", "yaml") else [p for t in found for p in t.partitions])
+        from kafkactl.formatters.views import TopicsView
+
+        app_ctx.render(TopicsView(found))
     if not found and not errors and not names:
         app_ctx.hint("no topics visible: the broker only describes topics you may Describe")
     report_errors(app_ctx, errors, len(found))

@@ -68,6 +68,14 @@ RENDERERS: dict[OutputFormat, Callable[[Any, TextIO, Any], None]] = {
 }
 
 
+# result types whose look differs by format -> their renderer (kafkactl.formatters.views registers them)
+VIEWS: dict[type, Callable[[Any, OutputFormat, TextIO, Any], None]] = {}
+
+
 def render(data: Any, fmt: OutputFormat, out: TextIO, console: Any = None) -> None:
-    RENDERERS[fmt](data, out, console)
+    view = VIEWS.get(type(data))
+    if view is not None:
+        view(data, fmt, out, console)
+    else:
+        RENDERERS[fmt](data, out, console)
     out.flush()

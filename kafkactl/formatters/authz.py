@@ -18,7 +18,7 @@ def matrix(rows: Sequence[tuple[str, AuthorizedOps]], title: str | None = None) 
 
 
 def detail(label: str, a: AuthorizedOps) -> Tabular:
-    rows = [(op.pascal, a.allows(op)) for op in supported_columns(a.resource_type)]
+    rows = [(op.name, a.allows(op)) for op in supported_columns(a.resource_type)]  # as ACL output spells them
     rows += [(f"unknown({n})", True) for n in a.unknown]
     raw = str(a.raw) if a.supplied else f"{a.raw} (not supplied by the broker)"
     return Tabular(columns=("operation", "allowed"), rows=rows,

@@ -434,9 +434,23 @@ def _replace_status(status: SandboxStatus, **changes) -> SandboxStatus:
     return replace(status, **changes)
 
 
-def shell_env(user: str | None = None, sandbox: Sandbox | None = None) -> list[str]:
-    """Shell export lines for one sandbox user; no password, only the path of its 0600 properties file."""
-    import shlex
+@dataclass(frozen=True)
+class SandboxEnv:
+    """What points kafkactl (and kafka-*.sh) at the sandbox as one user: no password, only the path of its 0600
+    properties file."""
+
+    variables: tuple[tuple[str, str], ...]
+    kafka_sh_arguments: tuple[str, ...]
+
+    def lines(self) -> list[str]:
+        import shlex
+
+        return [*(f"export {k}={shlex.quote(v)}" for k, v in self.variables),
+                f"# for kafka-*.sh: {' '.join(shlex.quote(a) for a in self.kafka_sh_arguments)}"]
+
+
+def shell_env(user: str | None = None, sandbox: Sandbox | None = None) -> SandboxEnv:
+    """The environment for one sandbox user (default: the current context's, else admin)."""
 
     from kafkactl.errors import NotFoundError, UsageError
 
@@ -452,8 +466,5 @@ def shell_env(user: str | None = None, sandbox: Sandbox | None = None) -> list[s
         raise UsageError(f"--user {user}: the sandbox users are {', '.join(USERS)}")
     props = sandbox.client_properties(user)
     bootstrap = f"{HOST}:{state.broker_port}"
-    return [
-        f"export KAFKACTL_CONTEXT={shlex.quote('local-' + user)}",
-        f"export KAFKACTL_BOOTSTRAP_SERVERS={shlex.quote(bootstrap)}",
-        f"# for kafka-*.sh: --bootstrap-server {bootstrap} --command-config {shlex.quote(str(props))}",
-    ]
+    return SandboxEnv(variables=(("KAFKACTL_CONTEXT", f"local-{user}"), ("KAFKACTL_BOOTSTRAP_SERVERS", bootstrap)),
+                      kafka_sh_arguments=("--bootstrap-server", bootstrap, "--command-config", str(props)))

@@ -175,9 +175,8 @@ def acls_decode_ops(
     """
     from kafkactl.acl.bitfield import decode
     from kafkactl.acl.model import parse_resource_type
-    from kafkactl.cli.authz import render_ops
+    from kafkactl.formatters.views import DecodedOpsView
     from kafkactl.errors import UsageError
-    from kafkactl.formatters import OutputFormat
 
     rtype = parse_resource_type(resource_type)
     if 2**31 <= bits < 2**32:  # the same 32 bits written unsigned
@@ -186,9 +185,4 @@ def acls_decode_ops(
         ops = decode(bits, rtype)
     except ValueError as exc:
         raise UsageError(f"{bits}: {exc}") from None
-    app_ctx = ctx.obj
-    if app_ctx.output is OutputFormat.plain:
-        for name in ops.names() if ops.supplied else ["not supplied by the broker"]:
-            typer.echo(name)
-    else:
-        render_ops(app_ctx, ops, [(str(bits), ops)])
+    ctx.obj.render(DecodedOpsView(bits, ops))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Optional
 
 import typer
@@ -36,7 +35,7 @@ def acls_export(
     from kafkactl.bulk.export import export
 
     app_ctx = ctx.obj
-    n = export(app_ctx.gateway(), fmt, principal or [], principal_prefix or [], prefix or [], file, sys.stdout)
+    n = export(app_ctx.gateway(), fmt, principal or [], principal_prefix or [], prefix or [], file, app_ctx.out)
     app_ctx.note(f"exported {n} ACL bindings")
 
 
@@ -99,10 +98,8 @@ def acls_plan(
 
     Example:  kafkactl acls plan team-a.yaml --context prod-eu --context prod-us --detailed-exitcode
     """
-    import json
-
     from kafkactl.bulk.plan import save
-    from kafkactl.formatters import OutputFormat
+    from kafkactl.formatters.views import PlanLinesView, PlanView
 
     app_ctx = ctx.obj
     plan, _, _ = _compute(app_ctx, files, None, context, scope, protect, no_delete, max_deletes, spark,
@@ -110,20 +107,7 @@ def acls_plan(
     if out:
         save(plan, out)
         app_ctx.note(f"plan saved to {out}")
-    if jsonl:
-        for r in plan.rows():
-            sys.stdout.write(json.dumps(r.to_json()) + "\n")
-    elif app_ctx.output in (OutputFormat.json, OutputFormat.yaml):
-        app_ctx.render(plan)
-    elif app_ctx.output is OutputFormat.table:
-        rows = plan.rows(limit or None)
-        app_ctx.render(plan.summary())
-        if rows:
-            app_ctx.render(rows)
-            if limit and plan.changes > limit:
-                app_ctx.note(f"... {plan.changes - limit} more changes (--limit 0 shows all, --jsonl streams them)")
-    else:
-        app_ctx.render(plan.rows())
+    app_ctx.render(PlanLinesView(plan) if jsonl else PlanView(plan, limit))
     _show_summary(app_ctx, plan)
     if detailed_exitcode and plan.changes:
         raise typer.Exit(2)
