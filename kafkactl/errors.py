@@ -33,6 +33,10 @@ class NotFoundError(KafkactlError):
     exit_code = ExitCode.NOT_FOUND
 
 
+class MissingFileError(NotFoundError):
+    """A file or directory named on the command line does not exist: exit 7 wherever it is named."""
+
+
 class NotAuthorizedError(KafkactlError):
     exit_code = ExitCode.NOT_AUTHORIZED
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from kafkactl.errors import ConfigError, NotFoundError
+from kafkactl.errors import ConfigError, MissingFileError, NotFoundError
 from kafkactl.redact import Secret
 
 DEFAULT_TIMEOUT = 10.0
@@ -89,7 +89,7 @@ def read_properties_file(path: str | os.PathLike[str]) -> dict[str, str]:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise NotFoundError(f"--command-config {path}: no such file") from None
+        raise MissingFileError(f"--command-config {path}: no such file") from None
     except OSError as exc:
         raise ConfigError(f"--command-config {path}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError as exc:

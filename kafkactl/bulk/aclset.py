@@ -20,7 +20,7 @@ from kafkactl.acl.model import (CLUSTER_NAME, AclBinding, AclFilter, PatternType
 from kafkactl.bulk.sources import StateFileError, decode, json_loads, read_bytes
 from kafkactl.bulk.state import FLAT_SUFFIXES, DesiredState, flat_binding, flat_records, flat_where, load_one
 from kafkactl.limits import too_long
-from kafkactl.errors import KafkactlError
+from kafkactl.errors import KafkactlError, MissingFileError
 
 
 @contextlib.contextmanager
@@ -52,7 +52,7 @@ def load_acl_set(path: str, resource_name: str | None = None) -> list[AclBinding
     """The file's ACLs; with a resource name, a superset of those that can concern that resource (see _scan)."""
     p = Path(path)
     if not p.exists():
-        raise StateFileError(f"{path}: no such file")
+        raise MissingFileError(f"{path}: no such file")
     suffix = p.suffix.lower()
     with gc_paused():
         if resource_name is not None and suffix in (".json", ".jsonl", ".ndjson"):

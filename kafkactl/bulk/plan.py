@@ -300,6 +300,10 @@ def _load_saved(plandir: str) -> Plan:
     try:
         meta = json.loads((d / "plan.json").read_text())
     except FileNotFoundError:
+        if not d.exists():
+            from kafkactl.errors import MissingFileError
+
+            raise MissingFileError(f"--plan {d}: no such directory") from None
         raise StateFileError(f"{d}: not a saved plan (no plan.json); create one with acls plan --out {d}") from None
     clusters = []
     from kafkactl.bulk.state import _scope

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from kafkactl.acl.model import shown
-from kafkactl.errors import UsageError
+from kafkactl.errors import MissingFileError, UsageError
 
 # desired states nest six levels deep; deeper is refused (YAML), or reported as such (JSON), with its place
 MAX_DEPTH = 64
@@ -35,7 +35,7 @@ def read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise StateFileError(f"{path}: no such file") from None
+        raise MissingFileError(f"{path}: no such file") from None
     except OSError as exc:
         raise StateFileError(f"{path}: cannot be read ({exc.strerror or first_line(exc)})") from None
 
@@ -63,7 +63,7 @@ def text_lines(path: Path, newline: str) -> Iterator[str]:
         with path.open(encoding="utf-8-sig", newline=newline) as fh:
             yield from fh
     except FileNotFoundError:
-        raise StateFileError(f"{path}: no such file") from None
+        raise MissingFileError(f"{path}: no such file") from None
     except UnicodeDecodeError:
         data = read_bytes(path)  # the error's offset is within a buffer: find the line from the start
         decode(data, path)
@@ -203,7 +203,7 @@ def parquet_file(path: Path) -> Any:
     import pyarrow.parquet as pq
 
     if not path.exists():
-        raise StateFileError(f"{path}: no such file")
+        raise MissingFileError(f"{path}: no such file")
     try:
         return pq.ParquetFile(path)
     except (pa.ArrowException, OSError, ValueError) as exc:

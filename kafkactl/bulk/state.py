@@ -35,7 +35,7 @@ from kafkactl.bulk.sources import (
     parquet_records,
 )
 from kafkactl.limits import too_long
-from kafkactl.errors import KafkactlError
+from kafkactl.errors import KafkactlError, MissingFileError
 
 # compact YAML: resource keys of an entry, and the ResourceType they stand for
 RESOURCE_KEYS = {"topic": ResourceType.TOPIC, "group": ResourceType.GROUP, "cluster": ResourceType.CLUSTER,
@@ -130,7 +130,7 @@ def load(paths: Iterable[str], scope_file: str | None = None, flat_rows: bool = 
 
 def load_one(path: Path, state: DesiredState) -> None:
     if not path.exists():
-        raise StateFileError(f"{path}: no such file")
+        raise MissingFileError(f"{path}: no such file")
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml", ".json"):
         _load_yaml(path, state)
@@ -340,7 +340,7 @@ def read_flat_head(path: Path, state: DesiredState) -> None:
     """For engines that read a flat file's rows themselves (Spark, Arrow): the scope, into `state`, and what can
     be checked cheaply before they start (the JSONL scope line, the CSV header, the Parquet schema)."""
     if not path.exists():
-        raise StateFileError(f"{path}: no such file")
+        raise MissingFileError(f"{path}: no such file")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         for _ in _jsonl_records(path, state, head_only=True):

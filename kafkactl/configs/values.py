@@ -83,8 +83,11 @@ def parse_file(path: str) -> list[tuple[str, str]]:
     try:
         pairs = read_properties_file(path).items()
     except Exception as exc:
+        from kafkactl.errors import MissingFileError
+
         message = str(getattr(exc, "message", exc)).removeprefix(f"--command-config {path}: ")
-        raise UsageError(f"--add-config-file {path}: {message}") from None
+        raise (MissingFileError if isinstance(exc, MissingFileError) else UsageError)(
+            f"--add-config-file {path}: {message}") from None
     from kafkactl.limits import check_string
 
     # a name or value goes in a protocol STRING (a SCRAM password does not: only its salted hash is sent)

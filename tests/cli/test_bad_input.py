@@ -120,3 +120,20 @@ def test_empty_repeated_and_malformed_option_values_are_refused(closed, argv, na
 def test_a_blank_transactional_id_stays_allowed_as_in_acl_command(closed):
     r = run("-b", closed, "acls", "create", "--transactional-id", " ", "--allow-principal", "User:a", "--dry-run")
     assert r.exit_code == 0 and "would-create" in r.stdout, r.output
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["--command-config", "{m}/c.properties", "topics", "list"], "--command-config {m}/c.properties: no such file"),
+    (["acls", "plan", "{m}/s.yaml"], "{m}/s.yaml: no such file"),
+    (["acls", "apply", "{m}/s.jsonl", "--yes"], "{m}/s.jsonl: no such file"),
+    (["acls", "apply", "--plan", "{m}/plan", "--yes"], "--plan {m}/plan: no such directory"),
+    (["acls", "check", "--acls-file", "{m}/a.json", "--principal", "User:a", "--operation", "Read", "--topic", "t"],
+     "{m}/a.json: no such file"),
+    (["acls", "lint", "--acls-file", "{m}/a.csv"], "{m}/a.csv: no such file"),
+    (["configs", "alter", "--topic", "t", "--add-config-file", "{m}/c"], "--add-config-file {m}/c: no such file"),
+])
+def test_a_missing_file_is_exit_7_everywhere(closed, tmp_path, argv, named):
+    """Issue 14: some paths gave 2 for a missing file, --command-config 7; the exit-code table says 7."""
+    m = str(tmp_path / "missing")
+    r = run("-b", closed, "--timeout", "2", *[a.format(m=m) for a in argv])
+    assert r.exit_code == 7 and r.stderr == f"error: {named.format(m=m)}\n", r.output

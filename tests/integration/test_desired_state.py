@@ -287,7 +287,7 @@ def test_bad_file_fails_before_any_request(sandbox, tmp_path):
     r = run("-b", "127.0.0.1:1", "--timeout", "1", "acls", "apply", str(f), "--yes")
     assert r.exit_code == ExitCode.USAGE and "bad.yaml:" in r.stderr and "did you mean Read" in r.stderr
     r = run("-b", "127.0.0.1:1", "acls", "plan", str(Path(tmp_path) / "missing.yaml"))
-    assert r.exit_code == ExitCode.USAGE and "no such file" in r.stderr
+    assert r.exit_code == ExitCode.NOT_FOUND and "no such file" in r.stderr  # issue 14: 7 for every missing file
 
 
 def _saved_plan(sandbox, team, tmp_path, *holders):

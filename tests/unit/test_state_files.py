@@ -144,7 +144,9 @@ def test_a_scope_dimension_given_is_not_empty(tmp_path):
 
 def test_a_missing_scope_file_is_named(tmp_path):
     csv_file = write(tmp_path, "x.csv", ",".join(ROW) + "\n")
-    with pytest.raises(StateFileError, match=r"nope.yaml: no such file"):
+    from kafkactl.errors import MissingFileError
+
+    with pytest.raises(MissingFileError, match=r"nope.yaml: no such file"):  # exit 7, as every missing file
         load([csv_file], str(tmp_path / "nope.yaml"))
 
 
