@@ -62,8 +62,11 @@ def operations(ctx: Any, incomplete: str) -> list[str]:
     return [n for n in names if n.lower().startswith(incomplete.lower())]
 
 
-def pattern_types(incomplete: str) -> list[str]:
-    return [p for p in ("literal", "prefixed", "any", "match") if p.startswith(incomplete.lower())]
+def pattern_types(ctx: Any, incomplete: str) -> list[str]:
+    """What the command accepts: create takes literal and prefixed; list and delete any and match too."""
+    creating = ctx is not None and ctx.command is not None and ctx.command.name in ("create", "add")
+    choices = ("literal", "prefixed") if creating else ("literal", "prefixed", "any", "match")
+    return [p for p in choices if p.startswith(incomplete.lower())]
 
 
 def entity_types(incomplete: str) -> list[str]:

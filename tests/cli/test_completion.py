@@ -127,3 +127,32 @@ def test_completion_command_prints_the_committed_script(shell, name):
     r = run("completion", shell)
     assert r.exit_code == 0
     assert r.stdout == (ROOT / "completions" / name).read_text()
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("kafkactl acls create --operation idem", ["IdempotentWrite"]),
+    ("kafkactl acls create --topic t --operation des", ["Describe", "DescribeConfigs"]),
+    ("kafkactl acls list --resource-pattern-type PRE", ["prefixed"]),
+])
+def test_lowercase_and_uppercase_prefixes_complete_as_parsing_accepts_any_case(line, expected):
+    """Issue 14: Typer kept only values starting with the prefix as typed."""
+    assert values(line) == expected
+
+
+@pytest.mark.parametrize("command, expected", [("create", ["literal", "prefixed"]), ("add", ["literal", "prefixed"]),
+                                               ("delete", ["literal", "prefixed", "any", "match"]),
+                                               ("list", ["literal", "prefixed", "any", "match"])])
+def test_pattern_types_offered_are_the_ones_the_command_accepts(command, expected):
+    assert values(f"kafkactl acls {command} --resource-pattern-type ") == expected
+
+
+def test_the_bash_script_sends_the_word_readline_replaces():
+    """Issue 14: after `User:` bash's COMP_WORDS names ':' while readline replaces what follows it, so each
+    principal was inserted with its colon again (`User::alice`); the script now computes readline's word."""
+    script = (ROOT / "completions" / "kafkactl.bash").read_text()
+    assert 'KAFKACTL_COMP_WORD="$word"' in script and "COMP_WORDS[COMP_CWORD]" not in script
+    line = "kafkactl acls list --principal User:"
+    word = subprocess.run(["bash", "-c", 'line="$1"; echo -n "${line##*[$COMP_WORDBREAKS]}"', "-", line],
+                          capture_output=True, text=True, env={**os.environ, "COMP_WORDBREAKS": " \t\n\"'><=;|&(:"}
+                          ).stdout
+    assert word == ""

@@ -93,6 +93,23 @@ def test_tab_completes_principals_across_the_colon(shell):
     assert f"User:{t}-svc" in out and "TOPIC" in out
 
 
+def test_tab_right_after_the_colon_adds_no_second_colon(shell):
+    """Issue 14: `--principal User:<TAB>` gave `User::...`."""
+    import time
+
+    t = token()
+    ok(["--context", "local-admin", "acls", "create", "--allow-principal", f"User:{t}-only", "--operation", "Read",
+        "--topic", t])
+    shell.child.send("kafkactl --context local-admin acls create --allow-principal User:\t")
+    time.sleep(3)  # the candidates (every principal of the cluster) are listed; nothing is inserted wrongly
+    shell.child.send("\x01echo LINE:")  # Ctrl-A: prefix the line, so it prints itself
+    shell.child.sendline("")
+    shell.child.expect("LINE:(.*)\r\n")
+    line = shell.child.match.group(1)
+    assert "User:" in line and "User::" not in line, line
+    shell.child.expect_exact(PROMPT)
+
+
 @pytest.mark.parametrize("answer,deleted", [("n", False), ("y", True)])
 def test_acls_delete_asks_on_a_terminal(shell, sandbox, answer, deleted):
     t = token()
