@@ -56,6 +56,12 @@ class SandboxStatus:
     log_file: str
     data_dir: str
     contexts: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class SandboxUp(SandboxStatus):
+    """What `local up` reports: the status, and how the start went (not part of `local status`)."""
+
     started_in_s: float | None = None
     already_running: bool = False
 
@@ -115,7 +121,7 @@ class Sandbox:
         )
 
     # ---------------------------------------------------------------- up
-    def up(self, ready_probe: Callable[[str, dict[str, str]], None] | None = None, timeout: float = 120.0) -> SandboxStatus:
+    def up(self, ready_probe: Callable[[str, dict[str, str]], None] | None = None, timeout: float = 120.0) -> SandboxUp:
         """Start the broker (idempotent) and wait until `ready_probe(bootstrap, passwords)` succeeds."""
         ready_probe = ready_probe or broker_probe
         started = time.monotonic()
@@ -428,10 +434,10 @@ def _stop(pid: int, timeout: float) -> None:
         pass
 
 
-def _replace_status(status: SandboxStatus, **changes) -> SandboxStatus:
-    from dataclasses import replace
+def _replace_status(status: SandboxStatus, **changes: object) -> SandboxUp:
+    from dataclasses import asdict
 
-    return replace(status, **changes)
+    return SandboxUp(**{**asdict(status), **changes})
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,7 @@ def test_up_is_idempotent_and_status_reports_it(sandbox):
     s = json.loads(run("-o", "json", "local", "status").stdout)
     assert s["running"] is True and s["pid"] == sandbox.pid and s["bootstrap_servers"] == sandbox.bootstrap
     assert s["log_file"].endswith("broker.log")
+    assert "started_in_s" not in s and "already_running" not in s  # issue 14: those are what `up` reports
 
 
 def test_local_env_prints_exports_without_passwords(sandbox):
