@@ -113,3 +113,17 @@ def _state(value) -> str | None:
 def _type(value) -> str | None:
     name = getattr(value, "name", None)
     return None if value is None or name == "UNKNOWN" else (name or str(value)).lower()
+
+
+def why_empty(gw: Gateway) -> str | None:
+    """The hint for an empty group list, given only when it can be the reason: with Describe on the cluster (a
+    super user has it) the broker lists every group (KIP-231), so an empty list means there are none."""
+    from kafkactl.cluster import describe_cluster
+
+    try:
+        ops = describe_cluster(gw, authorized_operations=True).authorized_operations
+    except KafkactlError:
+        return EMPTY_LIST_HINT
+    if ops is not None and ops.supplied and ops.allows(AclOperation.DESCRIBE):
+        return None
+    return EMPTY_LIST_HINT

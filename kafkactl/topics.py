@@ -178,3 +178,21 @@ def describe_topics(gw: Gateway, names: list[str] | None, authorized_operations:
         topic_id = str(t.topic_id) if t.topic_id and t.topic_id.int else None
         found.append(TopicDescription(t.name, topic_id, bool(t.is_internal), parts, ops))
     return sorted(found, key=lambda d: d.name), sorted(errors, key=lambda e: e.name)
+
+
+EMPTY_LIST_HINT = "no topics visible: the broker only lists topics you may Describe"
+
+
+def why_empty(gw: Gateway) -> str | None:
+    """The hint for an empty topic list, unless the caller may do everything on the cluster (a super user, for
+    whom an empty list means there are no topics)."""
+    from kafkactl.acl.bitfield import supported_columns
+    from kafkactl.cluster import describe_cluster
+
+    try:
+        ops = describe_cluster(gw, authorized_operations=True).authorized_operations
+    except KafkactlError:
+        return EMPTY_LIST_HINT
+    if ops is not None and ops.supplied and all(ops.allows(op) for op in supported_columns(ResourceType.CLUSTER)):
+        return None
+    return EMPTY_LIST_HINT

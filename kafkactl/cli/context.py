@@ -75,8 +75,10 @@ class AppContext:
     def warn(self, text: str) -> None:
         self.message(f"warning: {text}", "33")
 
-    def hint(self, text: str) -> None:
-        self.message(f"hint: {text}", "2")
+    def hint(self, text: str | None) -> None:
+        """A hint on stderr; None (the core found none fits the caller) says nothing."""
+        if text:
+            self.message(f"hint: {text}", "2")
 
     def note(self, text: str) -> None:
         self.message(text)

@@ -13,6 +13,7 @@ def auth_whoami(ctx: typer.Context) -> None:
 
     Example:  kafkactl --context local-alice auth whoami
     """
+    from kafkactl.acl.model import AclOperation
     from kafkactl.formatters.views import WhoamiView
     from kafkactl.whoami import whoami
 
@@ -24,7 +25,7 @@ def auth_whoami(ctx: typer.Context) -> None:
         from kafkactl.cluster import EMPTY_CLUSTER_OPS_HINT
 
         app_ctx.hint(EMPTY_CLUSTER_OPS_HINT)
-    if not me.groups:
+    if not me.groups and not (ops.supplied and ops.allows(AclOperation.DESCRIBE)):
         from kafkactl.groups import EMPTY_LIST_HINT
 
-        app_ctx.hint(EMPTY_LIST_HINT)
+        app_ctx.hint(EMPTY_LIST_HINT)  # with Describe on the cluster every group is listed (KIP-231): none exist

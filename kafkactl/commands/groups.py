@@ -27,12 +27,12 @@ def groups_list(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -
         found, _ = groups.describe_groups(app_ctx.gateway(), None, authorized_operations=True)
         app_ctx.render(AuthorizedOpsView(found, [(g.group, g.authorized_operations) for g in found], "groups"))
         if not found:
-            app_ctx.hint(groups.EMPTY_LIST_HINT)
+            app_ctx.hint(groups.why_empty(app_ctx.gateway()))
         return
     result = groups.list_groups(app_ctx.gateway())
     app_ctx.render(result)
     if not result:
-        app_ctx.hint(groups.EMPTY_LIST_HINT)
+        app_ctx.hint(groups.why_empty(app_ctx.gateway()))
 
 
 @app.command("describe")
@@ -58,5 +58,5 @@ def groups_describe(
 
         app_ctx.render(GroupsView(found))
     if not found and not errors and not group_ids:
-        app_ctx.hint(groups.EMPTY_LIST_HINT)
+        app_ctx.hint(groups.why_empty(app_ctx.gateway()))
     report_errors(app_ctx, errors, len(found))

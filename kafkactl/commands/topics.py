@@ -35,7 +35,7 @@ def topics_list(
     result = topics.list_topics(app_ctx.gateway(), include_internal=not exclude_internal)
     app_ctx.render(result)
     if not result:
-        app_ctx.hint("no topics visible: the broker only lists topics you may Describe")
+        app_ctx.hint(topics.why_empty(app_ctx.gateway()))
 
 
 @app.command("describe")
@@ -61,7 +61,7 @@ def topics_describe(
 
         app_ctx.render(TopicsView(found))
     if not found and not errors and not names:
-        app_ctx.hint("no topics visible: the broker only describes topics you may Describe")
+        app_ctx.hint(topics.why_empty(app_ctx.gateway()))
     report_errors(app_ctx, errors, len(found))
 
 

@@ -169,3 +169,14 @@ def test_no_password_or_jaas_string_in_anything_printed(sandbox, tmp_path, args)
     leaked = [s for s in secrets if s in printed]
     assert leaked == [], f"secret printed by {args}"
     assert "LoginModule required" not in printed and "sasl.jaas.config=" not in printed.replace("sasl.jaas.config=******", "")
+
+
+def test_empty_list_hints_fit_the_caller(sandbox):
+    """Issue 14: the super user on an empty cluster was told that listing groups needs Describe on the cluster.
+    The broker's own answer decides: with Describe on the cluster every group is listed (KIP-231)."""
+    from kafkactl import groups, topics
+
+    assert groups.why_empty(sandbox.gateway("admin")) is None
+    assert topics.why_empty(sandbox.gateway("admin")) is None
+    assert groups.why_empty(sandbox.gateway("alice")) == groups.EMPTY_LIST_HINT  # alice: no Describe on the cluster
+    assert topics.why_empty(sandbox.gateway("alice")) == topics.EMPTY_LIST_HINT
