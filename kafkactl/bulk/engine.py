@@ -1,40 +1,148 @@
-"""Choose the engine (in-process or Spark) and wire targets, guards and the plan together."""
+"""The desired-state core API: one PlanRequest in, one PlanResult out (its plan, clients, engine, notes and
+warnings, and an `apply`). The one place that chooses the engine (in-process, Arrow for large flat files, Spark).
+It never receives the CLI's context and never prints."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence, TextIO
 
 from kafkactl.bulk.plan import Guards, Plan, make_plan
 from kafkactl.bulk.state import load
 from kafkactl.bulk.targets import resolve_targets
+from kafkactl.profiles import Selection
 
 # --spark auto: above this many desired bindings (summed over targets) the diff goes to Spark
 AUTO_SPARK_BINDINGS = 2_000_000
 
 
-def plan(app_ctx: Any, files: Sequence[str], contexts: Sequence[str], scope_file: str | None, protect: Sequence[str],
-         no_delete: bool, max_deletes: str | None, mode: str, master: str | None, remote: str | None):
-    guards = Guards(tuple(protect), no_delete, max_deletes)  # bad guard values first, before any file is read
+@dataclass(frozen=True)
+class PlanRequest:
+    """What to plan: desired-state files (or a saved plan's directory), where, and under which guards."""
+
+    files: tuple[str, ...] = ()
+    plan_dir: str | None = None
+    contexts: tuple[str, ...] = ()
+    scope_file: str | None = None
+    protect: tuple[str, ...] = ()
+    no_delete: bool = False
+    max_deletes: str | None = None
+    engine: str = "local"  # local | spark | auto (by size)
+    spark_master: str | None = None
+    spark_remote: str | None = None
+    selection: Selection = field(default_factory=Selection)
+    debug: bool = False
+
+
+@dataclass
+class PlanResult:
+    """A plan, the clients of its clusters, the engine that made it (and will apply it), and what the caller
+    should tell the operator."""
+
+    plan: Plan
+    gateways: dict[str, Any]
+    mode: str
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def apply(self, progress: Callable[[int], None] | None = None, report: TextIO | None = None,
+              dry_run: bool = False) -> Any:
+        if self.mode == "spark" and not dry_run and self.plan.location is not None:
+            from kafkactl.bulk.spark import spark_apply
+
+            return spark_apply(self.plan, self.gateways, progress, report)
+        from kafkactl.bulk.apply import apply as apply_local
+
+        return apply_local(self.plan.materialize(), self.gateways, progress=progress, report=report,
+                           dry_run=dry_run)
+
+    def close(self) -> None:
+        for gw in self.gateways.values():
+            gw.close()
+
+
+def make(request: PlanRequest) -> PlanResult:
+    """The one entry point: a new plan from files, or a saved one checked against the clusters as they are now.
+    Every bad input (files, guards, options) fails before any request."""
+    from kafkactl.errors import UsageError
+
+    guards = Guards(tuple(request.protect), request.no_delete, request.max_deletes)  # bad guard values first
+    mode = request.engine
+    if request.spark_master or request.spark_remote:
+        mode = "spark" if mode == "local" else mode
+    if request.plan_dir:
+        if request.files:
+            raise UsageError("give either FILE... or --plan PLANDIR, not both")
+        for given, option in ((request.contexts, "--context"), (request.scope_file, "--scope")):
+            if given:
+                raise UsageError(f"{option} with --plan: a saved plan keeps the clusters and the scope it was "
+                                 "made for (make a new one with acls plan --out)")
+        return _saved(request, guards, mode)
+    if not request.files:
+        raise UsageError("give the desired-state FILE(s)")
+    return _new(request, guards, mode)
+
+
+def _new(request: PlanRequest, guards: Guards, mode: str) -> PlanResult:
+    files, scope_file = list(request.files), request.scope_file
     # every file error comes before any request; on Spark, flat files' rows are read and checked by Spark
     state = load(files, scope_file, flat_rows=mode != "spark")
-    for d in state.duplicates[:5]:
-        app_ctx.warn(d)
-    targets = resolve_targets(contexts, state.clusters, app_ctx.selection)
+    targets = resolve_targets(request.contexts, state.clusters, request.selection)
+    notes: list[str] = []
     if mode == "auto":
-        mode = "spark" if (master or remote or len(state.bindings) * len(targets) > AUTO_SPARK_BINDINGS) else "local"
-        app_ctx.note(f"--spark auto: using the {'Spark' if mode == 'spark' else 'in-process'} engine")
+        big = len(state.bindings) * len(targets) > AUTO_SPARK_BINDINGS
+        mode = "spark" if (request.spark_master or request.spark_remote or big) else "local"
+        notes.append(f"--spark auto: using the {'Spark' if mode == 'spark' else 'in-process'} engine")
         if mode == "spark":
             state = load(files, scope_file, flat_rows=False)
-    gateways = {t.name: t.gateway(app_ctx.debug) for t in targets}
-    if mode == "spark":
-        from kafkactl.bulk.spark import spark_plan
+    gateways = {t.name: t.gateway(request.debug) for t in targets}
+    try:
+        if mode == "spark":
+            from kafkactl.bulk.spark import spark_plan
 
-        result = spark_plan(state, targets, guards, master, remote)
-    elif _large_flat(files):
-        result = _arrow_plan(files, scope_file, targets, gateways, guards)
-    else:
-        result = make_plan([(t.name, gateways[t.name], t.profile.super_users) for t in targets], state, guards)
-    return result, gateways, mode
+            result = spark_plan(state, targets, guards, request.spark_master, request.spark_remote)
+        elif _large_flat(files):
+            result = _arrow_plan(files, scope_file, targets, gateways, guards)
+        else:
+            result = make_plan([(t.name, gateways[t.name], t.profile.super_users) for t in targets], state, guards)
+    except BaseException:
+        for gw in gateways.values():
+            gw.close()
+        raise
+    return PlanResult(result, gateways, mode, notes, list(state.duplicates[:5]))
+
+
+def _saved(request: PlanRequest, guards: Guards, mode: str) -> PlanResult:
+    from kafkactl.bulk.plan import load_saved, read_current
+
+    plan = load_saved(request.plan_dir or "")
+    gateways = gateways_for(request.selection, [c.cluster for c in plan.clusters], request.debug)
+    try:
+        live = {c.cluster: set(read_current(gateways[c.cluster])) for c in plan.clusters}
+        guards.check_saved(plan, lambda c: gateways[c].profile.super_users,
+                           lambda c: sum(1 for b in live[c] if plan.scope.contains(b)))
+        _check_fresh(plan, live)
+    except BaseException:
+        for gw in gateways.values():
+            gw.close()
+        raise
+    return PlanResult(plan, gateways, mode)
+
+
+def _check_fresh(plan: Plan, live: dict[str, set]) -> None:
+    """A saved plan applies only to the ACLs it was made from: once a create it plans exists, or an ACL it
+    deletes is gone (applied already, or changed by someone else), it is stale and refused whole."""
+    from kafkactl.errors import UsageError
+
+    rows = plan.rows() if plan.location is not None else [r for c in plan.clusters for r in c.rows]
+    for c in plan.clusters:
+        now = live[c.cluster]
+        mine = [r for r in rows if r.cluster == c.cluster]
+        done = sum(1 for r in mine if (r.binding in now) == (r.action == "CREATE"))
+        if done:
+            raise UsageError(f"{c.cluster}: the saved plan is stale: {done} of its {len(mine)} changes are made "
+                             "already or no longer apply (the ACLs changed since it was planned); nothing was "
+                             "changed: make a new plan")
 
 
 def _large_flat(files: Sequence[str]) -> bool:
@@ -67,13 +175,12 @@ def _arrow_plan(files, scope_file, targets, gateways, guards) -> Plan:
     return Plan(clusters, state.scope, list(state.sources), engine="in-process (arrow)")
 
 
-def gateways_for(app_ctx: Any, clusters: Sequence[str]) -> dict[str, Any]:
+def gateways_for(chosen: Selection, clusters: Sequence[str], debug: bool = False) -> dict[str, Any]:
     from kafkactl.profiles import ContextStore, parse_bootstrap
 
     from kafkactl.errors import UsageError
 
     known = ContextStore.load().contexts
-    chosen = app_ctx.selection
     out = {}
     for name in clusters:
         if name in known:
@@ -82,20 +189,10 @@ def gateways_for(app_ctx: Any, clusters: Sequence[str]) -> dict[str, Any]:
                 given = f"-b {chosen.bootstrap_servers}" if chosen.bootstrap_servers else f"--context {chosen.context}"
                 raise UsageError(f"the saved plan was made for context {name!r}, not {given}: leave it out, or "
                                  "make a plan for that cluster")
-            out[name] = resolve_targets([name], [], chosen)[0].gateway(app_ctx.debug)
+            out[name] = resolve_targets([name], [], chosen)[0].gateway(debug)
         elif chosen.bootstrap_servers and parse_bootstrap(chosen.bootstrap_servers) == name:  # a plan made with -b: the same -b (and credentials) again
-            out[name] = app_ctx.gateway()
+            out[name] = resolve_targets([], [], chosen)[0].gateway(debug)
         else:
             raise UsageError(f"the saved plan was made for {name!r}, which is neither a context nor the -b given: "
                              f"give -b {name} with its credentials, or make a new plan")
     return out
-
-
-def apply(app_ctx: Any, the_plan: Plan, gateways: dict, mode: str, progress, report, dry_run: bool):
-    if mode == "spark" and not dry_run and the_plan.location is not None:
-        from kafkactl.bulk.spark import spark_apply
-
-        return spark_apply(the_plan, gateways, progress, report)
-    from kafkactl.bulk.apply import apply as apply_local
-
-    return apply_local(the_plan.materialize(), gateways, progress=progress, report=report, dry_run=dry_run)

@@ -29,6 +29,7 @@ class AppContext:
     no_color: bool = False
     debug: bool = False
     _gateway: Any = None
+    _adopted: list = field(default_factory=list)
     _console: Any = None
     _err_console: Any = None
 
@@ -99,12 +100,18 @@ class AppContext:
             self._gateway = Gateway(self.profile(), debug=self.debug)
         return self._gateway
 
+    def adopt(self, owner: Any) -> None:
+        """Close `owner` (something holding clients the core made, e.g. a plan's) with this context's own."""
+        self._adopted.append(owner)
+
     def close(self) -> None:
         """Close the clients. The kafkactl process skips this (its exit ends them faster); an embedding caller,
         such as a test running many commands in one interpreter, must not leave their threads behind."""
         if self._gateway is not None:
             self._gateway.close()
             self._gateway = None
+        while self._adopted:
+            self._adopted.pop().close()
 
     def confirm(self, question: str, assume_yes: bool, what: str) -> None:
         """Ask on a TTY; elsewhere refuse unless --yes was given (nothing is changed then)."""

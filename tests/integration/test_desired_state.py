@@ -431,3 +431,19 @@ def test_export_takes_its_file_format_from_format_and_leaves_o_global(sandbox, t
     assert any(d.get("principal") == f"User:{team}x" for d in lines), r.stdout
     r = sandbox.as_user("admin", "acls", "export", "-o", "jsonl")
     assert r.exit_code == 2 and "-o" in r.stderr
+
+
+@pytest.mark.parametrize("engine", [[], ["--spark"]])
+def test_a_saved_plan_applied_twice_is_stale_the_second_time(sandbox, team, tmp_path, engine):
+    """Issue 14: re-applying an applied saved plan reported `created` again (CreateAcls is idempotent)."""
+    gw = sandbox.gateway("admin")
+    f = tmp_path / "s.yaml"
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}a", "allow": [{"topic": f"{team}t", "operations": ["Read"]}]}]))
+    saved = tmp_path / "plan"
+    ok(sandbox.as_user("admin", "acls", "plan", str(f), "--out", str(saved), *engine))
+    ok(sandbox.as_user("admin", "acls", "apply", "--plan", str(saved), "--yes", *engine))
+    after = mine(gw, team)
+    assert len(after) == 1
+    r = sandbox.as_user("admin", "acls", "apply", "--plan", str(saved), "--yes", *engine)
+    assert r.exit_code == ExitCode.USAGE and "the saved plan is stale: 1 of its 1 changes" in r.stderr, r.output
+    assert r.stdout == "" and mine(gw, team) == after

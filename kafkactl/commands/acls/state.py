@@ -46,30 +46,19 @@ def _spark_mode(spark: bool, spark_auto: bool) -> str:
 
 def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_deletes, spark, master, remote,
              spark_auto=False):
-    from kafkactl.bulk import engine
-    from kafkactl.errors import UsageError
+    """The plan (new or saved) through the core API; its notes and warnings shown on stderr."""
+    from kafkactl.bulk.engine import PlanRequest, make
 
-    mode, files = _spark_mode(spark, spark_auto), list(files or [])
-    if master or remote:
-        mode = "spark" if mode == "local" else mode
-    if plan_dir:
-        if files:
-            raise UsageError("give either FILE... or --plan PLANDIR, not both")
-        from kafkactl.bulk.plan import Guards, load_saved, read_current
-
-        for given, option in ((contexts, "--context"), (scope, "--scope")):
-            if given is not None:
-                raise UsageError(f"{option} with --plan: a saved plan keeps the clusters and the scope it was "
-                                 "made for (make a new one with acls plan --out)")
-        guards = Guards(tuple(protect or ()), no_delete, max_deletes)
-        plan = load_saved(plan_dir)
-        gateways = engine.gateways_for(app_ctx, [c.cluster for c in plan.clusters])
-        guards.check_saved(plan, lambda c: gateways[c].profile.super_users,
-                           lambda c: sum(1 for b in read_current(gateways[c]) if plan.scope.contains(b)))
-        return plan, gateways, mode
-    if not files:
-        raise UsageError("give the desired-state FILE(s)")
-    return engine.plan(app_ctx, files, contexts or [], scope, protect or [], no_delete, max_deletes, mode, master, remote)
+    result = make(PlanRequest(files=tuple(files or ()), plan_dir=plan_dir, contexts=tuple(contexts or ()),
+                              scope_file=scope, protect=tuple(protect or ()), no_delete=no_delete,
+                              max_deletes=max_deletes, engine=_spark_mode(spark, spark_auto), spark_master=master,
+                              spark_remote=remote, selection=app_ctx.selection, debug=app_ctx.debug))
+    app_ctx.adopt(result)
+    for w in result.warnings:
+        app_ctx.warn(w)
+    for n in result.notes:
+        app_ctx.note(n)
+    return result
 
 
 def _show_summary(app_ctx, plan) -> None:
@@ -102,8 +91,8 @@ def acls_plan(
     from kafkactl.formatters.views import PlanLinesView, PlanView
 
     app_ctx = ctx.obj
-    plan, _, _ = _compute(app_ctx, files, None, context, scope, protect, no_delete, max_deletes, spark,
-                          spark_master, spark_remote, spark_auto)
+    plan = _compute(app_ctx, files, None, context, scope, protect, no_delete, max_deletes, spark,
+                    spark_master, spark_remote, spark_auto).plan
     if out:
         save(plan, out)
         app_ctx.note(f"plan saved to {out}")
@@ -128,12 +117,12 @@ def acls_apply(
 
     Example:  kafkactl acls apply team-a.yaml --report apply.jsonl --yes
     """
-    from kafkactl.bulk import engine
     from kafkactl.cli.progress import progress_bar
 
     app_ctx = ctx.obj
-    plan, gateways, mode = _compute(app_ctx, files, plan_dir, context, scope, protect, no_delete, max_deletes, spark,
-                                    spark_master, spark_remote, spark_auto)
+    planned = _compute(app_ctx, files, plan_dir, context, scope, protect, no_delete, max_deletes, spark,
+                       spark_master, spark_remote, spark_auto)
+    plan = planned.plan
     _show_summary(app_ctx, plan)
     if not plan.changes:
         app_ctx.note("nothing to do: the clusters already match the desired state")
@@ -144,7 +133,7 @@ def acls_apply(
     report_fh = open(report, "w", encoding="utf-8") if report else None
     try:
         with progress_bar(app_ctx, plan.changes, "applying", threshold=0) as advance:
-            result = engine.apply(app_ctx, plan, gateways, mode, advance, report_fh, dry_run)
+            result = planned.apply(advance, report_fh, dry_run)
     finally:
         if report_fh:
             report_fh.close()
