@@ -84,10 +84,7 @@ def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], Non
                 result.failures += [{"cluster": cp.cluster, "phase": phase, **flat_row(r.binding)} for r in failed]
                 result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
                 causes = {(e.code, e.message) for e in errors.values()}
-                if not changed_before and len(failed) == len(rows) and len({c for c, _ in causes}) == 1:
-                    raise single_cause(gw, *min(causes), result)
-                raise PartialFailure(f"{len(failed)} bindings failed in {result.stopped_at}; later phases were not "
-                                     "started (re-run apply once the cause is fixed: it converges)", result=result)
+                raise phase_failure(gw, result, len(failed), len(rows), changed_before, causes)
             # the barrier: the broker that authorizes must list this phase's outcome before the next begins
             done = [r.binding for r in rows if statuses.get(r.binding) in ("created", "deleted", "gone")]
             present = done if action == "CREATE" else []
@@ -100,6 +97,18 @@ def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], Non
             if on_phase:
                 on_phase(cp.cluster, phase)
     return result
+
+
+def phase_failure(gw, result: ApplyResult, failed: int, total: int, changed_before: bool,
+                  causes: set[tuple[int | None, str | None]]) -> Exception:
+    """The error that stops an apply at a failed phase, for both engines: the one reason's own (exit 3 when not
+    authorized) when nothing was changed and every binding failed for it, else a partial failure (exit 5)."""
+    codes = {code for code, _ in causes}
+    if not changed_before and failed == total and len(codes) == 1 and None not in codes:
+        code, message = min(causes, key=lambda c: str(c))
+        return single_cause(gw, code or -1, message, result)
+    return PartialFailure(f"{failed} bindings failed in {result.stopped_at}; later phases were not started "
+                          "(re-run apply once the cause is fixed: it converges)", result=result)
 
 
 def single_cause(gw, code: int, message: str | None, result: ApplyResult) -> Exception:

@@ -16,7 +16,6 @@ from kafkactl.bulk.plan import ClusterPlan, Guards, PlanRow, phase_of
 from kafkactl.bulk.sources import StateFileError, parquet_file, parquet_read
 from kafkactl.bulk.state import (FLAT_FIELDS, DesiredState, Scope, binding_where, checked_rows, flat_binding,
                                  read_flat_head)
-from kafkactl.errors import UsageError
 from kafkactl.limits import MAX_STRING_BYTES
 
 BINDING = list(FLAT_FIELDS)
@@ -226,10 +225,7 @@ def diff_tables(cluster: str, desired, current, scope: Scope, guards: Guards, su
     if guards.no_delete:
         plan.deletes_withheld = len(deletes)
         deletes = deletes.slice(0, 0)
-    limit = guards.delete_limit(plan.current_in_scope)
-    if limit is not None and len(deletes) > limit:
-        raise UsageError(f"{cluster}: the plan deletes {len(deletes)} ACL bindings, more than --max-deletes "
-                         f"{guards.max_deletes} allows ({limit}); nothing was changed")
+    guards.check_deletes(cluster, len(deletes), plan.current_in_scope)
     rows = []
     for action, table in (("CREATE", creates), ("DELETE", deletes)):
         for n, d in enumerate(table.to_pylist(), 1):

@@ -200,6 +200,13 @@ class Guards:
             raise UsageError(f"--max-deletes {shown(self.max_deletes)}: a number of bindings is a whole number")
         return int(number)
 
+    def check_deletes(self, cluster: str, deletes: int, in_scope: int, what: str = "the plan") -> None:
+        """--max-deletes, the one check of all three engines and of saved plans: refused, never trimmed."""
+        limit = self.delete_limit(in_scope)
+        if limit is not None and deletes > limit:
+            raise UsageError(f"{cluster}: {what} deletes {deletes} ACL bindings, more than --max-deletes "
+                             f"{self.max_deletes} allows ({limit}); nothing was changed")
+
     def check_saved(self, plan: "Plan", super_users: Callable[[str], Sequence[str]],
                     in_scope_now: Callable[[str], int]) -> None:
         """Hold a saved plan (apply --plan) to the guards given now and to the target's super users: it is
@@ -215,12 +222,9 @@ class Guards:
             if touched:
                 raise UsageError(f"{c.cluster}: the saved plan changes ACLs of protected principal {touched[0]}"
                                  f"{f' (and {len(touched) - 1} more)' if len(touched) > 1 else ''}; nothing was changed")
-            if self.max_deletes is None:
-                continue
-            limit = self.delete_limit(in_scope_now(c.cluster) if self.max_deletes.strip().endswith("%") else 0)
-            if limit is not None and len(deletes) > limit:
-                raise UsageError(f"{c.cluster}: the saved plan deletes {len(deletes)} ACL bindings, more than "
-                                 f"--max-deletes {self.max_deletes} allows ({limit}); nothing was changed")
+            if self.max_deletes is not None:
+                in_scope = in_scope_now(c.cluster) if self.max_deletes.strip().endswith("%") else 0
+                self.check_deletes(c.cluster, len(deletes), in_scope, "the saved plan")
 
 
 def diff_cluster(cluster: str, current: Iterable[AclBinding], desired: Iterable[AclBinding], scope: Scope,
@@ -242,10 +246,7 @@ def diff_cluster(cluster: str, current: Iterable[AclBinding], desired: Iterable[
     if guards.no_delete:
         plan.deletes_withheld = len(deletes)
         deletes = set()
-    limit = guards.delete_limit(len(in_scope))
-    if limit is not None and len(deletes) > limit:
-        raise UsageError(f"{cluster}: the plan deletes {len(deletes)} ACL bindings, more than --max-deletes "
-                         f"{guards.max_deletes} allows ({limit}); nothing was changed")
+    guards.check_deletes(cluster, len(deletes), len(in_scope))
     rows = [PlanRow(cluster, phase_of("CREATE", b.permission), "CREATE", b) for b in creates]
     rows += [PlanRow(cluster, phase_of("DELETE", b.permission), "DELETE", b) for b in deletes]
     plan.rows = sorted(rows, key=lambda r: (r.phase, r.binding))

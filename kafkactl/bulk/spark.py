@@ -170,10 +170,7 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
         for p in PHASES:
             x ^= (planned.get(f"x{i}_{p}") or 0) if counts[p] else 0
         cp.stored = (counts, (x, sum(counts.values())))
-        limit = guards.delete_limit(cp.current_in_scope)
-        if limit is not None and counts[3] + counts[4] > limit:
-            raise UsageError(f"{n}: the plan deletes {counts[3] + counts[4]} ACL bindings, more than --max-deletes "
-                             f"{guards.max_deletes} allows ({limit}); nothing was changed")
+        guards.check_deletes(n, counts[3] + counts[4], cp.current_in_scope)
         clusters.append(cp)
     plan = Plan(clusters, state.scope, list(state.sources), engine="spark")
     plan.location = str(out)
@@ -422,7 +419,7 @@ def spark_apply(plan: Plan, gateways: dict, progress=None, report=None):
 
     from kafkactl.bulk.apply import ApplyResult, ApplyRow
     from kafkactl.bulk.plan import PHASE_NAMES
-    from kafkactl.errors import BrokerError, PartialFailure
+    from kafkactl.errors import BrokerError
 
     spark = session()
     rows = spark.read.parquet(str(Path(plan.location) / "rows"))
@@ -452,14 +449,11 @@ def spark_apply(plan: Plan, gateways: dict, progress=None, report=None):
             if first:
                 result.failures += [r.asDict() for r in first]
                 result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
-                if not changed_before and failed.count() == n:
-                    causes = [r["error"] for r in failed.select("error").distinct().limit(2).collect()]
-                    if len(causes) == 1 and (code := _error_code(causes[0])) is not None:
-                        from kafkactl.bulk.apply import single_cause
+                from kafkactl.bulk.apply import phase_failure
 
-                        raise single_cause(gateways[cp.cluster], code, causes[0].rsplit(" (", 1)[0], result)
-                raise PartialFailure(f"bindings failed in {result.stopped_at}; later phases were not started "
-                                     "(re-run apply once the cause is fixed: it converges)", result=result)
+                errors = [r["error"] for r in failed.select("error").distinct().limit(100).collect()]
+                causes = {(_error_code(e), (e or "").rsplit(" (", 1)[0]) for e in errors}
+                raise phase_failure(gateways[cp.cluster], result, failed.count(), n, changed_before, causes)
             if not _confirmed(spark, {cp.cluster: where[cp.cluster]}, done, action):
                 result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
                 raise BrokerError(f"{result.stopped_at}: the broker did not confirm the changes; later phases were "
