@@ -84,13 +84,10 @@ def within(budget: float, fn: Callable[[], list[str]]) -> list[str] | None:
 
 
 def _write_private(path: Path, text: str) -> None:
+    from kafkactl.privatefile import write_private
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
+        write_private(path, text)
     except OSError:
         pass  # a read-only home still completes, just without a cache
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from kafkactl.results import API_VERSION
 from kafkactl.errors import ConfigError, MissingFileError, NotFoundError
 from kafkactl.redact import Secret
 
@@ -373,17 +374,14 @@ class ContextStore:
 
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         data = {
-            "apiVersion": "kafkactl/v1",
+            "apiVersion": API_VERSION,
             "current-context": self.current,
             "contexts": {name: c.to_yaml() for name, c in sorted(self.contexts.items())},
         }
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        # create with 0600 from the start: the file may hold passwords
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            yaml.safe_dump(data, fh, sort_keys=False, default_flow_style=False)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, self.path)
+        from kafkactl.privatefile import write_private
+
+        # 0600 from the first byte: the file may hold passwords
+        write_private(self.path, yaml.safe_dump(data, sort_keys=False, default_flow_style=False))
 
     def get(self, name: str) -> Context:
         try:

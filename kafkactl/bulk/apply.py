@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from collections import deque
 from typing import Callable, ClassVar, Iterable, Iterator, Sequence
 
+from kafkactl.results import API_VERSION
 from kafkactl.acl.model import AclBinding
 from kafkactl.acl.ops import await_visible, chunks
 from kafkactl.bulk.plan import PHASE_NAMES, PHASES, Plan, PlanRow
@@ -53,7 +54,7 @@ class ApplyResult:
         return sum(r.count for r in self.summary if r.status == "failed")
 
     def to_json(self) -> dict:
-        return {"api_version": "kafkactl/v1", "kind": "AclApplyResult", "dry_run": self.dry_run,
+        return {"api_version": API_VERSION, "kind": "AclApplyResult", "dry_run": self.dry_run,
                 "stopped_at": self.stopped_at, "summary": [r.__dict__ for r in self.summary],
                 "failures": self.failures[:100]}
 

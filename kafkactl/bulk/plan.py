@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ClassVar, Iterable, Sequence
 
+from kafkactl.results import API_VERSION
 from kafkactl.acl.model import AclBinding, AclFilter, PatternType, Permission, ResourceType, find_refused, shown
 from kafkactl.bulk.state import DesiredState, Scope, StateFileError, flat_binding, flat_row
 from kafkactl.errors import UsageError
@@ -123,7 +124,7 @@ class Plan:
         return [PlanSummary(c.cluster, p, PHASE_NAMES[p], n) for c in self.clusters for p, n in c.counts().items()]
 
     def to_json(self, include_changes: bool = True) -> dict:
-        doc = {"api_version": "kafkactl/v1", "kind": "AclPlan", "engine": self.engine, "sources": self.sources,
+        doc = {"api_version": API_VERSION, "kind": "AclPlan", "engine": self.engine, "sources": self.sources,
                 "scope": self.scope.to_json(),
                 "clusters": [{"cluster": c.cluster, "current_total": c.current_total,
                               "current_in_scope": c.current_in_scope, "desired": c.desired,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from kafkactl.results import API_VERSION
 from kafkactl.acl.model import (
     CLUSTER_NAME,
     AclBinding,
@@ -392,7 +393,7 @@ def to_yaml_doc(bindings: Iterable[AclBinding], scope: Scope) -> dict:
             if items:
                 entry[key] = items
         acls.append(entry)
-    return {"apiVersion": "kafkactl/v1", "kind": "AclState", "scope": scope.to_json(), "acls": acls}
+    return {"apiVersion": API_VERSION, "kind": "AclState", "scope": scope.to_json(), "acls": acls}
 
 
 def flat_row(b: AclBinding) -> dict:

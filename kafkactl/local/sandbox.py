@@ -360,15 +360,9 @@ def _argfile_line(arg: str) -> str:
 
 
 def _write_private(path: Path, text: str, fresh: bool = False) -> None:
-    """Write a 0600 file; `fresh` refuses to write through anything already at the path (a planted link)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-    if fresh:
-        path.unlink(missing_ok=True)
-        flags |= os.O_EXCL | os.O_NOFOLLOW
-    fd = os.open(path, flags, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.chmod(path, 0o600)
+    from kafkactl.privatefile import write_private
+
+    write_private(path, text, fresh=fresh)
 
 
 def _port_free(port: int) -> bool:
