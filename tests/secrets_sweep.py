@@ -68,10 +68,19 @@ def register(secret: str | None, label: str = "a test secret") -> None:
 
 
 def new_secret(label: str = "a test secret") -> str:
-    """A fresh random password, registered."""
-    value = _random.token_urlsafe(18)
+    """A fresh random password, registered; none of its pieces could pass for a word or hex (which the sweep
+    ignores), so every piece of it counts."""
+    value = unmistakable()
     register(value, label)
     return value
+
+
+def unmistakable() -> str:
+    """A random password with no 6-character piece made of lowercase letters and '._-' only, or of hex only."""
+    while True:
+        value = _random.token_urlsafe(18)
+        if not any(_WORDLIKE.fullmatch(value[i:i + PIECE]) for i in range(len(value) - PIECE + 1)):
+            return value
 
 
 def _secrets() -> dict[str, str]:

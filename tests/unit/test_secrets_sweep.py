@@ -7,7 +7,6 @@ leaking tests; the others call the plugin's functions on synthetic text and file
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 from pathlib import Path
 
@@ -76,8 +75,8 @@ def test_kafkactl_secret_printed():
 def inner(tmp_path_factory):
     """One run of the inner session, shared by the assertions below."""
     pytester_dir = tmp_path_factory.mktemp("sweep-inner")
-    values = {"secret": secrets.token_urlsafe(18), "listed": secrets.token_urlsafe(18),
-              "kafkactl": secrets.token_urlsafe(18)}
+    values = {"secret": secrets_sweep.unmistakable(), "listed": secrets_sweep.unmistakable(),
+              "kafkactl": secrets_sweep.unmistakable()}
     (pytester_dir / "test_inner.py").write_text(INNER.format(**values))
     import subprocess
     import sys
@@ -133,7 +132,7 @@ def test_the_summary_says_how_much_was_swept(inner):
 
 
 def test_six_characters_are_a_piece_five_are_not():
-    secret = secrets.token_urlsafe(16)
+    secret = secrets_sweep.unmistakable()
     secrets_sweep.register(secret, "the sweep's own test secret")
     assert secrets_sweep.find_leaks(f"error: bad value {secret[3:9]}!") == ["the sweep's own test secret"]
     assert secrets_sweep.find_leaks(f"error: bad value {secret[3:8]}!") == []
@@ -186,7 +185,7 @@ def test_appended_log_lines_are_swept_once_and_pieces_across_reads_are_caught(tm
 def test_a_sandbox_state_file_makes_its_passwords_known(tmp_path):
     import json
 
-    password = secrets.token_urlsafe(18)
+    password = secrets_sweep.unmistakable()
     (tmp_path / "state.json").write_text(json.dumps({"passwords": {"alice": password}}))
     secrets_sweep.sweep_tree(tmp_path, "a sandbox home", report=False)
     assert secrets_sweep.find_leaks(f"{password[5:11]}") == [f"the password of alice in {tmp_path}"]
