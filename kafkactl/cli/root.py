@@ -66,9 +66,10 @@ class _LazyNoun(_Suggesting, TyperGroup):
         if info is not None and cmd_name not in self.commands:
             from typer.main import get_command_from_info
 
-            self.commands[cmd_name] = get_command_from_info(
-                info, pretty_exceptions_short=self._typer.pretty_exceptions_short,
-                rich_markup_mode=self._typer.rich_markup_mode)
+            cmd = get_command_from_info(info, pretty_exceptions_short=self._typer.pretty_exceptions_short,
+                                        rich_markup_mode=self._typer.rich_markup_mode)
+            cmd.epilog = cmd.epilog or getattr(self, "_global_help", None)
+            self.commands[cmd_name] = cmd
         return self.commands.get(cmd_name)
 
 
@@ -107,8 +108,24 @@ class KafkactlGroup(_Suggesting, TyperGroup):
 
             cached = _noun_group(importlib.import_module(f"kafkactl.commands.{module}").app)
             cached.name = cmd_name
+            cached._global_help = self.global_help()
+            for cmd in getattr(cached, "commands", {}).values():  # a noun built whole
+                cmd.epilog = cmd.epilog or cached._global_help
             self.commands[cmd_name] = cached
         return cached
+
+    def global_help(self) -> str:
+        """The epilog of every subcommand's --help: the root's options, which may follow the command too."""
+        parts = []
+        for p in self.params:
+            if getattr(p, "is_eager", False) or getattr(p, "hidden", False):
+                continue
+            names = "/".join(p.opts)
+            if not p.is_flag:
+                choices = getattr(p.type, "choices", None)
+                names += f" {'|'.join(str(getattr(c, 'value', c)) for c in choices)}" if choices else f" {p.metavar or p.name.upper()}"
+            parts.append(names)
+        return "Global options, also accepted after the command: " + ", ".join(parts) + " (see kafkactl --help)."
 
     def _main_shell_completion(self, ctx_args: Any, prog_name: str, complete_var: str | None = None) -> None:
         instruction = os.environ.get(complete_var or "_KAFKACTL_COMPLETE")
@@ -234,6 +251,10 @@ app = typer.Typer(
     cls=KafkactlGroup,
     name="kafkactl",
     help="Admin toolkit for Apache Kafka: ACLs, configs, topics, groups and the local sandbox.",
+    epilog=("Examples:  kafkactl local up;  kafkactl --context local-admin acls list -o json;  "
+            "kafkactl acls check --principal User:alice --operation Read --topic orders;  "
+            "kafkactl acls plan team-a.yaml --detailed-exitcode;  "
+            "kafkactl configs describe --topic orders;  kafkactl completion bash > ~/.kafkactl.bash"),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

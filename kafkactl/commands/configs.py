@@ -13,7 +13,7 @@ app = typer.Typer(help="Describe and change configs, SCRAM credentials and quota
                   no_args_is_help=True)
 
 _E = "Entity"
-EntityType = Annotated[Optional[list[str]], typer.Option("--entity-type", autocompletion=complete.entity_types, help="topics, brokers, broker-loggers, groups, client-metrics, users, clients or ips (repeatable: users with clients).", rich_help_panel=_E, show_default=False)]
+EntityType = Annotated[Optional[list[str]], typer.Option("--entity-type", metavar="topics|brokers|broker-loggers|groups|client-metrics|users|clients|ips", autocompletion=complete.entity_types, help="topics, brokers, broker-loggers, groups, client-metrics, users, clients or ips (repeatable: users with clients).", rich_help_panel=_E, show_default=False)]
 EntityName = Annotated[Optional[list[str]], typer.Option("--entity-name", autocompletion=complete.entity_names, help="Name of the entity (repeatable, pairs with --entity-type).", rich_help_panel=_E, show_default=False)]
 EntityDefault = Annotated[bool, typer.Option("--entity-default", help="The default entity (brokers, users, clients, ips).", rich_help_panel=_E)]
 Topic = Annotated[Optional[str], typer.Option("--topic", help="Shortcut: --entity-type topics --entity-name T.", autocompletion=complete.topics, rich_help_panel=_E, show_default=False)]

@@ -144,3 +144,16 @@ def test_a_misspelt_subcommand_gets_a_suggestion(argv, suggestion):
 def test_nothing_close_gets_no_suggestion():
     r = run("acls", "zzz")
     assert r.exit_code == 2 and "No such command 'zzz'." in r.stderr and "did you mean" not in r.stderr
+
+
+def test_every_subcommand_help_lists_the_global_options_and_shows_choices():
+    """Issue 14: a subcommand's --help did not say which global options it accepts (they may follow it)."""
+    from tests.integration.cli_tree import leaf_commands
+
+    for path, _ in leaf_commands():
+        r = run(*path.split(), "--help")
+        assert r.exit_code == 0 and "Global options, also accepted after the command" in r.stdout, path
+        assert "-o/--output table|plain|json|yaml|csv" in " ".join(r.stdout.split()), path
+    text = " ".join(run("acls", "list", "--help", env={"COLUMNS": "200"}).stdout.split())
+    assert "literal|prefixed|any|match" in text and "allow|deny" in text
+    assert "Examples:" in run("--help").stdout

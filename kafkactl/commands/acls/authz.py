@@ -131,8 +131,8 @@ def acls_lint(
     ctx: typer.Context,
     acls_file: AclsFile = None, super_user: SuperUsers = None,
     allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
-    severity: Annotated[str, typer.Option("--severity", help="Show findings of this severity and worse: error, warning, info.", autocompletion=lambda: ["error", "warning", "info"])] = "info",
-    fail_on: Annotated[str, typer.Option("--fail-on", help="Exit 9 if a finding is this severe or worse: error, warning, info, never.", autocompletion=lambda: ["error", "warning", "info", "never"])] = "warning",
+    severity: Annotated[str, typer.Option("--severity", metavar="error|warning|info", help="Show findings of this severity and worse: error, warning, info.", autocompletion=lambda: ["error", "warning", "info"])] = "info",
+    fail_on: Annotated[str, typer.Option("--fail-on", metavar="error|warning|info|never", help="Exit 9 if a finding is this severe or worse: error, warning, info, never.", autocompletion=lambda: ["error", "warning", "info", "never"])] = "warning",
 ) -> None:
     """Find ACLs that are redundant, shadowed, idle, too wide, or that cannot match (exit 9 on findings).
 

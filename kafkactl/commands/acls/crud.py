@@ -167,7 +167,7 @@ def acls_delete(
 def acls_decode_ops(
     ctx: typer.Context,
     bits: Annotated[int, typer.Argument(help="An authorized-operations bitfield: signed or unsigned INT32 (put -- before a negative one).")],
-    resource_type: Annotated[str, typer.Option("--resource-type", help="topic, group, cluster, transactional-id, delegation-token or user.")] = "topic",
+    resource_type: Annotated[str, typer.Option("--resource-type", metavar="topic|group|cluster|transactional-id|delegation-token|user", help="topic, group, cluster, transactional-id, delegation-token or user.")] = "topic",
 ) -> None:
     """Decode a KIP-430 authorized-operations bitfield from a protocol dump.
 
