@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
-from kafkactl.bulk.aclset import _scan, load_acl_set
+from kafkactl.acl.aclset import _scan, load_acl_set
 from kafkactl.bulk.state import StateFileError
 
 NAMES = ["a", "a.b", "a.b(c)", "a+", "é", "é.ü", "*", "[x]", "a.b(c)d", "{g}"]

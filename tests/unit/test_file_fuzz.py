@@ -26,7 +26,7 @@ import pytest
 
 from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
-from kafkactl.bulk.aclset import load_acl_set
+from kafkactl.acl.aclset import load_acl_set
 from kafkactl.bulk.arrow_diff import read_flat
 from kafkactl.bulk.state import FLAT_FIELDS, Scope, StateFileError, flat_row, load, to_yaml_doc
 from tests.conftest import run

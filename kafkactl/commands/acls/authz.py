@@ -26,7 +26,7 @@ def _resource(topic, group, cluster, transactional_id, delegation_token, user_pr
 
 
 def _acl_set(app_ctx, acls_file: str | None, resource: tuple[Any, str] | None = None):
-    from kafkactl.bulk.aclset import read_acl_set
+    from kafkactl.acl.aclset import read_acl_set
 
     return read_acl_set(acls_file, app_ctx.gateway, resource)
 
@@ -139,7 +139,7 @@ def acls_lint(
     Example:  kafkactl acls lint --severity warning -o json
     """
     from kafkactl.acl.lint import SEVERITIES, at_least, lint
-    from kafkactl.bulk.aclset import gc_paused
+    from kafkactl.acl.aclset import gc_paused
     from kafkactl.errors import UsageError
     from kafkactl.exitcodes import ExitCode
 
