@@ -21,6 +21,7 @@ demo: install
 
 test: install
 	$(BIN)/ruff check kafkactl tests bench
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 # regenerate completions/ and man/ from the command definitions (a test fails when they are stale)

@@ -107,7 +107,7 @@ _STATES = {"UNKNOWN": "Unknown", "PREPARING_REBALANCING": "PreparingRebalance", 
 
 def _state(value) -> str | None:
     name = getattr(value, "name", None)
-    return None if value is None else _STATES.get(name, name or str(value))
+    return None if value is None else _STATES.get(name or "", name or str(value))
 
 
 def _type(value) -> str | None:

@@ -240,9 +240,9 @@ def settings_from_properties(props: Mapping[str, str], source: str = "--command-
             raise ConfigError(f"{source}: sasl.jaas.config needs both username and password options")
         out["username"] = jaas.options["username"]
         out["password"] = Secret(jaas.options["password"])
-        mech = out.get("sasl_mechanism")
-        if mech and not mech.startswith(family):
-            raise ConfigError(f"{source}: sasl.mechanism {mech} does not match the {jaas.module.rsplit('.', 1)[-1]} in sasl.jaas.config")
+        chosen: str | None = out.get("sasl_mechanism")
+        if chosen and not chosen.startswith(family):
+            raise ConfigError(f"{source}: sasl.mechanism {chosen} does not match the {jaas.module.rsplit('.', 1)[-1]} in sasl.jaas.config")
     if props.get("sasl.username"):
         out["username"] = props["sasl.username"]
     if props.get("sasl.password"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from typing import Any
 
 MASK = "******"
 
@@ -51,7 +52,7 @@ class Secret:
     def __bool__(self) -> bool:
         return bool(self._value)
 
-    def __reduce__(self):  # never pickle a password into a file or a Spark task by accident
+    def __reduce__(self) -> Any:  # never pickle a password into a file or a Spark task by accident
         raise TypeError("Secret values cannot be pickled")
 
 

@@ -24,6 +24,6 @@ class ChangeResult:
     def counts(self) -> dict[str, int]:
         return dict(sorted(Counter(r.status for r in self.results).items()))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"api_version": self.api_version, "kind": self.kind, "dry_run": self.dry_run,
                 "summary": self.counts(), "results": [r.to_json() for r in self.results]}

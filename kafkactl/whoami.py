@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafkactl.acl.bitfield import AuthorizedOps
+from kafkactl.acl.bitfield import AuthorizedOps, decode
+from kafkactl.acl.model import ResourceType
 from kafkactl.cluster import describe_cluster
 from kafkactl.gateway import Gateway
 from kafkactl.groups import describe_groups
@@ -30,9 +31,10 @@ def whoami(gw: Gateway) -> WhoAmI:
     cluster = describe_cluster(gw, authorized_operations=True)
     topics, _ = describe_topics(gw, None, authorized_operations=True)
     groups, _ = describe_groups(gw, None, authorized_operations=True)
+    none = decode(None, ResourceType.TOPIC)  # asked for above: the broker supplies them (None: not supplied)
     return WhoAmI(
         principal=gw.principal,
-        cluster=ResourceOps("CLUSTER", "kafka-cluster", cluster.authorized_operations),
-        topics=tuple(ResourceOps("TOPIC", t.name, t.authorized_operations) for t in topics),
-        groups=tuple(ResourceOps("GROUP", g.group, g.authorized_operations) for g in groups),
+        cluster=ResourceOps("CLUSTER", "kafka-cluster", cluster.authorized_operations or none),
+        topics=tuple(ResourceOps("TOPIC", t.name, t.authorized_operations or none) for t in topics),
+        groups=tuple(ResourceOps("GROUP", g.group, g.authorized_operations or none) for g in groups),
     )

@@ -9,6 +9,8 @@ the desired-state loader, which names file, row and field when it is wrong.
 
 from __future__ import annotations
 
+from functools import partial
+
 import contextlib
 import gc
 import re
@@ -183,7 +185,7 @@ def _scan(p: Path, name: str) -> list[AclBinding] | None:
             start, end = data.rfind(b"\n", 0, m.start()) + 1, data.find(b"\n", m.end())
         else:
             start, end = data.rfind(b"{", 0, m.start()), data.find(b"}", m.end()) + 1
-        row = json_loads(data[start:end if end > 0 else len(data)].decode("utf-8"), lambda start=start: rows.where(start))
+        row = json_loads(data[start:end if end > 0 else len(data)].decode("utf-8"), partial(rows.where, start))
         if isinstance(row, dict) and row.get("kind") is not None:
             return None  # a scope or clusters line, or a mistake: the whole read says which
         out.append(rows.binding(start, row))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, field
-from typing import ClassVar, Iterable, Sequence
+from typing import ClassVar, Iterable
 
 from kafkactl.acl.model import (SUPPORTED_OPERATIONS, WILDCARD, AclBinding, AclOperation, PatternType, Permission,
                                 ResourceType)
@@ -89,7 +89,7 @@ class _TypeIndex:
 class Authorizer:
     """The model over one ACL set. Indexed by resource, so a decision touches only the relevant ACLs."""
 
-    def __init__(self, bindings: Iterable[AclBinding], super_users: Sequence[str] = (),
+    def __init__(self, bindings: Iterable[AclBinding], super_users: Iterable[str] = (),
                  allow_everyone_if_no_acl: bool = False, cidr_hosts: bool = False) -> None:
         self.super_users = frozenset(super_users)
         self.allow_everyone_if_no_acl = allow_everyone_if_no_acl

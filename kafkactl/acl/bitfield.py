@@ -9,7 +9,7 @@ the resource type (a future operation) is kept as unknown(N) for raw and JSON ou
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 from kafkactl.acl.model import SUPPORTED_OPERATIONS, AclOperation, ResourceType
 
@@ -40,7 +40,7 @@ class AuthorizedOps:
             return "not supplied by broker"
         return ",".join(o.pascal for o in sorted(self.operations)) or "(none)"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"supplied": self.supplied, "raw": self.raw,
                 "operations": self.names() if self.supplied else None}
 

@@ -7,7 +7,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, ClassVar, Iterable
+from typing import Any, ClassVar, Iterable, TypeVar
 
 from kafkactl.errors import UsageError
 from kafkactl.limits import check_string
@@ -22,7 +22,7 @@ class _Wire(IntEnum):
     __hash__ = int.__hash__
 
     @classmethod
-    def decode(cls, code: int):
+    def decode(cls, code: int) -> Any:
         """A code from the wire; codes this version does not know (a newer broker) become UNKNOWN."""
         try:
             return cls(code)
@@ -98,17 +98,21 @@ def _squash(text: str) -> str:
     return "".join(ch for ch in text.upper() if ch not in "_- ")
 
 
+_E = TypeVar("_E", bound=IntEnum)
+
+
 @functools.lru_cache(maxsize=64)
-def _lookup(allowed: tuple) -> dict[str, Any]:
+def _lookup(allowed: tuple[Any, ...]) -> dict[str, Any]:
     return {_squash(m.name): m for m in allowed}
 
 
-def _parse_enum(enum_cls, text: str, option: str, allowed: Iterable | None = None, noun: str = "a valid value"):
+def _parse_enum(enum_cls: type[_E], text: str, option: str, allowed: Iterable[_E] | None = None,
+                noun: str = "a valid value") -> _E:
     allowed = tuple(allowed) if allowed is not None else tuple(m for m in enum_cls if m.name != "UNKNOWN")
-    found = _lookup(allowed).get(_squash(text.strip()))
+    found: _E | None = _lookup(allowed).get(_squash(text.strip()))
     if found is not None:
         return found
-    names = [m.pascal for m in allowed]
+    names: list[str] = [getattr(m, "pascal") for m in allowed]  # noqa: B009 (every kafkactl enum has one)
     near = difflib.get_close_matches(text.strip().replace("_", "").replace("-", "").lower(),
                                      [n.lower() for n in names], n=1, cutoff=0.6) if len(text) < 100 else []
     hint = f" (did you mean {names[[n.lower() for n in names].index(near[0])]}?)" if near else ""
@@ -126,7 +130,7 @@ def parse_operation(text: str, option: str = "--operation") -> AclOperation:
 
 
 def parse_pattern_type(text: str, for_create: bool, option: str = "--resource-pattern-type") -> PatternType:
-    allowed = (PatternType.LITERAL, PatternType.PREFIXED)
+    allowed: tuple[PatternType, ...] = (PatternType.LITERAL, PatternType.PREFIXED)
     if not for_create:
         allowed = (PatternType.ANY, PatternType.MATCH, *allowed)
     try:
@@ -233,7 +237,7 @@ class AclBinding:
         return AclFilter(self.resource_type, self.resource_name, self.pattern_type, self.principal, self.host,
                          self.operation, self.permission)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         # _name_, not name: Enum.name is a Python-level descriptor, and exports run to hundreds of thousands
         d = {"resource_type": self.resource_type._name_, "resource_name": self.resource_name,
              "pattern_type": self.pattern_type._name_, "principal": self.principal, "host": self.host,

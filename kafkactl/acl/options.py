@@ -171,10 +171,10 @@ def bindings_for_create(o: AclOptions) -> list[AclBinding]:
             elif r[0] is ResourceType.GROUP:
                 plan.setdefault(r, set()).add(Op.READ)
     bindings = set()
-    for (rtype, name, pt), ops in plan.items():
-        for op in sorted(ops):
+    for (rtype, name, pt), planned in plan.items():
+        for op in sorted(planned):
             check_operation_supported(rtype, op)
-        for principal, host, op, perm in _entries(o, sorted(ops)):
+        for principal, host, op, perm in _entries(o, sorted(planned)):
             bindings.add(AclBinding(rtype, name, pt, principal, host, op, perm))
     return sorted(bindings)
 
@@ -203,8 +203,9 @@ def filters_for_query(o: AclOptions, for_delete: bool) -> list[AclFilter]:
         # AclCommand --remove builds no cluster filter for these and refuses ("at least one resource")
         raise UsageError(f"--cluster with --resource-pattern-type {o.pattern_type}: a delete names the cluster "
                          f"resource as the literal {CLUSTER_NAME} (--resource-pattern-type literal)")
+    resources: list[tuple[ResourceType, str | None, PatternType]]
     if o.has_resource():
-        resources = _resources(o, pattern or PatternType.LITERAL)
+        resources = list(_resources(o, pattern or PatternType.LITERAL))
     else:
         resources = [(ResourceType.ANY, None, pattern or PatternType.ANY)]
     entry_filters: list[tuple[str | None, str | None, AclOperation, Permission]]
@@ -217,8 +218,8 @@ def filters_for_query(o: AclOptions, for_delete: bool) -> list[AclFilter]:
             for op in {op for _, _, op, _ in entry_filters}:
                 check_operation_supported(rtype, op)
     else:
-        principals = [validate_principal(p) for p in o.principals] or [None]
-        hosts = [_host_filter(h) for h in o.hosts] or [None]
+        principals: list[str | None] = [validate_principal(p) for p in o.principals] or [None]
+        hosts: list[str | None] = [_host_filter(h) for h in o.hosts] or [None]
         ops = [parse_operation(x) for x in o.operations] or [Op.ANY]
         perm = Permission.ANY if o.permission is None else parse_permission(o.permission)
         entry_filters = [(p, h, op, perm) for p in principals for h in hosts for op in ops]

@@ -12,7 +12,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from collections import deque
-from typing import Callable, ClassVar, Iterable, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
 from kafkactl.results import API_VERSION
 from kafkactl.acl.model import AclBinding
@@ -75,7 +75,7 @@ def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], Non
                     result.summary.append(ApplyRow(cp.cluster, phase, action, "would-" + action.lower(), len(rows)))
                 continue
             changed_before = result.changed
-            errors: dict[AclBinding, object] = {}
+            errors: dict[AclBinding, Any] = {}
             statuses = _run_phase(gw, action, rows, progress, report, errors)
             for status in sorted(set(statuses.values())):
                 result.summary.append(ApplyRow(cp.cluster, phase, action, status,

@@ -19,6 +19,7 @@ class Map(dict):
     """A YAML mapping that knows its line."""
 
     __slots__ = ("line",)
+    line: int
 
 
 def _yaml_loader():
@@ -28,7 +29,7 @@ def _yaml_loader():
 
     # libyaml parses (fast, iteratively); composing in Python bounds the nesting depth, which libyaml's own
     # recursive composer does not
-    class Loader(yaml.composer.Composer, base):  # type: ignore[misc,valid-type]
+    class Loader(yaml.composer.Composer, base):
         def __init__(self, stream) -> None:
             base.__init__(self, stream)
             yaml.composer.Composer.__init__(self)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Generator, Any, Callable, Iterable, Iterator
 
 from kafkactl.acl.model import shown
 from kafkactl.errors import MissingFileError, UsageError
@@ -24,7 +24,7 @@ class StateFileError(UsageError):
     """A malformed desired-state file: the message names file, line/row and field."""
 
 
-def first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException | str) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
 
 
@@ -84,7 +84,10 @@ def _unique(pairs: list) -> dict:
     d = dict(pairs)
     if len(d) != len(pairs):
         seen: set = set()
-        raise DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+        for k, _ in pairs:
+            if k in seen:
+                raise DuplicateKey(k)
+            seen.add(k)
     return d
 
 
@@ -136,11 +139,16 @@ def _too_deep(text: str) -> str:
     return ""
 
 
+def _skip_space(text: str, at: int) -> int:
+    match = _WHITESPACE.match(text, at)
+    return match.end() if match else at
+
+
 def _item_number(text: str) -> str:
     """Which item of a JSON list holds the duplicate key, as " item N" (the error path: items decoded in turn)."""
     at, n = text.find("[") + 1, 0
     while 0 < at < len(text):
-        at = _WHITESPACE.match(text, at).end()
+        at = _skip_space(text, at)
         n += 1
         try:
             at = _DECODER.raw_decode(text, at)[1]
@@ -148,7 +156,7 @@ def _item_number(text: str) -> str:
             return f" item {n}"
         except (ValueError, RecursionError):
             break
-        at = _WHITESPACE.match(text, at).end()
+        at = _skip_space(text, at)
         at = at + 1 if text[at:at + 1] == "," else -1
     return ""
 
@@ -167,7 +175,7 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict]]:
 # ------------------------------------------------------------------------------------------ CSV
 
 
-def csv_records(path: Path, fields: Iterable[str]) -> Iterator[tuple[int, dict]]:
+def csv_records(path: Path, fields: Iterable[str]) -> Generator[tuple[int, dict], None, None]:
     """(row number, record): the header is row 1, blank lines are not counted (as Arrow counts). The header
     names every field, once; every record has as many fields as the header."""
     import csv

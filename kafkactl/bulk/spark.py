@@ -91,7 +91,7 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
                    .config("spark.speculation", "false"))
     spark = builder.getOrCreate()
     # a speculative duplicate task would send the same batch twice; creates are idempotent, but say it
-    if spark.conf.get("spark.speculation", "false").lower() == "true":
+    if (spark.conf.get("spark.speculation", "false") or "").lower() == "true":
         raise UsageError("spark.speculation must be false for kafkactl apply")
     if not remote:
         spark.sparkContext.setLogLevel("ERROR")
@@ -315,7 +315,7 @@ def validate_flat(spark, path: str, df, scope: Scope | None = None) -> None:
                 raise StateFileError(f"{path}: {_row_hint(r)}: {exc.message}") from None
             raise StateFileError(f"{path}: {_row_hint(r)}: holds a control character")
         if field_name == "scope":
-            raise StateFileError(f"{path}: {_row_hint(r)}: outside the declared scope {json.dumps(scope.to_json())}")
+            raise StateFileError(f"{path}: {_row_hint(r)}: outside the declared scope {json.dumps(scope.to_json() if scope else None)}")
         if field_name == "operation":
             raise StateFileError(f"{path}: {_row_hint(r)}: operation: {shown(r['operation'])} is not an operation of "
                                  f"{shown(r['resource_type'])} resources")
@@ -422,6 +422,7 @@ def spark_apply(plan: Plan, gateways: dict, progress=None, report=None):
     from kafkactl.errors import BrokerError
 
     spark = session()
+    assert plan.location is not None  # a Spark plan keeps its rows on disk
     rows = spark.read.parquet(str(Path(plan.location) / "rows"))
     result = ApplyResult()
     where = {c: gw.profile.selection for c, gw in gateways.items()}

@@ -380,7 +380,7 @@ def to_yaml_doc(bindings: Iterable[AclBinding], scope: Scope) -> dict:
         entry: dict[str, Any] = {"principal": principal}
         if host != "*":
             entry["hosts"] = [host]
-        for perm, key in ((Permission.ALLOW, "allow"), (Permission.DENY, "deny")):
+        for perm, section in ((Permission.ALLOW, "allow"), (Permission.DENY, "deny")):
             items = []
             for (p, rtype, name, pt), ops in resources.items():
                 if p is not perm:
@@ -391,7 +391,7 @@ def to_yaml_doc(bindings: Iterable[AclBinding], scope: Scope) -> dict:
                 item["operations"] = ops
                 items.append(item)
             if items:
-                entry[key] = items
+                entry[section] = items
         acls.append(entry)
     return {"apiVersion": API_VERSION, "kind": "AclState", "scope": scope.to_json(), "acls": acls}
 

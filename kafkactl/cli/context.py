@@ -141,5 +141,5 @@ def _make_console(stream: Any, no_color: bool) -> Any:
         console.quiet = True
         raise BrokenPipeError
 
-    console.on_broken_pipe = on_broken_pipe
+    console.on_broken_pipe = on_broken_pipe  # type: ignore[method-assign]  # rich's hook, replaced on purpose
     return console

@@ -39,7 +39,7 @@ NOUNS = {
 class _Suggesting:
     """A misspelt subcommand is answered with the nearest one (`acl` -> `acls`, `lst` -> `list`), as options are."""
 
-    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+    def resolve_command(self: Any, ctx: Any, args: list[str]) -> Any:
         name = args[0] if args else ""
         if name and not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
             import difflib
@@ -48,7 +48,7 @@ class _Suggesting:
             close = difflib.get_close_matches(name.lower(), visible, n=1, cutoff=0.6)
             if close:
                 ctx.fail(f"No such command {name!r}; did you mean {close[0]!r}?")
-        return super().resolve_command(ctx, args)  # type: ignore[misc]
+        return TyperGroup.resolve_command(self, ctx, args)
 
 
 class _LazyNoun(_Suggesting, TyperGroup):
@@ -85,8 +85,9 @@ def _noun_group(typer_app: Any) -> Any:
     group = get_group(shell)
     if type(group) is TyperGroup:
         group.__class__ = _LazyNoun
-        group._typer = typer_app
-        group._pending = {info.name or get_command_name(info.callback.__name__): info
+        lazy: Any = group  # a _LazyNoun now
+        lazy._typer = typer_app
+        lazy._pending = {info.name or get_command_name(info.callback.__name__): info
                           for info in typer_app.registered_commands}
         return group
     return get_group(typer_app)  # a noun with its own group class is built whole
@@ -121,7 +122,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             if getattr(p, "is_eager", False) or getattr(p, "hidden", False):
                 continue
             names = "/".join(p.opts)
-            if not p.is_flag:
+            if not getattr(p, "is_flag", False):
                 choices = getattr(p.type, "choices", None)
                 names += f" {'|'.join(str(getattr(c, 'value', c)) for c in choices)}" if choices else f" {p.metavar or p.name.upper()}"
             parts.append(names)
@@ -141,7 +142,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
         # a lookup abandoned at its time budget may still hold a client: skip interpreter teardown
         os._exit(rv)
 
-    def main(self, args: Any = None, prog_name: Any = None, complete_var: Any = None,
+    def main(self, args: Any = None, prog_name: Any = None, complete_var: Any = None,  # type: ignore[override]
              standalone_mode: bool = True, **extra: Any) -> Any:
         from click import exceptions as click_exc
 

@@ -23,7 +23,8 @@ def cluster_describe(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = Fal
         from kafkactl.formatters.views import AuthorizedOpsView
 
         app_ctx.render(AuthorizedOpsView(info, [("kafka-cluster", info.authorized_operations)]))
-        if info.authorized_operations.supplied and info.authorized_operations.raw == 0:
+        ops = info.authorized_operations
+        if ops is not None and ops.supplied and ops.raw == 0:
             app_ctx.hint(cluster.EMPTY_CLUSTER_OPS_HINT)
     else:
         app_ctx.render(info)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -95,7 +95,7 @@ def configs_describe(
                          client=client, client_defaults=client_defaults, ip=ip, ip_defaults=ip_defaults)
     gw = app_ctx.gateway()
     if len(entities) == 2:  # a user+client quota entity
-        rows, errors = ops.describe_quotas(gw, entities), []
+        rows, errors = ops.describe_quotas(gw, entities), list[Any]()
     else:
         [entity] = entities
         names = [entity.name]

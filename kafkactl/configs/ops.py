@@ -140,7 +140,7 @@ def _describe_users(gw, entity, names):
 
 
 def describe_quotas(gw, entities: list[Entity]) -> list[ConfigRow]:
-    components = []
+    components: list[tuple[str, int, str | None]] = []
     for e in entities:
         qtype = QUOTA_TYPES[e.type]
         if e.default:

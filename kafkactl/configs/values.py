@@ -125,7 +125,7 @@ def parse_scram(key: str, value: str) -> ScramChange:
         elif sep and k == "password" and password is None:
             password, in_password = v, True
         elif in_password:
-            password += "," + part
+            password = f"{password},{part}"
         elif sep and k == "iterations":
             raise UsageError(f"{key}: iterations is not a whole number")
         else:

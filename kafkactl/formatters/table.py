@@ -27,16 +27,16 @@ def render_table(data: Any, console: Any) -> None:
     table = Table(title=t.title, box=None if console.no_color else _box(), header_style="bold", pad_edge=False)
     for col in t.columns:
         table.add_column(header_label(col), overflow="fold")
-    previous = None
+    previous: tuple[Any, ...] | None = None
     for row in t.rows:
-        cells = ["-" if v is None else _mark(v) if t.checkmarks and isinstance(v, bool) else _fmt(v) for v in row]
+        cells: list[str] = ["-" if v is None else _mark(v) if t.checkmarks and isinstance(v, bool) else _fmt(v) for v in row]
         if t.group_by:
-            key = row[:t.group_by]
-            if previous is not None and key == previous:
+            group = tuple(row[:t.group_by])
+            if previous is not None and group == previous:
                 cells[:t.group_by] = [""] * t.group_by
             elif previous is not None:
                 table.rows[-1].end_section = True
-            previous = key
+            previous = group
         table.add_row(*cells)
     _print(console, table)
 

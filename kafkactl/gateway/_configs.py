@@ -51,7 +51,7 @@ class ConfigRpcs:
         futures = self.admin.describe_configs(list(objs.values()), request_timeout=self.profile.timeout)
         self.wait(futures, "describe configs")
         by_key = {(_res_key(res)): fut for res, fut in futures.items()}
-        out = {}
+        out: dict[Any, Any] = {}
         for r, obj in objs.items():
             fut = by_key[_res_key(obj)]
             try:
@@ -138,10 +138,10 @@ class ConfigRpcs:
                                                          request_timeout=self.profile.timeout)
         futures = fut if isinstance(fut, dict) else {None: fut}
         self.wait(futures, "describe SCRAM credentials")
-        out: dict[str, Any] = {}
+        out: dict[Any, Any] = {}  # user (None: the request for every user, when it failed) -> credentials or error
         for user, f in futures.items():
             try:
-                res = f.result()
+                res: Any = f.result()
             except Exception as exc:
                 out[user] = exc
                 continue
@@ -161,7 +161,7 @@ class ConfigRpcs:
         def mech(m: str):
             return getattr(ScramMechanism, m.replace("-", "_"))
 
-        alterations = [UserScramCredentialUpsertion(u, ScramCredentialInfo(mech(m), it), pw.reveal().encode())
+        alterations: list[Any] = [UserScramCredentialUpsertion(u, ScramCredentialInfo(mech(m), it), pw.reveal().encode())
                        for u, m, it, pw in upserts]
         alterations += [UserScramCredentialDeletion(u, mech(m)) for u, m in deletes]
         out: dict[str, Exception | None] = {}

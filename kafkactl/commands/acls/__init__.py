@@ -5,12 +5,15 @@ model); state: export, plan, apply (desired state)."""
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import typer
 
 from kafkactl.commands.acls import authz, crud, state
 
 app = typer.Typer(help="Create, list and delete ACLs (kafka-acls.sh).", no_args_is_help=True)
 
+_fn: Callable[..., Any]
 for _name, _fn, _alias in (("create", crud.acls_create, "add"), ("list", crud.acls_list, "describe"),
                            ("delete", crud.acls_delete, "remove")):
     app.command(_name)(_fn)
