@@ -153,6 +153,18 @@ def sandbox() -> SandboxInfo:
 
     for user, password in state.passwords.items():
         register(password, f"the sandbox password of {user}")
+    # A cluster in use is never empty. Without this ACL a test run alone (the first to create ACLs) would hold
+    # every ACL of the cluster, and the every-ACL guard (issue 13) rightly asks for --all to delete them.
+    from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
+    from kafkactl.gateway import Gateway
+    from kafkactl.profiles import Selection, resolve
+
+    gw = Gateway(resolve(Selection(context="local-admin")))
+    try:
+        gw.create_acls([AclBinding(ResourceType.TOPIC, "tests.bystander", PatternType.LITERAL, "User:bystander", "*",
+                                   AclOperation.READ, Permission.ALLOW)])
+    finally:
+        gw.close()
     yield info
     sb.down(purge=True)  # (the secrets sweep reads the sandbox's logs first)
 
