@@ -15,13 +15,24 @@ class ErrorInfo:
 
 
 def error_info(err: Any) -> ErrorInfo:
-    """Normalise a confluent KafkaError / KafkaException into code, name, message."""
+    """Normalise a confluent KafkaError / KafkaException into code, name, message. A Kafka protocol error is named
+    as the protocol names it (librdkafka shortens some: UNKNOWN_TOPIC_OR_PART)."""
     if isinstance(err, _CodeError):
-        return ErrorInfo(err.code(), err.name(), err.str())
+        return ErrorInfo(err.code(), protocol_name(err.code(), err.name()), err.str())
     kerr = err.args[0] if hasattr(err, "args") and err.args and hasattr(err.args[0], "code") else err
     if hasattr(kerr, "code") and callable(kerr.code):
-        return ErrorInfo(kerr.code(), kerr.name(), kerr.str())
+        return ErrorInfo(kerr.code(), protocol_name(kerr.code(), kerr.name()), kerr.str())
     return ErrorInfo(-1, type(err).__name__, str(err))
+
+
+def protocol_name(code: int, name: str) -> str:
+    """The Kafka protocol's name for an error code (librdkafka's own, negative, codes keep theirs)."""
+    if code <= 0:
+        return name
+    from kafka.errors import kafka_errors
+
+    cls = kafka_errors.get(code)
+    return getattr(cls, "message", None) or name
 
 
 class _CodeError(Exception):

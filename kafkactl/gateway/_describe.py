@@ -13,6 +13,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 
+# COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR: the coordinator is not ready yet
+COORDINATOR_NOT_READY = frozenset({14, 15, 16})
+
 class DescribeRpcs:
     """Mixed into Gateway."""
 
@@ -55,15 +58,31 @@ class DescribeRpcs:
         return groups
 
     def describe_groups(self: Any, group_ids: Sequence[str], include_authorized_operations: bool) -> dict[str, Any]:
-        """librdkafka's ConsumerGroupDescription (or the exception) per group id."""
-        futures = self.admin.describe_consumer_groups(
-            list(group_ids), include_authorized_operations=include_authorized_operations,
-            request_timeout=self.profile.timeout)
-        self.wait(futures, "describe groups")
-        out = {}
-        for gid, fut in futures.items():
-            try:
-                out[gid] = fut.result()
-            except Exception as exc:  # per group: GROUP_AUTHORIZATION_FAILED, not found, ...
-                out[gid] = exc
+        """librdkafka's ConsumerGroupDescription (or the exception) per group id. A coordinator that is still
+        loading (the first group lookup of a new cluster creates __consumer_offsets) or has moved is asked again,
+        within --timeout."""
+        import time
+
+        from kafkactl.gateway._base import error_info
+
+        deadline = time.monotonic() + self.profile.timeout
+        out: dict[str, Any] = {}
+        pending, delay = list(group_ids), 0.1
+        while pending:
+            futures = self.admin.describe_consumer_groups(
+                pending, include_authorized_operations=include_authorized_operations,
+                request_timeout=self.profile.timeout)
+            self.wait(futures, "describe groups")
+            retry = []
+            for gid, fut in futures.items():
+                try:
+                    out[gid] = fut.result()
+                except Exception as exc:  # per group: GROUP_AUTHORIZATION_FAILED, not found, ...
+                    out[gid] = exc
+                    if error_info(exc).code in COORDINATOR_NOT_READY and time.monotonic() + delay < deadline:
+                        retry.append(gid)
+            if retry:
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+            pending = retry
         return out

@@ -180,3 +180,12 @@ def test_empty_list_hints_fit_the_caller(sandbox):
     assert topics.why_empty(sandbox.gateway("admin")) is None
     assert groups.why_empty(sandbox.gateway("alice")) == groups.EMPTY_LIST_HINT  # alice: no Describe on the cluster
     assert topics.why_empty(sandbox.gateway("alice")) == topics.EMPTY_LIST_HINT
+
+
+@pytest.mark.parametrize("argv", [["topics", "describe"], ["topics", "delete", "--yes"], ["configs", "describe", "--topic"]])
+def test_a_missing_topic_is_named_as_the_protocol_names_it(sandbox, argv):
+    """Issue 14: librdkafka's UNKNOWN_TOPIC_OR_PART showed through on some paths."""
+    name = unique("it.missing")
+    r = sandbox.as_user("admin", *argv[:2], *argv[2:], name) if argv[-1] != "--yes" else \
+        sandbox.as_user("admin", *argv[:2], name, "--yes")
+    assert r.exit_code == ExitCode.NOT_FOUND and "(UNKNOWN_TOPIC_OR_PARTITION)" in r.stderr, r.output
