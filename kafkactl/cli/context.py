@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Callable, Any
 
 from kafkactl.errors import UsageError
 from kafkactl.formatters import OutputFormat, render
@@ -22,12 +22,22 @@ def default_output() -> OutputFormat:
     return OutputFormat.table if sys.stdout.isatty() else OutputFormat.plain
 
 
+@dataclass(frozen=True)
+class Injected:
+    """What an embedding caller (a test) hands the root command as Click's `obj`: a gateway factory, so commands'
+    rendering, notes and exit codes run without a broker. Broker behaviour is tested against the broker."""
+
+    gateway_factory: Callable[..., Any]
+
+
 @dataclass
 class AppContext:
     selection: Selection = field(default_factory=Selection)
     output: OutputFormat = OutputFormat.plain
     no_color: bool = False
     debug: bool = False
+    # what builds the client for a resolved profile: the Gateway; a test may hand in another (see Injected)
+    gateway_factory: Callable[..., Any] | None = None
     _gateway: Any = None
     _adopted: list = field(default_factory=list)
     _console: Any = None
@@ -95,9 +105,12 @@ class AppContext:
 
     def gateway(self) -> Any:
         if self._gateway is None:
-            from kafkactl.gateway import Gateway
+            factory = self.gateway_factory
+            if factory is None:
+                from kafkactl.gateway import Gateway
 
-            self._gateway = Gateway(self.profile(), debug=self.debug)
+                factory = Gateway
+            self._gateway = factory(self.profile(), debug=self.debug)
         return self._gateway
 
     def adopt(self, owner: Any) -> None:

@@ -287,12 +287,16 @@ def root(
     check_timeout(timeout)
     if bootstrap_server is not None:
         parse_bootstrap(bootstrap_server)  # exit 2 before anything else; resolve() normalises it later
+    from kafkactl.cli.context import Injected
+
+    injected = ctx.obj if isinstance(ctx.obj, Injected) else None
     app_ctx = AppContext(
         selection=Selection(context=context, bootstrap_servers=bootstrap_server, command_config=command_config,
                             timeout=timeout),
         output=output or default_output(),
         no_color=no_color or bool(os.environ.get("NO_COLOR")),
         debug=debug,
+        gateway_factory=injected.gateway_factory if injected else None,
     )
     if debug:
         _enable_debug_logging()

@@ -1,0 +1,74 @@
+"""Commands run whole (argv, rendering, notes, exit codes) against a gateway handed in through the app context, with
+no broker: what the command does with an answer, not what Kafka answers (that is tested against the broker)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
+from kafkactl.cli.context import Injected
+from kafkactl.errors import NotAuthorizedError, UnreachableError
+from kafkactl.exitcodes import ExitCode
+
+BINDINGS = [AclBinding(ResourceType.TOPIC, "orders", PatternType.LITERAL, "User:alice", "*", AclOperation.READ,
+                       Permission.ALLOW),
+            AclBinding(ResourceType.GROUP, "app", PatternType.PREFIXED, "User:alice", "*", AclOperation.READ,
+                       Permission.ALLOW)]
+
+
+class Answers:
+    """A gateway that answers describe_acls with fixed bindings, or raises a kafkactl error."""
+
+    def __init__(self, bindings=(), error: Exception | None = None) -> None:
+        self.bindings, self.error, self.filters = list(bindings), error, []
+
+    def __call__(self, profile, debug: bool = False) -> "Answers":  # the factory: one gateway per invocation
+        self.profile = profile
+        return self
+
+    def describe_acls(self, f, bulk: bool = False):
+        self.filters.append(f)
+        if self.error is not None:
+            raise self.error
+        return [b for b in self.bindings if f.matches(b)]
+
+    def close(self) -> None:
+        pass
+
+
+def invoke(gateway: Answers, *argv: str):
+    from kafkactl.cli.root import app, close_clients
+
+    try:
+        r = CliRunner().invoke(app, ["-b", "offline:9092", *argv], obj=Injected(gateway), catch_exceptions=False)
+    finally:
+        close_clients()
+    return r
+
+
+def test_acls_list_renders_what_the_gateway_answers_in_every_format():
+    gw = Answers(BINDINGS)
+    r = invoke(gw, "-o", "json", "acls", "list", "--principal", "User:alice")
+    assert r.exit_code == 0 and len(gw.filters) == 1 and gw.filters[0].principal == "User:alice"
+    assert {d["resource_name"] for d in json.loads(r.stdout)} == {"orders", "app"}
+    assert "2 ACL bindings on 2 resources" in r.stderr
+    r = invoke(Answers(BINDINGS), "-o", "csv", "acls", "list")
+    assert r.stdout.splitlines()[0].startswith("resource_type,resource_name,pattern_type,principal")
+
+
+def test_nothing_found_is_an_empty_result_and_a_note():
+    r = invoke(Answers([]), "-o", "json", "acls", "list", "--topic", "nope")
+    assert (r.exit_code, json.loads(r.stdout)) == (0, []) and "0 ACL bindings" in r.stderr
+
+
+@pytest.mark.parametrize("error, code", [
+    (NotAuthorizedError("User:bob is not authorized to describe ACLs: needs Describe on the Cluster"),
+     ExitCode.NOT_AUTHORIZED),
+    (UnreachableError("cannot reach offline:9092 to describe ACLs: connection refused"), ExitCode.UNREACHABLE),
+])
+def test_a_gateway_error_is_one_line_and_its_exit_code(error, code):
+    r = invoke(Answers(error=error), "acls", "list")
+    assert r.exit_code == code and r.stdout == "" and r.stderr == f"error: {error.message}\n"
