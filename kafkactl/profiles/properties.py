@@ -1,0 +1,226 @@
+"""kafka-*.sh style client properties and JAAS login module strings, read into kafkactl's settings."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from kafkactl.errors import ConfigError, MissingFileError
+from kafkactl.redact import Secret
+
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+_LOGIN_MODULES = {
+    "org.apache.kafka.common.security.plain.PlainLoginModule": "PLAIN",
+    "org.apache.kafka.common.security.scram.ScramLoginModule": "SCRAM",
+}
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*$")
+_CLASS_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*")
+
+
+@dataclass(frozen=True)
+class JaasConfig:
+    module: str
+    flag: str
+    options: Mapping[str, str]
+
+
+def parse_properties_text(text: str, source: str = "<properties>") -> dict[str, str]:
+    import javaproperties  # small, but only needed when a properties file is used
+
+    try:
+        return dict(javaproperties.loads(text))
+    except Exception as exc:  # javaproperties raises plain ValueErrors on bad escapes
+        raise ConfigError(f"{source}: not a valid Java properties file ({exc.__class__.__name__})") from None
+
+
+def read_properties_file(path: str | os.PathLike[str]) -> dict[str, str]:
+    p = Path(path).expanduser()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MissingFileError(f"--command-config {path}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"--command-config {path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--command-config {path}: {not_utf8(exc)}") from None
+    return parse_properties_text(text, str(path))
+
+
+def not_utf8(exc: UnicodeDecodeError) -> str:
+    # Java reads a properties file as UTF-8 since Java 9 (and kafka-*.sh so); the bytes are not shown, they may be
+    # a piece of a password
+    return f"not UTF-8 text (an invalid byte at offset {exc.start}); save the file as UTF-8"
+
+
+def parse_jaas(text: str, source: str = "--command-config") -> JaasConfig:
+    """Parse one JAAS login-module entry: `<module> <flag> key=value ... ;`, as Kafka's JaasConfig does.
+
+    Values may be double- or single-quoted (with backslash escapes) or bare words.
+    Error messages never quote the text, which holds a password: they name the source, what is wrong and an
+    option's name, but no name that follows a password's value (an unquoted password with a space in it reads
+    as a value and then a name).
+    """
+    where = f"{source}: the sasl.jaas.config value"
+    s = text.strip()
+    pos = 0
+    n = len(s)
+
+    def skip_ws() -> None:
+        nonlocal pos
+        while pos < n and s[pos].isspace():
+            pos += 1
+
+    def word() -> str:
+        nonlocal pos
+        start = pos
+        while pos < n and not s[pos].isspace() and s[pos] not in "=;":
+            pos += 1
+        return s[start:pos]
+
+    skip_ws()
+    module = word()
+    skip_ws()
+    flag = word()
+    if not module:
+        raise ConfigError(f"{where} is empty; expected '<LoginModule class> required username=\"...\" password=\"...\";'")
+    if flag.lower() not in ("required", "requisite", "sufficient", "optional"):
+        raise ConfigError(f"{where} lacks the control flag after the login module (required, requisite, sufficient "
+                          "or optional)")
+    options: dict[str, str] = {}
+    last = None
+    while True:
+        skip_ws()
+        if pos >= n:
+            raise ConfigError(f"{where} is not terminated by ';'")
+        if s[pos] == ";":
+            break
+        key = word()
+        skip_ws()
+        if not key or pos >= n or s[pos] != "=":
+            after = f"after {last}" if last else "in its first option"
+            raise ConfigError(f"{where} is malformed {after}: expected key=value (quote a value that holds spaces)")
+        named = _option_named(key, options)
+        pos += 1
+        skip_ws()
+        if pos < n and s[pos] in "\"'":
+            quote = s[pos]
+            pos += 1
+            buf = []
+            while pos < n and s[pos] != quote:
+                if s[pos] == "\\" and pos + 1 < n:
+                    pos += 1
+                buf.append(s[pos])
+                pos += 1
+            if pos >= n:
+                raise ConfigError(f"{where} has an unterminated quote in {named}")
+            pos += 1
+            value = "".join(buf)
+        else:
+            value = word()
+            if not value:
+                raise ConfigError(f"{where} has no value for {named}")
+        options[key] = value
+        last = named
+    pos += 1
+    skip_ws()
+    if pos < n:  # Kafka takes exactly one login module, and nothing after its ';'
+        raise ConfigError(f"{where} has text after its ';' (one login module, ended by ';')")
+    return JaasConfig(module=module, flag=flag.lower(), options=options)
+
+
+def _option_named(key: str, before: Mapping[str, str]) -> str:
+    """'option X', or 'an option after Y' once a secret option Y was read: an unquoted secret holding a space
+    reads as a value and then more options, whose names are pieces of it."""
+    from kafkactl.redact import may_be_secret
+
+    secret = next((k for k in before if may_be_secret(k)), None)
+    if secret is None or key in ("username", "password"):
+        return f"option {key!r}"
+    return f"an option after {secret!r}"
+
+
+def _pem_path(props: Mapping[str, str], kind: str) -> str | None:
+    """ssl.truststore.* / ssl.keystore.*: only PEM files can be handed to the Python clients."""
+    location = props.get(f"ssl.{kind}.location")
+    if not location:
+        return None
+    store_type = props.get(f"ssl.{kind}.type", "").upper()
+    suffix = Path(location).suffix.lower()
+    if store_type in ("JKS", "PKCS12") or (not store_type and suffix in (".jks", ".p12", ".pfx", ".keystore", ".truststore")):
+        what = "CA certificate(s)" if kind == "truststore" else "certificate and private key"
+        how = (
+            "keytool -exportcert -rfc -keystore FILE -alias ALIAS > ca.pem"
+            if kind == "truststore"
+            else "openssl pkcs12 -in FILE -nodes -out client.pem  (after keytool -importkeystore to PKCS12 for JKS)"
+        )
+        raise ConfigError(
+            f"ssl.{kind}.location {location}: {store_type or suffix.lstrip('.').upper()} stores are not supported; "
+            f"convert the {what} to PEM ({how}) and set ssl.{kind}.type=PEM"
+        )
+    return str(Path(location).expanduser())
+
+
+def settings_from_properties(props: Mapping[str, str], source: str = "--command-config") -> dict[str, Any]:
+    """Turn kafka-*.sh client properties (or librdkafka-style equivalents) into Profile fields."""
+    out: dict[str, Any] = {}
+    if "bootstrap.servers" in props:
+        out["bootstrap_servers"] = props["bootstrap.servers"].strip()
+    if "security.protocol" in props:
+        proto = props["security.protocol"].strip().upper()
+        if proto not in SECURITY_PROTOCOLS:
+            raise ConfigError(f"{source}: security.protocol {proto} is not one of {', '.join(SECURITY_PROTOCOLS)}")
+        out["security_protocol"] = proto
+    if "sasl.mechanism" in props or "sasl.mechanisms" in props:
+        mech = (props.get("sasl.mechanism") or props.get("sasl.mechanisms", "")).strip().upper()
+        if mech not in SASL_MECHANISMS:
+            raise ConfigError(f"{source}: sasl.mechanism {mech} is not supported (use one of {', '.join(SASL_MECHANISMS)})")
+        out["sasl_mechanism"] = mech
+    if props.get("sasl.jaas.config"):
+        jaas = parse_jaas(props["sasl.jaas.config"], source)
+        family = _LOGIN_MODULES.get(jaas.module)
+        if family is None:
+            if not _CLASS_NAME.fullmatch(jaas.module):  # then it may be a password that lost its option
+                raise ConfigError(f"{source}: in sasl.jaas.config the login module is not a Java class name (not "
+                                  "repeated; PlainLoginModule and ScramLoginModule are supported)")
+            raise ConfigError(f"{source}: sasl.jaas.config login module {jaas.module} is not supported "
+                              "(PlainLoginModule and ScramLoginModule are)")
+        if "username" not in jaas.options or "password" not in jaas.options:
+            raise ConfigError(f"{source}: sasl.jaas.config needs both username and password options")
+        out["username"] = jaas.options["username"]
+        out["password"] = Secret(jaas.options["password"])
+        chosen: str | None = out.get("sasl_mechanism")
+        if chosen and not chosen.startswith(family):
+            raise ConfigError(f"{source}: sasl.mechanism {chosen} does not match the {jaas.module.rsplit('.', 1)[-1]} in sasl.jaas.config")
+    if props.get("sasl.username"):
+        out["username"] = props["sasl.username"]
+    if props.get("sasl.password"):
+        out["password"] = Secret(props["sasl.password"])
+    cafile = _pem_path(props, "truststore") or props.get("ssl.ca.location")
+    if cafile:
+        out["ssl_cafile"] = cafile
+    keystore = _pem_path(props, "keystore")
+    if keystore:  # a PEM keystore holds the certificate chain and the key in one file
+        out["ssl_certfile"] = keystore
+        out["ssl_keyfile"] = keystore
+    if props.get("ssl.certificate.location"):
+        out["ssl_certfile"] = props["ssl.certificate.location"]
+    if props.get("ssl.key.location"):
+        out["ssl_keyfile"] = props["ssl.key.location"]
+    if props.get("ssl.key.password"):
+        out["ssl_key_password"] = Secret(props["ssl.key.password"])
+    if props.get("ssl.endpoint.identification.algorithm", "https").strip() == "":
+        out["ssl_check_hostname"] = False
+    if props.get("client.id"):
+        from kafkactl.limits import check_string
+
+        out["client_id"] = check_string(props["client.id"], f"{source}: client.id")  # every request header holds it
+    if out.get("username") and "sasl_mechanism" not in out:
+        out["sasl_mechanism"] = "PLAIN"  # the Java client's default is GSSAPI, which needs no password
+    return out
+
+
+# --------------------------------------------------------------------------- contexts file
