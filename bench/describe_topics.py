@@ -43,18 +43,18 @@ def main() -> None:
     out = compile_java(libs, "DescribeTopics.java")
 
     gw = Gateway(resolve(Selection(context="local-admin", timeout=120)))
-    have = {t for t in gw.list_topics_metadata().topics if t.startswith("bench.describe.")}
+    have = {t.name for t in gw.topics() if t.name.startswith("bench.describe.")}
     missing = [f"bench.describe.{i:05d}" for i in range(args.topics) if f"bench.describe.{i:05d}" not in have]
     for start in range(0, len(missing), 500):
         errors = gw.create_topics([(n, 1, 1, {}) for n in missing[start:start + 500]])
         assert not any(errors.values()), [e for e in errors.values() if e][:3]
     deadline = time.monotonic() + 300
     while True:  # new topics reach the metadata a little after CreateTopics returns
-        visible = [t for t in gw.list_topics_metadata().topics if t.startswith("bench.describe.")]
+        visible = [t.name for t in gw.topics() if t.name.startswith("bench.describe.")]
         if len(visible) >= args.topics or time.monotonic() > deadline:
             break
         time.sleep(1)
-    total = len(gw.list_topics_metadata().topics)
+    total = len(gw.topics())
 
     java = [shutil.which("java"), "-Xmx256M", "-cp", f"{out}:{libs}/*",
             f"-Dlog4j2.configurationFile={sb.home / 'log4j2.properties'}", "DescribeTopics",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from kafkactl.acl.bitfield import AuthorizedOps, decode, from_bit_positions
+from kafkactl.acl.bitfield import AuthorizedOps, decode
 from kafkactl.acl.model import ResourceType
 from kafkactl.gateway import Gateway
 
@@ -31,15 +31,9 @@ class ClusterInfo:
 
 
 def describe_cluster(gw: Gateway, authorized_operations: bool = False) -> ClusterInfo:
-    if authorized_operations:
-        # the raw bitfield: librdkafka cannot tell an empty set from "not supplied"
-        r = gw.describe_cluster_raw(include_authorized_operations=True)
-        brokers = [(b.broker_id, b.host, b.port, b.rack) for b in r.brokers]
-        ops = decode(from_bit_positions(r.authorized_operations), ResourceType.CLUSTER)
-        return _info(r.cluster_id, r.controller_id if r.controller_id >= 0 else None, brokers, ops)
-    r = gw.describe_cluster()
-    controller = r.controller.id if r.controller is not None else None
-    return _info(r.cluster_id, controller, [(n.id, n.host, n.port, n.rack) for n in r.nodes], None)
+    r = gw.describe_cluster(include_authorized_operations=authorized_operations)
+    ops = decode(r.authorized_operations, ResourceType.CLUSTER) if authorized_operations else None
+    return _info(r.cluster_id, r.controller_id, [(n.id, n.host, n.port, n.rack) for n in r.nodes], ops)
 
 
 # DescribeCluster computes the cluster bitfield only for callers with Describe on the cluster (0 otherwise)

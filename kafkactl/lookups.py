@@ -103,8 +103,7 @@ def _gateway(selection: Selection):
 
 
 def topic_names(selection: Selection) -> list[str]:
-    md = _gateway(selection).list_topics_metadata()
-    return list(md.topics)
+    return [t.name for t in _gateway(selection).topics()]
 
 
 def group_names(selection: Selection) -> list[str]:

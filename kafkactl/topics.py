@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from kafkactl.acl.bitfield import AuthorizedOps, decode, from_bit_positions
+from kafkactl.acl.bitfield import AuthorizedOps, decode
 from kafkactl.acl.model import ResourceType
 from kafkactl.errors import KafkactlError, PartialFailure, UsageError
 from kafkactl.gateway import Gateway
@@ -42,17 +42,15 @@ class TopicSummary:
 
 
 def list_topics(gw: Gateway, include_internal: bool = True) -> list[TopicSummary]:
-    md = gw.list_topics_metadata()
     out = []
-    for name, t in md.topics.items():
+    for t in gw.topics():
         if t.error is not None and not t.partitions:
             continue  # described but failed (e.g. being deleted)
-        internal = name in INTERNAL_TOPICS
+        internal = t.name in INTERNAL_TOPICS
         if internal and not include_internal:
             continue
-        parts = t.partitions
-        rf = len(parts[min(parts)].replicas) if parts else 0
-        out.append(TopicSummary(name=name, partitions=len(parts), replication_factor=rf, internal=internal))
+        rf = len(t.partitions[0].replicas) if t.partitions else 0
+        out.append(TopicSummary(name=t.name, partitions=len(t.partitions), replication_factor=rf, internal=internal))
     return sorted(out, key=lambda s: s.name)
 
 
@@ -163,20 +161,16 @@ def describe_topics(gw: Gateway, names: list[str] | None, authorized_operations:
     """Describe the named topics (None: every topic the caller may Describe), as the broker answers."""
     for n in names or []:
         validate_topic_name(n)
-    md = gw.topic_metadata(names, authorized_operations)
     found, errors = [], []
-    for t in md.topics:
-        if t.error_code:
-            errors.append(TopicError(t.name, gw.code_error(t.error_code, None, f"describe topic {t.name!r}",
+    for t in gw.topics(names, include_authorized_operations=authorized_operations):
+        if t.error is not None:
+            errors.append(TopicError(t.name, gw.code_error(t.error.code, None, f"describe topic {t.name!r}",
                                                            resource=f"topic {t.name!r}",
                                                            needs=f"Describe on Topic:{t.name}")))
             continue
-        parts = tuple(PartitionInfo(t.name, p.partition_index, p.leader_id if p.leader_id >= 0 else None,
-                                    tuple(p.replica_nodes), tuple(p.isr_nodes), tuple(p.offline_replicas or ()))
-                      for p in sorted(t.partitions, key=lambda p: p.partition_index))
-        ops = decode(from_bit_positions(t.authorized_operations), ResourceType.TOPIC) if authorized_operations else None
-        topic_id = str(t.topic_id) if t.topic_id and t.topic_id.int else None
-        found.append(TopicDescription(t.name, topic_id, bool(t.is_internal), parts, ops))
+        parts = tuple(PartitionInfo(t.name, p.partition, p.leader, p.replicas, p.isr, p.offline) for p in t.partitions)
+        ops = decode(t.authorized_operations, ResourceType.TOPIC) if authorized_operations else None
+        found.append(TopicDescription(t.name, t.topic_id, t.internal, parts, ops))
     return sorted(found, key=lambda d: d.name), sorted(errors, key=lambda e: e.name)
 
 

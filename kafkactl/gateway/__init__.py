@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from kafkactl.errors import (
     AuthenticationError,
@@ -21,6 +21,7 @@ from kafkactl.errors import (
 )
 from kafkactl.gateway._acls import AclRpcs
 from kafkactl.gateway._base import ErrorInfo, _CodeError, error_info
+from kafkactl.gateway.records import ClusterRecord, NodeRecord, PartitionRecord, TopicRecord
 from kafkactl.gateway._configs import ConfigRpcs
 from kafkactl.gateway._describe import DescribeRpcs
 from kafkactl.profiles import Profile
@@ -315,16 +316,43 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
                 pass
 
     # ------------------------------------------------------------------ cluster and topics
-    def describe_cluster(self, include_authorized_operations: bool = False) -> Any:
-        f = self.admin.describe_cluster(include_authorized_operations=include_authorized_operations,
-                                        request_timeout=self.profile.timeout)
-        # DescribeCluster itself needs no ACL (like Metadata); only the authorized-operations bitfield is computed
-        return self.result(f, "describe the cluster")
+    def describe_cluster(self, include_authorized_operations: bool = False) -> ClusterRecord:
+        """DescribeCluster needs no ACL (like Metadata); only the authorized-operations bitfield is computed, and
+        it comes raw from kafka-python (librdkafka cannot tell an empty set from "not supplied")."""
+        if include_authorized_operations:
+            r = self.describe_cluster_raw(include_authorized_operations=True)
+            nodes = tuple(NodeRecord(b.broker_id, b.host, b.port, b.rack or None) for b in r.brokers)
+            return ClusterRecord(r.cluster_id, r.controller_id if r.controller_id >= 0 else None, nodes,
+                                 from_bit_positions(r.authorized_operations))
+        f = self.admin.describe_cluster(request_timeout=self.profile.timeout)
+        d = self.result(f, "describe the cluster")
+        nodes = tuple(NodeRecord(n.id, n.host, n.port, n.rack or None) for n in d.nodes)
+        return ClusterRecord(d.cluster_id, d.controller.id if d.controller is not None else None, nodes, None)
 
-    def list_topics_metadata(self) -> Any:
-        """Metadata for every topic the caller may DESCRIBE (others are silently left out by the broker)."""
-        fut = _run_in_thread(lambda: self.admin.list_topics(timeout=self.profile.timeout))
-        return self.result(fut, "list topics")
+    def topics(self, names: Sequence[str] | None = None, include_authorized_operations: bool = False
+               ) -> list[TopicRecord]:
+        """Metadata for the named topics, or for every topic the caller may Describe (the broker silently leaves
+        out the others); a named topic that cannot be described carries its error. Nothing is auto-created."""
+        if names is None and not include_authorized_operations:
+            fut = _run_in_thread(lambda: self.admin.list_topics(timeout=self.profile.timeout))
+            md = self.result(fut, "list topics")
+            return [TopicRecord(name, str(t.topic_id) if getattr(t, "topic_id", None) else None,
+                                name in _INTERNAL, tuple(
+                                    PartitionRecord(p.id, p.leader if p.leader >= 0 else None, tuple(p.replicas),
+                                                    tuple(p.isrs), ()) for _, p in sorted(t.partitions.items())),
+                                None, error_info(t.error) if t.error is not None else None)
+                    for name, t in md.topics.items()]
+        md = self.topic_metadata(names, include_authorized_operations)
+        out = []
+        for t in md.topics:
+            error = self._result_error(t.error_code, None) if t.error_code else None
+            parts = tuple(PartitionRecord(p.partition_index, p.leader_id if p.leader_id >= 0 else None,
+                                          tuple(p.replica_nodes), tuple(p.isr_nodes), tuple(p.offline_replicas or ()))
+                          for p in sorted(t.partitions, key=lambda p: p.partition_index))
+            ops = from_bit_positions(t.authorized_operations) if include_authorized_operations else None
+            topic_id = str(t.topic_id) if t.topic_id and t.topic_id.int else None
+            out.append(TopicRecord(t.name, topic_id, bool(t.is_internal), parts, ops, error))
+        return out
 
     def create_topics(self, specs: list[tuple[str, int, int, dict[str, str]]], validate_only: bool = False
                       ) -> dict[str, BaseException | None]:
@@ -342,6 +370,16 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
                                            operation_timeout=self.profile.timeout)
         self.wait(futures, "delete topics")
         return {name: _exception_of(f) for name, f in futures.items()}
+
+
+# topics the broker keeps for itself (librdkafka's metadata does not say which are internal)
+_INTERNAL = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
+
+
+def from_bit_positions(positions: Any) -> int:
+    from kafkactl.acl.bitfield import from_bit_positions as convert
+
+    return convert(positions)
 
 
 def _exception_of(future: Any) -> BaseException | None:

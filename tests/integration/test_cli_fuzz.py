@@ -94,7 +94,7 @@ def _snapshot(gw) -> str:
 
     acls = sorted(str(b) for b in gw.describe_acls(AclFilter()))
     # internal topics appear when the broker decides (the first group lookup creates __consumer_offsets)
-    topics = {t: len(md.partitions) for t, md in gw.list_topics_metadata().topics.items() if not t.startswith("__")}
+    topics = {t.name: len(t.partitions) for t in gw.topics() if not t.name.startswith("__")}
     _, _, _, resources = gw.list_config_resources([])
     resources = sorted({r for r in resources if not r[1].startswith("__")} | {(2, t) for t in topics}
                        | {(4, ""), (4, "1"), (8, "1")})

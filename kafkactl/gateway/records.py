@@ -1,0 +1,42 @@
+"""kafkactl's own records of what the cluster answers (no client library's shapes leave the gateway)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafkactl.gateway._base import ErrorInfo
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    id: int
+    host: str
+    port: int
+    rack: str | None
+
+
+@dataclass(frozen=True)
+class ClusterRecord:
+    cluster_id: str | None
+    controller_id: int | None
+    nodes: tuple[NodeRecord, ...]
+    authorized_operations: int | None  # the raw KIP-430 bitfield; None when it was not asked for
+
+
+@dataclass(frozen=True)
+class PartitionRecord:
+    partition: int
+    leader: int | None
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    offline: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TopicRecord:
+    name: str
+    topic_id: str | None
+    internal: bool
+    partitions: tuple[PartitionRecord, ...]
+    authorized_operations: int | None  # the raw KIP-430 bitfield; None when it was not asked for
+    error: ErrorInfo | None = None
