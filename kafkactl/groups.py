@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from kafkactl.acl.bitfield import AuthorizedOps, decode, encode
+from kafkactl.acl.bitfield import AuthorizedOps, decode
 from kafkactl.acl.model import AclOperation, ResourceType
 from kafkactl.errors import KafkactlError, NotFoundError, UsageError
 from kafkactl.gateway import Gateway
@@ -26,9 +26,8 @@ class GroupListing:
 def list_groups(gw: Gateway) -> list[GroupListing]:
     """The groups the broker lists for the caller: all with Describe on CLUSTER, else those it may describe."""
     seen = {}
-    for g in gw.list_groups_raw():
-        seen[g.group_id] = GroupListing(g.group_id, g.group_type or None, g.protocol_type or None,
-                                        g.group_state or None)
+    for g in gw.list_groups():
+        seen[g.group_id] = GroupListing(g.group_id, g.type, g.protocol_type, g.state)
     return [seen[k] for k in sorted(seen)]
 
 
@@ -80,39 +79,15 @@ def describe_groups(gw: Gateway, group_ids: list[str] | None, authorized_operati
             errors.append(GroupError(gid, gw.translate(d, f"describe group {gid!r}", resource=f"group {gid!r}",
                                                        needs=f"Describe on Group:{gid}")))
             continue
-        state = _state(d.state)
-        if state == "Dead":
+        if d.state == "Dead":
             errors.append(GroupError(gid, NotFoundError(f"group {gid!r} does not exist")))
             continue
-        members = tuple(MemberInfo(gid, m.member_id, m.client_id, m.host, tuple(
-            f"{tp.topic}-{tp.partition}" for tp in (m.assignment.topic_partitions if m.assignment else [])))
-            for m in sorted(d.members, key=lambda m: m.member_id))
-        ops = None
-        if authorized_operations:
-            # librdkafka gives a list (or None when not supplied; a described group always has Describe)
-            names = d.authorized_operations
-            raw = None if names is None else encode(AclOperation(int(o.value)) for o in names)
-            ops = decode(raw, ResourceType.GROUP)
-        coordinator = d.coordinator.id if d.coordinator is not None else None
-        found.append(GroupDescription(gid, _type(getattr(d, "type", None)), state,
-                                      getattr(d, "partition_assignor", None) or None, coordinator, members, ops))
+        members = tuple(MemberInfo(gid, m.member_id, m.client_id, m.host,
+                                   tuple(f"{topic}-{partition}" for topic, partition in m.assignment))
+                        for m in d.members)
+        ops = decode(d.authorized_operations, ResourceType.GROUP) if authorized_operations else None
+        found.append(GroupDescription(gid, d.type, d.state, d.assignor, d.coordinator, members, ops))
     return sorted(found, key=lambda g: g.group), sorted(errors, key=lambda e: e.group)
-
-
-# librdkafka's enum names -> the strings the broker itself uses (as ListGroups returns them)
-_STATES = {"UNKNOWN": "Unknown", "PREPARING_REBALANCING": "PreparingRebalance", "COMPLETING_REBALANCING":
-           "CompletingRebalance", "STABLE": "Stable", "DEAD": "Dead", "EMPTY": "Empty", "ASSIGNING": "Assigning",
-           "RECONCILING": "Reconciling"}
-
-
-def _state(value) -> str | None:
-    name = getattr(value, "name", None)
-    return None if value is None else _STATES.get(name or "", name or str(value))
-
-
-def _type(value) -> str | None:
-    name = getattr(value, "name", None)
-    return None if value is None or name == "UNKNOWN" else (name or str(value)).lower()
 
 
 def why_empty(gw: Gateway) -> str | None:

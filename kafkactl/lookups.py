@@ -107,7 +107,7 @@ def topic_names(selection: Selection) -> list[str]:
 
 
 def group_names(selection: Selection) -> list[str]:
-    return [g.group_id for g in _gateway(selection).list_groups_raw()]
+    return [g.group_id for g in _gateway(selection).list_groups()]
 
 
 def principals(selection: Selection) -> list[str]:

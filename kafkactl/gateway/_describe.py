@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from kafkactl.gateway.records import GroupRecord, ListedGroup, MemberRecord
+
 
 # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR: the coordinator is not ready yet
 COORDINATOR_NOT_READY = frozenset({14, 15, 16})
@@ -37,6 +39,10 @@ class DescribeRpcs:
                                              include_topic_authorized_operations=include_authorized_operations),
                              "describe topics")
 
+    def list_groups(self: Any) -> list[ListedGroup]:
+        return [ListedGroup(g.group_id, g.group_type or None, g.protocol_type or None, g.group_state or None)
+                for g in self.list_groups_raw()]
+
     def list_groups_raw(self: Any) -> list[Any]:
         """ListGroups on every broker (each answers for the groups it coordinates). KIP-231: never an
         authorization error, only the groups the caller may describe."""
@@ -57,8 +63,9 @@ class DescribeRpcs:
             raise self._translate_kp(exc, "list groups") from None
         return groups
 
-    def describe_groups(self: Any, group_ids: Sequence[str], include_authorized_operations: bool) -> dict[str, Any]:
-        """librdkafka's ConsumerGroupDescription (or the exception) per group id. A coordinator that is still
+    def describe_groups(self: Any, group_ids: Sequence[str], include_authorized_operations: bool
+                        ) -> dict[str, GroupRecord | Exception]:
+        """Each group as kafkactl's record, or the exception its describe raised (translate it for the item). A coordinator that is still
         loading (the first group lookup of a new cluster creates __consumer_offsets) or has moved is asked again,
         within --timeout."""
         import time
@@ -76,7 +83,7 @@ class DescribeRpcs:
             retry = []
             for gid, fut in futures.items():
                 try:
-                    out[gid] = fut.result()
+                    out[gid] = _group_record(gid, fut.result(), include_authorized_operations)
                 except Exception as exc:  # per group: GROUP_AUTHORIZATION_FAILED, not found, ...
                     out[gid] = exc
                     if error_info(exc).code in COORDINATOR_NOT_READY and time.monotonic() + delay < deadline:
@@ -86,3 +93,32 @@ class DescribeRpcs:
                 delay = min(delay * 2, 1.0)
             pending = retry
         return out
+
+
+# librdkafka's enum names -> the strings the broker itself uses (as ListGroups returns them)
+_STATES = {"UNKNOWN": "Unknown", "PREPARING_REBALANCING": "PreparingRebalance", "COMPLETING_REBALANCING":
+           "CompletingRebalance", "STABLE": "Stable", "DEAD": "Dead", "EMPTY": "Empty", "ASSIGNING": "Assigning",
+           "RECONCILING": "Reconciling"}
+
+
+def _enum_name(value: Any) -> str | None:
+    name = getattr(value, "name", None)
+    return None if value is None else (name or str(value))
+
+
+def _group_record(gid: str, d: Any, include_authorized_operations: bool) -> GroupRecord:
+    from kafkactl.acl.bitfield import encode
+    from kafkactl.acl.model import AclOperation
+
+    state = _enum_name(d.state)
+    members = tuple(MemberRecord(m.member_id, m.client_id, m.host, tuple(
+        (tp.topic, tp.partition) for tp in (m.assignment.topic_partitions if m.assignment else [])))
+        for m in sorted(d.members, key=lambda m: m.member_id))
+    ops = None
+    if include_authorized_operations and d.authorized_operations is not None:
+        # librdkafka gives a list (or None when not supplied; a described group always has Describe)
+        ops = encode(AclOperation(int(o.value)) for o in d.authorized_operations)
+    kind = _enum_name(getattr(d, "type", None))
+    return GroupRecord(gid, None if kind in (None, "UNKNOWN") else kind.lower(),
+                       _STATES.get(state or "", state), getattr(d, "partition_assignor", None) or None,
+                       d.coordinator.id if d.coordinator is not None else None, members, ops)

@@ -40,3 +40,32 @@ class TopicRecord:
     partitions: tuple[PartitionRecord, ...]
     authorized_operations: int | None  # the raw KIP-430 bitfield; None when it was not asked for
     error: ErrorInfo | None = None
+
+
+@dataclass(frozen=True)
+class ListedGroup:
+    """A group as ListGroups reports it."""
+
+    group_id: str
+    type: str | None
+    protocol_type: str | None
+    state: str | None
+
+
+@dataclass(frozen=True)
+class MemberRecord:
+    member_id: str
+    client_id: str
+    host: str
+    assignment: tuple[tuple[str, int], ...]  # (topic, partition)
+
+
+@dataclass(frozen=True)
+class GroupRecord:
+    group_id: str
+    type: str | None  # classic | consumer | share, as the broker names it
+    state: str | None  # the broker's name: Stable, Empty, PreparingRebalance, ... (Dead: it does not exist)
+    assignor: str | None
+    coordinator: int | None
+    members: tuple[MemberRecord, ...]
+    authorized_operations: int | None  # the raw KIP-430 bitfield; None when not asked for or not supplied

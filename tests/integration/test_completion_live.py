@@ -78,7 +78,7 @@ def test_group_names(sandbox, cache):
         c.subscribe([f"g.{t}"])
         for _ in range(60):
             c.poll(0.25)
-            if any(g.group_id == f"compl-{t}" for g in gw.list_groups_raw()):
+            if any(g.group_id == f"compl-{t}" for g in gw.list_groups()):
                 break
         assert values(f"kafkactl --context local-admin groups describe compl-{t}", env=cache) == [f"compl-{t}"]
     finally:
