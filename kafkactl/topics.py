@@ -107,19 +107,19 @@ def delete_topics(gw: Gateway, names: list[str]) -> ChangeResult:
 def _envelope(gw: Gateway, kind: str, errors: dict, ok_status: str, dry_run: bool, what: str, needs: str
               ) -> ChangeResult:
     results = []
-    for name, exc in sorted(errors.items()):
-        if exc is None:
+    for name, info in sorted(errors.items()):
+        if info is None:
             results.append(ItemResult(name, ok_status))
         else:
-            err = gw.translate(exc, f"{what} {name!r}", resource=f"topic {name!r}", needs=needs.format(name=name))
+            err = gw.item_error(info, f"{what} {name!r}", resource=f"topic {name!r}", needs=needs.format(name=name))
             results.append(ItemResult(name, "failed", err.message))
     result = ChangeResult(kind=kind, results=tuple(results), dry_run=dry_run)
     failed = result.failed
     if failed and len(failed) == len(results):
         # all failed: surface the (first) translated error with its own exit code
-        exc = next(e for e in errors.values() if e is not None)
         name = failed[0].name
-        raise gw.translate(exc, f"{what} {name!r}", resource=f"topic {name!r}", needs=needs.format(name=name))
+        info = errors[name]
+        raise gw.item_error(info, f"{what} {name!r}", resource=f"topic {name!r}", needs=needs.format(name=name))
     if failed:
         first = failed[0]
         raise PartialFailure(f"{len(failed)} of {len(results)} failed; first: {first.name}: {first.error}", result=result)

@@ -355,7 +355,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         return out
 
     def create_topics(self, specs: list[tuple[str, int, int, dict[str, str]]], validate_only: bool = False
-                      ) -> dict[str, BaseException | None]:
+                      ) -> dict[str, ErrorInfo | None]:
         from confluent_kafka.admin import NewTopic
 
         new = [NewTopic(name, num_partitions=parts, replication_factor=rf, config=dict(cfg))
@@ -363,13 +363,17 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         futures = self.admin.create_topics(new, request_timeout=self.profile.timeout,
                                            operation_timeout=self.profile.timeout, validate_only=validate_only)
         self.wait(futures, "create topics")
-        return {name: _exception_of(f) for name, f in futures.items()}
+        return {name: _error_of(f) for name, f in futures.items()}
 
-    def delete_topics(self, names: list[str]) -> dict[str, BaseException | None]:
+    def delete_topics(self, names: list[str]) -> dict[str, ErrorInfo | None]:
         futures = self.admin.delete_topics(names, request_timeout=self.profile.timeout,
                                            operation_timeout=self.profile.timeout)
         self.wait(futures, "delete topics")
-        return {name: _exception_of(f) for name, f in futures.items()}
+        return {name: _error_of(f) for name, f in futures.items()}
+
+    def item_error(self, info: ErrorInfo, what: str, **kw: Any) -> KafkactlError:
+        """One item's error (as a per-item RPC result holds it) as kafkactl's error, and so its exit code."""
+        return self.translate(_CodeError(info.code, info.name, info.message), what, **kw)
 
 
 # topics the broker keeps for itself (librdkafka's metadata does not say which are internal)
@@ -380,6 +384,11 @@ def from_bit_positions(positions: Any) -> int:
     from kafkactl.acl.bitfield import from_bit_positions as convert
 
     return convert(positions)
+
+
+def _error_of(future: Any) -> ErrorInfo | None:
+    exc = _exception_of(future)
+    return None if exc is None else error_info(exc)
 
 
 def _exception_of(future: Any) -> BaseException | None:
