@@ -167,7 +167,12 @@ def optional_values(argv: list[str]) -> list[str]:
             return out + argv[i:]
         name, eq, value = tok.partition("=")
         flags = OPTIONAL_VALUES.get(name)
-        if flags and eq and value in flags:
+        if flags and eq and value not in flags:
+            from kafkactl.errors import UsageError
+            from kafkactl.limits import shown
+
+            raise UsageError(f"{name} {shown(value)}: {name} takes no value, or one of {', '.join(sorted(flags))}")
+        if flags and eq:
             out.append(flags[value])
         elif flags and not eq and i + 1 < len(argv) and argv[i + 1] in flags and not Path(argv[i + 1]).exists():
             out.append(flags[argv[i + 1]])

@@ -154,13 +154,14 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             if standalone_mode:
                 sys.exit(int(ExitCode.USAGE))
             return int(ExitCode.USAGE)
-        argv = optional_values(hoist_global_options(self, argv))
+        argv = hoist_global_options(self, argv)
         debug = "--debug" in argv or os.environ.get("KAFKACTL_DEBUG", "") not in ("", "0")
         # terraform's convention for a CI gate: 2 means changes, so every error (bad input too) is 1
         # any spelling (--detailed-exitcode=true is a usage error, which must not read as "changes" either)
         head = argv[:argv.index("--")] if "--" in argv else argv
         detailed = any(a.split("=", 1)[0] == "--detailed-exitcode" for a in head)
         try:
+            argv = optional_values(argv)
             check_argument_lengths(self, argv)
             check_option_values(self, argv)
             rv = super().main(args=argv, prog_name=prog_name or "kafkactl", complete_var=complete_var,

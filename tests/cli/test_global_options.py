@@ -68,3 +68,8 @@ def test_a_file_named_auto_stays_a_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "auto").write_text("")
     assert optional_values(["acls", "plan", "--spark", "auto"]) == ["acls", "plan", "--spark", "auto"]
+
+
+def test_spark_with_another_value_names_it():
+    r = run("acls", "plan", "--spark=yes", "f.yaml")
+    assert r.exit_code == 2 and r.stderr == "error: --spark 'yes': --spark takes no value, or one of auto\n", r.output
