@@ -83,41 +83,44 @@ def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], Non
             failed = [r for r in rows if statuses.get(r.binding) == "failed"]
             if failed:
                 result.failures += [{"cluster": cp.cluster, "phase": phase, **flat_row(r.binding)} for r in failed]
-                result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
                 causes = {(e.code, e.message) for e in errors.values()}
-                raise phase_failure(gw, result, len(failed), len(rows), changed_before, causes)
+                raise phase_failure(gw, result, cp.cluster, phase, len(failed), len(rows), changed_before, causes)
             # the barrier: the broker that authorizes must list this phase's outcome before the next begins
             done = [r.binding for r in rows if statuses.get(r.binding) in ("created", "deleted", "gone")]
             present = done if action == "CREATE" else []
             absent = done if action == "DELETE" else []
             batch = CREATE_CHUNK if action == "CREATE" else DELETE_BATCH
             if (present or absent) and not await_visible(gw, present, absent, timeout=60, sample_every=batch):
-                result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
-                raise BrokerError(f"{result.stopped_at}: the broker did not confirm the changes within 60 s; later "
-                                  "phases were not started (re-run apply to converge)")
+                raise unconfirmed(result, cp.cluster, phase, " within 60 s")
             if on_phase:
                 on_phase(cp.cluster, phase)
     return result
 
 
-def phase_failure(gw, result: ApplyResult, failed: int, total: int, changed_before: bool,
+# ------------------------------------------------------------------ how a phase stops an apply (both engines)
+
+
+def phase_failure(gw, result: ApplyResult, cluster: str, phase: int, failed: int, total: int, changed_before: bool,
                   causes: set[tuple[int | None, str | None]]) -> Exception:
-    """The error that stops an apply at a failed phase, for both engines: the one reason's own (exit 3 when not
-    authorized) when nothing was changed and every binding failed for it, else a partial failure (exit 5)."""
+    """The error that stops an apply at a failed phase: the one reason's own (exit 3 when not authorized) when
+    nothing was changed and every binding failed for it, else a partial failure (exit 5). The result, printed
+    either way, says where it stopped."""
+    result.stopped_at = f"{cluster} phase {phase} ({PHASE_NAMES[phase]})"
     codes = {code for code, _ in causes}
     if not changed_before and failed == total and len(codes) == 1 and None not in codes:
         code, message = min(causes, key=lambda c: str(c))
-        return single_cause(gw, code or -1, message, result)
+        err = gw.code_error(code or -1, message, f"apply the plan ({result.stopped_at})", needs="Alter on the Cluster")
+        err.result = result
+        return err
     return PartialFailure(f"{failed} bindings failed in {result.stopped_at}; later phases were not started "
                           "(re-run apply once the cause is fixed: it converges)", result=result)
 
 
-def single_cause(gw, code: int, message: str | None, result: ApplyResult) -> Exception:
-    """The error for an apply that changed nothing because every binding failed for one reason (not authorized,
-    say): that reason's own exit code rather than "partial", with the result still printed."""
-    err = gw.code_error(code, message, f"apply the plan ({result.stopped_at})", needs="Alter on the Cluster")
-    err.result = result
-    return err
+def unconfirmed(result: ApplyResult, cluster: str, phase: int, waited: str = "") -> Exception:
+    """The error that stops an apply whose phase the broker did not confirm (the next would start too early)."""
+    result.stopped_at = f"{cluster} phase {phase} ({PHASE_NAMES[phase]})"
+    return BrokerError(f"{result.stopped_at}: the broker did not confirm the changes{waited}; later phases were "
+                       "not started (re-run apply to converge)")
 
 
 def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report,

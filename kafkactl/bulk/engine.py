@@ -1,11 +1,11 @@
 """The desired-state core API: one PlanRequest in, one PlanResult out (its plan, clients, engine, notes and
-warnings, and an `apply`). The one place that chooses the engine (in-process, Arrow for large flat files, Spark).
-It never receives the CLI's context and never prints."""
+warnings, and an `apply`). `choose_engine` is the one place that picks the engine (in-process, Arrow for large
+flat files, Spark), for new and saved plans alike. It never receives the CLI's context and never prints."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, Callable, Literal, Sequence, TextIO
 
 from kafkactl.bulk.plan import Guards, Plan, make_plan
 from kafkactl.bulk.state import load
@@ -14,6 +14,9 @@ from kafkactl.profiles import Selection
 
 # --spark auto: above this many desired bindings (summed over targets) the diff goes to Spark
 AUTO_SPARK_BINDINGS = 2_000_000
+
+SparkMode = Literal["off", "on", "auto"]  # --spark absent, --spark, --spark auto
+Engine = Literal["in-process", "arrow", "spark"]
 
 
 @dataclass(frozen=True)
@@ -27,7 +30,7 @@ class PlanRequest:
     protect: tuple[str, ...] = ()
     no_delete: bool = False
     max_deletes: str | None = None
-    engine: str = "local"  # local | spark | auto (by size)
+    spark: SparkMode = "off"
     spark_master: str | None = None
     spark_remote: str | None = None
     selection: Selection = field(default_factory=Selection)
@@ -41,16 +44,18 @@ class PlanResult:
 
     plan: Plan
     gateways: dict[str, Any]
-    mode: str
+    mode: Engine
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    request: PlanRequest = field(default_factory=PlanRequest)
 
     def apply(self, progress: Callable[[int], None] | None = None, report: TextIO | None = None,
               dry_run: bool = False) -> Any:
-        if self.mode == "spark" and not dry_run and self.plan.location is not None:
+        if self.mode == "spark" and not dry_run:
             from kafkactl.bulk.spark import spark_apply
 
-            return spark_apply(self.plan, self.gateways, progress, report)
+            return spark_apply(self.plan, self.gateways, progress, report, self.request.spark_master,
+                               self.request.spark_remote)
         from kafkactl.bulk.apply import apply as apply_local
 
         return apply_local(self.plan.materialize(), self.gateways, progress=progress, report=report,
@@ -61,15 +66,25 @@ class PlanResult:
             gw.close()
 
 
+def choose_engine(request: PlanRequest, size: int = 0, flat_bytes: int = 0) -> Engine:
+    """The engine for a request. `size`: the desired bindings summed over the targets (or a saved plan's
+    changes), which only `--spark auto` weighs; `flat_bytes`: the size of the flat input files. A Spark master
+    or Connect URL means Spark whatever the mode; Arrow is for large flat inputs of a new plan."""
+    from kafkactl.bulk.arrow_diff import ARROW_BYTES
+
+    if request.spark == "on" or request.spark_master or request.spark_remote:
+        return "spark"
+    if request.spark == "auto" and size > AUTO_SPARK_BINDINGS:
+        return "spark"
+    return "arrow" if flat_bytes > ARROW_BYTES else "in-process"
+
+
 def make(request: PlanRequest) -> PlanResult:
     """The one entry point: a new plan from files, or a saved one checked against the clusters as they are now.
     Every bad input (files, guards, options) fails before any request."""
     from kafkactl.errors import UsageError
 
     guards = Guards(tuple(request.protect), request.no_delete, request.max_deletes)  # bad guard values first
-    mode = request.engine
-    if request.spark_master or request.spark_remote:
-        mode = "spark" if mode == "local" else mode
     if request.plan_dir:
         if request.files:
             raise UsageError("give either FILE... or --plan PLANDIR, not both")
@@ -77,31 +92,32 @@ def make(request: PlanRequest) -> PlanResult:
             if given:
                 raise UsageError(f"{option} with --plan: a saved plan keeps the clusters and the scope it was "
                                  "made for (make a new one with acls plan --out)")
-        return _saved(request, guards, mode)
+        return _saved(request, guards)
     if not request.files:
         raise UsageError("give the desired-state FILE(s)")
-    return _new(request, guards, mode)
+    return _new(request, guards)
 
 
-def _new(request: PlanRequest, guards: Guards, mode: str) -> PlanResult:
+def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     files, scope_file = list(request.files), request.scope_file
-    # every file error comes before any request; on Spark, flat files' rows are read and checked by Spark
-    state = load(files, scope_file, flat_rows=mode != "spark")
+    # Spark whatever the size: flat files' rows are read and checked by Spark. Otherwise the Python loader reads
+    # them (and counts them for --spark auto). Every file error comes before any request either way.
+    spark_anyway = choose_engine(request) == "spark"
+    state = load(files, scope_file, flat_rows=not spark_anyway)
     targets = resolve_targets(request.contexts, state.clusters, request.selection)
+    engine = choose_engine(request, len(state.bindings) * len(targets), _flat_bytes(files))
     notes: list[str] = []
-    if mode == "auto":
-        big = len(state.bindings) * len(targets) > AUTO_SPARK_BINDINGS
-        mode = "spark" if (request.spark_master or request.spark_remote or big) else "local"
-        notes.append(f"--spark auto: using the {'Spark' if mode == 'spark' else 'in-process'} engine")
-        if mode == "spark":
-            state = load(files, scope_file, flat_rows=False)
+    if request.spark == "auto":
+        notes.append(f"--spark auto: using the {'Spark' if engine == 'spark' else 'in-process'} engine")
+    if engine == "spark" and not spark_anyway:
+        state = load(files, scope_file, flat_rows=False)
     gateways = {t.name: t.gateway(request.debug) for t in targets}
     try:
-        if mode == "spark":
+        if engine == "spark":
             from kafkactl.bulk.spark import spark_plan
 
             result = spark_plan(state, targets, guards, request.spark_master, request.spark_remote)
-        elif _large_flat(files):
+        elif engine == "arrow":
             result = _arrow_plan(files, scope_file, targets, gateways, guards)
         else:
             result = make_plan([(t.name, gateways[t.name], t.profile.super_users) for t in targets], state, guards)
@@ -109,10 +125,10 @@ def _new(request: PlanRequest, guards: Guards, mode: str) -> PlanResult:
         for gw in gateways.values():
             gw.close()
         raise
-    return PlanResult(result, gateways, mode, notes, list(state.duplicates[:5]))
+    return PlanResult(result, gateways, engine, notes, list(state.duplicates[:5]), request)
 
 
-def _saved(request: PlanRequest, guards: Guards, mode: str) -> PlanResult:
+def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
     from kafkactl.bulk.plan import load_saved, read_current
 
     plan = load_saved(request.plan_dir or "")
@@ -126,7 +142,10 @@ def _saved(request: PlanRequest, guards: Guards, mode: str) -> PlanResult:
         for gw in gateways.values():
             gw.close()
         raise
-    return PlanResult(plan, gateways, mode)
+    engine = choose_engine(request, plan.changes)
+    notes = [f"--spark auto: using the {'Spark' if engine == 'spark' else 'in-process'} engine"] \
+        if request.spark == "auto" else []
+    return PlanResult(plan, gateways, engine, notes, [], request)
 
 
 def _check_fresh(plan: Plan, live: dict[str, set]) -> None:
@@ -134,25 +153,24 @@ def _check_fresh(plan: Plan, live: dict[str, set]) -> None:
     deletes is gone (applied already, or changed by someone else), it is stale and refused whole."""
     from kafkactl.errors import UsageError
 
-    rows = plan.rows() if plan.location is not None else [r for c in plan.clusters for r in c.rows]
+    rows = plan.rows()
     for c in plan.clusters:
         now = live[c.cluster]
         mine = [r for r in rows if r.cluster == c.cluster]
         done = sum(1 for r in mine if (r.binding in now) == (r.action == "CREATE"))
         if done:
             raise UsageError(f"{c.cluster}: the saved plan is stale: {done} of its {len(mine)} changes are made "
-                             "already or no longer apply (the ACLs changed since it was planned); nothing was "
-                             "changed: make a new plan")
+                             "already or no longer apply (the cluster's ACLs no longer match what the plan was "
+                             "made from); nothing was changed: make a new plan")
 
 
-def _large_flat(files: Sequence[str]) -> bool:
+def _flat_bytes(files: Sequence[str]) -> int:
     from pathlib import Path
 
-    from kafkactl.bulk.arrow_diff import ARROW_BYTES
     from kafkactl.bulk.state import FLAT_SUFFIXES
 
     flat = [Path(f) for f in files if Path(f).suffix.lower() in FLAT_SUFFIXES]
-    return sum(f.stat().st_size for f in flat if f.exists()) > ARROW_BYTES
+    return sum(f.stat().st_size for f in flat if f.exists())
 
 
 def _arrow_plan(files, scope_file, targets, gateways, guards) -> Plan:
@@ -176,23 +194,34 @@ def _arrow_plan(files, scope_file, targets, gateways, guards) -> Plan:
 
 
 def gateways_for(chosen: Selection, clusters: Sequence[str], debug: bool = False) -> dict[str, Any]:
-    from kafkactl.profiles import ContextStore, parse_bootstrap
+    """The clients of a saved plan's clusters, from the global Selection (-b, --context, --command-config)."""
+    from kafkactl.profiles import ContextStore
+
+    known = ContextStore.load().contexts
+    out: dict[str, Any] = {}
+    try:
+        for name in clusters:
+            out[name] = _gateway_for(chosen, name, name in known, debug)
+    except BaseException:
+        for gw in out.values():
+            gw.close()
+        raise
+    return out
+
+
+def _gateway_for(chosen: Selection, name: str, is_context: bool, debug: bool) -> Any:
+    from kafkactl.profiles import parse_bootstrap
 
     from kafkactl.errors import UsageError
 
-    known = ContextStore.load().contexts
-    out = {}
-    for name in clusters:
-        if name in known:
-            # a saved plan goes where it was made for: a -b or --context naming anything else is refused
-            if chosen.bootstrap_servers or (chosen.context and chosen.context != name):
-                given = f"-b {chosen.bootstrap_servers}" if chosen.bootstrap_servers else f"--context {chosen.context}"
-                raise UsageError(f"the saved plan was made for context {name!r}, not {given}: leave it out, or "
-                                 "make a plan for that cluster")
-            out[name] = resolve_targets([name], [], chosen)[0].gateway(debug)
-        elif chosen.bootstrap_servers and parse_bootstrap(chosen.bootstrap_servers) == name:  # a plan made with -b: the same -b (and credentials) again
-            out[name] = resolve_targets([], [], chosen)[0].gateway(debug)
-        else:
-            raise UsageError(f"the saved plan was made for {name!r}, which is neither a context nor the -b given: "
-                             f"give -b {name} with its credentials, or make a new plan")
-    return out
+    if is_context:
+        # a saved plan goes where it was made for: a -b or --context naming anything else is refused
+        if chosen.bootstrap_servers or (chosen.context and chosen.context != name):
+            given = f"-b {chosen.bootstrap_servers}" if chosen.bootstrap_servers else f"--context {chosen.context}"
+            raise UsageError(f"the saved plan was made for context {name!r}, not {given}: leave it out, or "
+                             "make a plan for that cluster")
+        return resolve_targets([name], [], chosen)[0].gateway(debug)
+    if chosen.bootstrap_servers and parse_bootstrap(chosen.bootstrap_servers) == name:
+        return resolve_targets([], [], chosen)[0].gateway(debug)  # a plan made with -b: the same -b (and credentials)
+    raise UsageError(f"the saved plan was made for {name!r}, which is neither a context nor the -b given: "
+                     f"give -b {name} with its credentials, or make a new plan")

@@ -328,8 +328,8 @@ def _row_hint(row) -> str:
 
 
 CURRENT_SCHEMA = "cluster string, " + ", ".join(f"{c} string" for c in BINDING)
-RESULT_SCHEMA = ("cluster string, phase int, action string, " + ", ".join(f"{c} string" for c in BINDING)
-                 + ", status string, error string")
+PLAN_ROW_SCHEMA = "cluster string, phase int, action string, " + ", ".join(f"{c} string" for c in BINDING)
+RESULT_SCHEMA = PLAN_ROW_SCHEMA + ", status string, error string"
 
 
 def _current_df(spark, where: dict):
@@ -413,20 +413,24 @@ def _protected(guards: Guards, supers: dict[str, list[str]]):
 # --------------------------------------------------------------------------------------------- apply
 
 
-def spark_apply(plan: Plan, gateways: dict, progress=None, report=None):
-    """Each phase is a Spark job; the next starts only when every binding of this one is confirmed."""
+def spark_apply(plan: Plan, gateways: dict, progress=None, report=None, master: str | None = None,
+                remote: str | None = None):
+    """Each phase is a Spark job; the next starts only when every binding of this one is confirmed. The rows are
+    the plan's Parquet (a plan made on Spark) or its rows in memory (a saved plan, read and checked on the driver)."""
     from pyspark.sql import functions as F
 
-    from kafkactl.bulk.apply import ApplyResult, ApplyRow
-    from kafkactl.bulk.plan import PHASE_NAMES
-    from kafkactl.errors import BrokerError
+    from kafkactl.bulk.apply import ApplyResult, ApplyRow, phase_failure, unconfirmed
 
-    spark = session()
-    assert plan.location is not None  # a Spark plan keeps its rows on disk
-    rows = spark.read.parquet(str(Path(plan.location) / "rows"))
+    spark = session(master, remote)
+    if plan.location is not None:
+        rows = spark.read.parquet(str(Path(plan.location) / "rows"))
+        results_dir = Path(plan.location) / "results"
+    else:
+        rows = spark.createDataFrame([(r.cluster, r.phase, r.action, *[flat_row(r.binding)[c] for c in BINDING])
+                                      for r in plan.rows()], PLAN_ROW_SCHEMA)
+        results_dir = Path(tempfile.mkdtemp(prefix="kafkactl-apply-"))
     result = ApplyResult()
     where = {c: gw.profile.selection for c, gw in gateways.items()}
-    results_dir = Path(plan.location) / "results"
     for cp in plan.clusters:
         for phase, (action, _) in PHASES.items():
             part = rows.where((F.col("cluster") == cp.cluster) & (F.col("phase") == phase))
@@ -449,25 +453,20 @@ def spark_apply(plan: Plan, gateways: dict, progress=None, report=None):
             first = failed.limit(20).collect()
             if first:
                 result.failures += [r.asDict() for r in first]
-                result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
-                from kafkactl.bulk.apply import phase_failure
-
                 errors = [r["error"] for r in failed.select("error").distinct().limit(100).collect()]
                 causes = {(_error_code(e), (e or "").rsplit(" (", 1)[0]) for e in errors}
-                raise phase_failure(gateways[cp.cluster], result, failed.count(), n, changed_before, causes)
+                raise phase_failure(gateways[cp.cluster], result, cp.cluster, phase, failed.count(), n,
+                                    changed_before, causes)
             if not _confirmed(spark, {cp.cluster: where[cp.cluster]}, done, action):
-                result.stopped_at = f"{cp.cluster} phase {phase} ({PHASE_NAMES[phase]})"
-                raise BrokerError(f"{result.stopped_at}: the broker did not confirm the changes; later phases were "
-                                  "not started (re-run apply to converge)")
+                raise unconfirmed(result, cp.cluster, phase)
     return result
 
 
 def _error_code(error: str | None) -> int | None:
     """The Kafka error code of an executor's "message (NAME)" error text, when NAME is Kafka's."""
-    from kafka.errors import kafka_errors
+    from kafkactl.gateway import protocol_code
 
-    name = (error or "").rsplit("(", 1)[-1].rstrip(")")
-    return next((code for code, cls in kafka_errors.items() if getattr(cls, "message", None) == name), None)
+    return protocol_code((error or "").rsplit("(", 1)[-1].rstrip(")"))
 
 
 def _stream_report(results: Path, report) -> None:

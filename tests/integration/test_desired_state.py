@@ -447,3 +447,53 @@ def test_a_saved_plan_applied_twice_is_stale_the_second_time(sandbox, team, tmp_
     r = sandbox.as_user("admin", "acls", "apply", "--plan", str(saved), "--yes", *engine)
     assert r.exit_code == ExitCode.USAGE and "the saved plan is stale: 1 of its 1 changes" in r.stderr, r.output
     assert r.stdout == "" and mine(gw, team) == after
+
+
+@pytest.mark.parametrize("plan_engine", [[], ["--spark"]])
+def test_a_saved_plan_applies_on_the_engine_apply_is_given(sandbox, team, tmp_path, plan_engine):
+    """A saved plan (made in-process or on Spark) goes through the same core API as a new one: `apply --plan DIR
+    --spark` applies it on Spark (it was silently applied in-process), without --spark in-process."""
+    from kafkactl.bulk.engine import PlanRequest, make
+    from kafkactl.profiles import Selection
+
+    gw = sandbox.gateway("admin")
+    f = tmp_path / "s.yaml"
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}a", "allow": [{"topic": f"{team}t{i}", "operations": ["Read"]}
+                                                                           for i in range(3)]}]))
+    saved = tmp_path / "plan"
+    ok(sandbox.as_user("admin", "acls", "plan", str(f), "--out", str(saved), *plan_engine))
+    where = Selection(context=sandbox.context("admin"))
+    for spark, engine in (("off", "in-process"), ("on", "spark"), ("auto", "in-process")):
+        result = make(PlanRequest(plan_dir=str(saved), spark=spark, selection=where))
+        result.close()
+        assert result.mode == engine and result.plan.changes == 3
+    report = tmp_path / "report.jsonl"
+    ok(sandbox.as_user("admin", "acls", "apply", "--plan", str(saved), "--yes", "--spark", "--report", str(report)))
+    assert len(mine(gw, team)) == 3
+    assert sorted(json.loads(x)["status"] for x in report.read_text().splitlines()) == ["created"] * 3
+
+
+def test_max_deletes_is_one_guard_on_spark_too(tmp_path):
+    """The Spark plan refuses with the in-process engine's words (Guards.check_deletes), never trims."""
+    from kafkactl.bulk.plan import Guards, diff_cluster
+    from kafkactl.bulk.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
+    from kafkactl.bulk.state import Scope, flat_row, load
+    from kafkactl.bulk.targets import Target
+    from kafkactl.errors import UsageError
+    from kafkactl.profiles import Profile
+
+    current = [AclBinding(ResourceType.TOPIC, f"t{i}", PatternType.LITERAL, "User:p1", "*", AclOperation.READ,
+                          Permission.ALLOW) for i in range(4)]
+    f = tmp_path / "d.jsonl"
+    f.write_text(json.dumps({"kind": "scope", "principalPrefixes": ["User:p"]}) + "\n"
+                 + "".join(json.dumps(flat_row(b)) + "\n" for b in current[:1]))
+    cur_df = session().createDataFrame([("c", *[flat_row(b)[k] for k in BINDING]) for b in current], CURRENT_SCHEMA)
+    target = Target("c", Profile(bootstrap_servers="unused:1", context="c"))
+    for limit in ("2", "50%"):
+        guards = Guards(max_deletes=limit)
+        with pytest.raises(UsageError) as local:
+            diff_cluster("c", current, current[:1], Scope(principal_prefixes=("User:p",)), guards, ())
+        with pytest.raises(UsageError) as spark:
+            spark_plan(load([str(f)], flat_rows=False), [target], guards, current=cur_df)
+        assert spark.value.message == local.value.message
+        assert local.value.message.startswith("c: the plan deletes 3 ACL bindings, more than --max-deletes")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from kafkactl.cli.options import DryRun, Yes
+
+if TYPE_CHECKING:
+    from kafkactl.bulk.engine import SparkMode
 
 Contexts = Annotated[Optional[list[str]], typer.Option("--context", help="Target context (repeatable: fan out to several clusters).", show_default=False)]
 ScopeFile = Annotated[Optional[str], typer.Option("--scope", help="A YAML file with a scope: section (for CSV/Parquet inputs).", show_default=False)]
@@ -35,13 +38,28 @@ def acls_export(
     from kafkactl.bulk.export import export
 
     app_ctx = ctx.obj
+    _refuse_old_output_option(ctx)
     n = export(app_ctx.gateway(), fmt, principal or [], principal_prefix or [], prefix or [], file, app_ctx.out)
     app_ctx.note(f"exported {n} ACL bindings")
 
 
-def _spark_mode(spark: bool, spark_auto: bool) -> str:
+def _refuse_old_output_option(ctx: typer.Context) -> None:
+    """`export -o csv` once chose the file format; -o is now the global output format, which export's stdout (the
+    file itself) does not use. Rather than silently write YAML where a script expects CSV, say so (`-o yaml`
+    names the default format and is harmless). This reads the option as typed, not the format results take."""
+    from click.core import ParameterSource
+
+    from kafkactl.errors import UsageError
+
+    typed = ctx.find_root().params.get("output")  # None unless -o was on the command line (not KAFKACTL_OUTPUT)
+    if str(getattr(typed, "value", typed)) == "csv" and ctx.get_parameter_source("fmt") is ParameterSource.DEFAULT:
+        raise UsageError("acls export -o csv: -o is the output format of kafkactl's results, not the file's: give "
+                         "--format csv")
+
+
+def _spark_mode(spark: bool, spark_auto: bool) -> SparkMode:
     """`--spark auto` (or `--spark=auto`) reaches the command as --spark-auto (kafkactl.cli.argv.optional_values)."""
-    return "auto" if spark_auto else ("spark" if spark else "local")
+    return "auto" if spark_auto else ("on" if spark else "off")
 
 
 def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_deletes, spark, master, remote,
@@ -51,7 +69,7 @@ def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_
 
     result = make(PlanRequest(files=tuple(files or ()), plan_dir=plan_dir, contexts=tuple(contexts or ()),
                               scope_file=scope, protect=tuple(protect or ()), no_delete=no_delete,
-                              max_deletes=max_deletes, engine=_spark_mode(spark, spark_auto), spark_master=master,
+                              max_deletes=max_deletes, spark=_spark_mode(spark, spark_auto), spark_master=master,
                               spark_remote=remote, selection=app_ctx.selection, debug=app_ctx.debug))
     app_ctx.adopt(result)
     for w in result.warnings:
@@ -105,7 +123,7 @@ def acls_plan(
 def acls_apply(
     ctx: typer.Context,
     files: Files = None,
-    plan_dir: Annotated[Optional[str], typer.Option("--plan", help="Apply a plan saved with acls plan --out.", show_default=False)] = None,
+    plan_dir: Annotated[Optional[str], typer.Option("--plan", help="Apply a plan saved with acls plan --out (a stale one, made from other ACLs than the cluster has now, is refused: exit 2).", show_default=False)] = None,
     context: Contexts = None, scope: ScopeFile = None, protect: Protect = None, no_delete: NoDelete = False,
     max_deletes: MaxDeletes = None,
     report: Annotated[Optional[str], typer.Option("--report", help="Write one JSON line per binding (its outcome) here.", show_default=False)] = None,

@@ -1,0 +1,115 @@
+"""The desired-state core API without a broker: which engine a request gets, what it refuses before any request,
+the one --max-deletes guard, and how a failed or unconfirmed phase stops an apply (both engines share it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
+from kafkactl.bulk.arrow_diff import ARROW_BYTES, bindings_table, diff_tables
+from kafkactl.bulk.engine import AUTO_SPARK_BINDINGS, PlanRequest, choose_engine, make
+from kafkactl.bulk.plan import Guards, diff_cluster
+from kafkactl.bulk.state import Scope
+from kafkactl.errors import UsageError
+from kafkactl.exitcodes import ExitCode
+
+
+@pytest.mark.parametrize("request_kw,size,flat_bytes,engine", [
+    ({}, 0, 0, "in-process"),
+    ({}, AUTO_SPARK_BINDINGS * 10, 0, "in-process"),  # only auto weighs the size
+    ({}, 0, ARROW_BYTES + 1, "arrow"),
+    ({"spark": "on"}, 0, 0, "spark"),
+    ({"spark": "on"}, 0, ARROW_BYTES + 1, "spark"),
+    ({"spark_master": "local[2]"}, 0, 0, "spark"),  # a Spark URL means Spark whatever the mode
+    ({"spark_remote": "sc://h:15002"}, 0, 0, "spark"),
+    ({"spark": "auto"}, AUTO_SPARK_BINDINGS, 0, "in-process"),
+    ({"spark": "auto"}, AUTO_SPARK_BINDINGS, ARROW_BYTES + 1, "arrow"),
+    ({"spark": "auto"}, AUTO_SPARK_BINDINGS + 1, 0, "spark"),
+    ({"spark": "auto", "spark_master": "local[2]"}, 0, 0, "spark"),
+])
+def test_one_place_chooses_the_engine(request_kw, size, flat_bytes, engine):
+    assert choose_engine(PlanRequest(**request_kw), size, flat_bytes) == engine
+
+
+@pytest.mark.parametrize("request_kw,needle", [
+    ({}, "give the desired-state FILE(s)"),
+    ({"files": ("a.yaml",), "plan_dir": "p"}, "either FILE... or --plan PLANDIR"),
+    ({"plan_dir": "p", "contexts": ("prod",)}, "--context with --plan"),
+    ({"plan_dir": "p", "scope_file": "s.yaml"}, "--scope with --plan"),
+    # guard values are checked before any file is read (a.yaml does not exist)
+    ({"files": ("a.yaml",), "max_deletes": "lots"}, "--max-deletes 'lots'"),
+    ({"files": ("a.yaml",), "protect": ("alice",)}, "--protect 'alice'"),
+])
+def test_bad_requests_are_refused_before_anything_is_read(request_kw, needle):
+    with pytest.raises(UsageError) as e:
+        make(PlanRequest(**request_kw))
+    assert needle in e.value.message and e.value.exit_code == ExitCode.USAGE
+
+
+def _b(i: int, principal: str = "User:team-1") -> AclBinding:
+    return AclBinding(ResourceType.TOPIC, f"t{i}", PatternType.LITERAL, principal, "*", AclOperation.READ,
+                      Permission.ALLOW)
+
+
+@pytest.mark.parametrize("max_deletes,refused", [("2", False), ("1", True), ("50%", False), ("49%", True),
+                                                 ("0", True), ("100%", False)])
+def test_the_in_process_and_arrow_engines_share_one_max_deletes_guard(max_deletes, refused):
+    """Two of four in-scope ACLs go: the same limit, the same words, from either engine."""
+    scope = Scope(principal_prefixes=("User:team-",))
+    current = [_b(i) for i in range(4)] + [_b(9, "User:other")]
+    desired = current[:2]
+    guards = Guards(max_deletes=max_deletes)
+    errors = []
+    for diff in (lambda: diff_cluster("c", current, desired, scope, guards, ()),
+                 lambda: diff_tables("c", bindings_table(desired), bindings_table(current), scope, guards, ())):
+        try:
+            plan = diff()
+            errors.append(None)
+            assert sum(plan.counts().values()) == 2
+        except UsageError as e:
+            errors.append(e.message)
+    assert errors[0] == errors[1]
+    assert (errors[0] is not None) == refused
+    if refused:
+        assert errors[0].startswith("c: the plan deletes 2 ACL bindings, more than --max-deletes ")
+
+
+def _gateway():
+    from kafkactl.gateway import Gateway
+    from kafkactl.profiles import Profile
+
+    return Gateway(Profile(bootstrap_servers="unused:1", username="planner"))  # no connection is made
+
+
+def test_a_phase_that_failed_for_one_reason_and_changed_nothing_stops_with_that_reason():
+    from kafkactl.bulk.apply import ApplyResult, phase_failure
+
+    result = ApplyResult()
+    err = phase_failure(_gateway(), result, "prod", 2, 3, 3, False, {(31, "denied")})  # CLUSTER_AUTHORIZATION_FAILED
+    assert err.exit_code == ExitCode.NOT_AUTHORIZED and err.result is result
+    assert result.stopped_at == "prod phase 2 (create ALLOW)"
+
+
+@pytest.mark.parametrize("failed,total,changed_before,causes", [
+    (1, 3, False, {(31, "denied")}),  # some succeeded
+    (3, 3, True, {(31, "denied")}),  # an earlier phase changed something
+    (3, 3, False, {(31, "denied"), (29, "other")}),  # two reasons
+    (3, 3, False, {(None, "unknown")}),  # no Kafka error code
+])
+def test_any_other_failed_phase_is_a_partial_failure(failed, total, changed_before, causes):
+    from kafkactl.bulk.apply import ApplyResult, phase_failure
+
+    result = ApplyResult()
+    err = phase_failure(_gateway(), result, "prod", 3, failed, total, changed_before, causes)
+    assert err.exit_code == ExitCode.PARTIAL and err.result is result
+    assert err.message.startswith(f"{failed} bindings failed in prod phase 3 (delete ALLOW); later phases")
+
+
+def test_an_unconfirmed_phase_stops_the_apply():
+    from kafkactl.bulk.apply import ApplyResult, unconfirmed
+
+    result = ApplyResult()
+    err = unconfirmed(result, "prod", 4, " within 60 s")
+    assert result.stopped_at == "prod phase 4 (delete DENY)" and err.exit_code == ExitCode.ERROR
+    assert err.message == ("prod phase 4 (delete DENY): the broker did not confirm the changes within 60 s; later "
+                           "phases were not started (re-run apply to converge)")
