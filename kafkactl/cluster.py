@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Iterable
 
 from kafkactl.acl.bitfield import AuthorizedOps, decode
 from kafkactl.acl.model import ResourceType
@@ -41,7 +41,8 @@ EMPTY_CLUSTER_OPS_HINT = ("the broker reports operations on the cluster only to 
                           "cluster; for others it answers 0 even when ACLs grant, say, IdempotentWrite")
 
 
-def _info(cluster_id, controller, brokers, ops) -> ClusterInfo:
+def _info(cluster_id: str | None, controller: int | None, brokers: Iterable[tuple[int, str, int, str | None]],
+          ops: AuthorizedOps | None) -> ClusterInfo:
     rows = tuple(sorted((BrokerInfo(id=i, host=h, port=p, rack=rack or None, controller=i == controller)
                          for i, h, p, rack in brokers), key=lambda b: b.id))
     return ClusterInfo(cluster_id=cluster_id, controller_id=controller, brokers=rows, authorized_operations=ops)

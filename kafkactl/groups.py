@@ -8,7 +8,7 @@ from typing import ClassVar
 from kafkactl.acl.bitfield import AuthorizedOps, decode
 from kafkactl.acl.model import AclOperation, ResourceType
 from kafkactl.errors import KafkactlError, NotFoundError, UsageError
-from kafkactl.gateway import Gateway
+from kafkactl.gateway import ErrorInfo, Gateway
 
 EMPTY_LIST_HINT = ("no groups listed: listing needs Describe on the CLUSTER (all groups), "
                    "or Describe (or Read) on the groups themselves")
@@ -75,9 +75,9 @@ def describe_groups(gw: Gateway, group_ids: list[str] | None, authorized_operati
         return [], []
     found, errors = [], []
     for gid, d in gw.describe_groups(sorted(set(group_ids)), authorized_operations).items():
-        if isinstance(d, Exception):
-            errors.append(GroupError(gid, gw.translate(d, f"describe group {gid!r}", resource=f"group {gid!r}",
-                                                       needs=f"Describe on Group:{gid}")))
+        if isinstance(d, ErrorInfo):
+            errors.append(GroupError(gid, gw.item_error(d, f"describe group {gid!r}", resource=f"group {gid!r}",
+                                                        needs=f"Describe on Group:{gid}")))
             continue
         if d.state == "Dead":
             errors.append(GroupError(gid, NotFoundError(f"group {gid!r} does not exist")))
@@ -91,14 +91,19 @@ def describe_groups(gw: Gateway, group_ids: list[str] | None, authorized_operati
 
 
 def why_empty(gw: Gateway) -> str | None:
-    """The hint for an empty group list, given only when it can be the reason: with Describe on the cluster (a
-    super user has it) the broker lists every group (KIP-231), so an empty list means there are none."""
+    """The hint for an empty group list, given only when it can be the reason (see empty_list_hint)."""
     from kafkactl.cluster import describe_cluster
 
     try:
         ops = describe_cluster(gw, authorized_operations=True).authorized_operations
     except KafkactlError:
         return EMPTY_LIST_HINT
-    if ops is not None and ops.supplied and ops.allows(AclOperation.DESCRIBE):
+    return empty_list_hint(ops)
+
+
+def empty_list_hint(cluster_ops: AuthorizedOps | None) -> str | None:
+    """With Describe on the cluster (a super user has it) the broker lists every group (KIP-231), so an empty list
+    means there are none; without it, or when the broker did not say, the hint can be the reason."""
+    if cluster_ops is not None and cluster_ops.supplied and cluster_ops.allows(AclOperation.DESCRIBE):
         return None
     return EMPTY_LIST_HINT

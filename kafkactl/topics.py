@@ -164,7 +164,7 @@ def describe_topics(gw: Gateway, names: list[str] | None, authorized_operations:
     found, errors = [], []
     for t in gw.topics(names, include_authorized_operations=authorized_operations):
         if t.error is not None:
-            errors.append(TopicError(t.name, gw.code_error(t.error.code, None, f"describe topic {t.name!r}",
+            errors.append(TopicError(t.name, gw.item_error(t.error, f"describe topic {t.name!r}",
                                                            resource=f"topic {t.name!r}",
                                                            needs=f"Describe on Topic:{t.name}")))
             continue
@@ -175,18 +175,22 @@ def describe_topics(gw: Gateway, names: list[str] | None, authorized_operations:
 
 
 EMPTY_LIST_HINT = "no topics visible: the broker only lists topics you may Describe"
+UNKNOWN_TOPIC_OR_PARTITION = 3
 
 
 def why_empty(gw: Gateway) -> str | None:
-    """The hint for an empty topic list, unless the caller may do everything on the cluster (a super user, for
-    whom an empty list means there are no topics)."""
-    from kafkactl.acl.bitfield import supported_columns
-    from kafkactl.cluster import describe_cluster
+    """The hint for an empty topic list, given only when it can be the reason. The broker answers a name nobody
+    created with UNKNOWN_TOPIC_OR_PARTITION to a caller who may Describe it, and TOPIC_AUTHORIZATION_FAILED to the
+    others: a caller who may Describe any name (a super user, or Describe granted on every topic) sees every topic,
+    and an empty list means there are none. The two names share no prefix, so no one prefixed ACL covers both."""
+    import uuid
 
+    probe = [f"{first}{uuid.uuid4().hex}" for first in "0Z"]
     try:
-        ops = describe_cluster(gw, authorized_operations=True).authorized_operations
+        answers = gw.topics(probe)
     except KafkactlError:
         return EMPTY_LIST_HINT
-    if ops is not None and ops.supplied and all(ops.allows(op) for op in supported_columns(ResourceType.CLUSTER)):
+    if len(answers) == len(probe) and all(t.error is not None and t.error.code == UNKNOWN_TOPIC_OR_PARTITION
+                                          for t in answers):
         return None
     return EMPTY_LIST_HINT

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
+
+if TYPE_CHECKING:
+    from kafkactl.cli.context import AppContext
 
 app = typer.Typer(help="The calling principal's view of its own permissions.", no_args_is_help=True)
 
@@ -13,11 +18,10 @@ def auth_whoami(ctx: typer.Context) -> None:
 
     Example:  kafkactl --context local-alice auth whoami
     """
-    from kafkactl.acl.model import AclOperation
     from kafkactl.formatters.views import WhoamiView
     from kafkactl.whoami import whoami
 
-    app_ctx = ctx.obj
+    app_ctx: AppContext = ctx.obj
     me = whoami(app_ctx.gateway())
     app_ctx.render(WhoamiView(me))
     ops = me.cluster.authorized_operations
@@ -25,7 +29,7 @@ def auth_whoami(ctx: typer.Context) -> None:
         from kafkactl.cluster import EMPTY_CLUSTER_OPS_HINT
 
         app_ctx.hint(EMPTY_CLUSTER_OPS_HINT)
-    if not me.groups and not (ops.supplied and ops.allows(AclOperation.DESCRIBE)):
-        from kafkactl.groups import EMPTY_LIST_HINT
+    if not me.groups:
+        from kafkactl.groups import empty_list_hint
 
-        app_ctx.hint(EMPTY_LIST_HINT)  # with Describe on the cluster every group is listed (KIP-231): none exist
+        app_ctx.hint(empty_list_hint(ops))

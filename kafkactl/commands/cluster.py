@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from kafkactl.cli.options import AuthorizedOpsFlag
+
+if TYPE_CHECKING:
+    from kafkactl.cli.context import AppContext
 
 app = typer.Typer(help="Describe the cluster.", no_args_is_help=True)
 
@@ -17,7 +22,7 @@ def cluster_describe(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = Fal
     """
     from kafkactl import cluster
 
-    app_ctx = ctx.obj
+    app_ctx: AppContext = ctx.obj
     info = cluster.describe_cluster(app_ctx.gateway(), authorized_operations=authorized_ops)
     if authorized_ops:
         from kafkactl.formatters.views import AuthorizedOpsView

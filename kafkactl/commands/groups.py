@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from kafkactl.cli import completers as complete
 from kafkactl.cli.options import AuthorizedOpsFlag
+
+if TYPE_CHECKING:
+    from kafkactl.cli.context import AppContext
 
 app = typer.Typer(help="List and describe consumer groups.", no_args_is_help=True)
 
@@ -20,7 +23,7 @@ def groups_list(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -
     """
     from kafkactl import groups
 
-    app_ctx = ctx.obj
+    app_ctx: AppContext = ctx.obj
     if authorized_ops:
         from kafkactl.formatters.views import AuthorizedOpsView
 
@@ -49,7 +52,7 @@ def groups_describe(
     from kafkactl.cli.authz import report_errors
     from kafkactl.formatters.views import AuthorizedOpsView
 
-    app_ctx = ctx.obj
+    app_ctx: AppContext = ctx.obj
     found, errors = groups.describe_groups(app_ctx.gateway(), group_ids or None, authorized_operations=authorized_ops)
     if authorized_ops:
         app_ctx.render(AuthorizedOpsView(found, [(g.group, g.authorized_operations) for g in found], "groups"))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from kafkactl.cli import completers as complete
 from kafkactl.cli.options import AuthorizedOpsFlag, DryRun, Yes
+
+if TYPE_CHECKING:
+    from kafkactl.cli.context import AppContext
 
 app = typer.Typer(help="List, create and delete topics.", no_args_is_help=True)
 
@@ -24,7 +27,7 @@ def topics_list(
     """
     from kafkactl import topics
 
-    app_ctx = ctx.obj
+    app_ctx: AppContext = ctx.obj
     if authorized_ops:
         from kafkactl.formatters.views import AuthorizedOpsView
 
@@ -52,7 +55,7 @@ def topics_describe(
     from kafkactl.cli.authz import report_errors
     from kafkactl.formatters.views import AuthorizedOpsView
 
-    app_ctx = ctx.obj
+    app_ctx: AppContext = ctx.obj
     found, errors = topics.describe_topics(app_ctx.gateway(), names or None, authorized_operations=authorized_ops)
     if authorized_ops:
         app_ctx.render(AuthorizedOpsView(found, [(t.name, t.authorized_operations) for t in found], "topics"))
@@ -80,7 +83,7 @@ def topics_create(
     """
     from kafkactl import topics
 
-    app_ctx = ctx.obj
+    app_ctx: AppContext = ctx.obj
     configs = topics.parse_config_pairs(config or [])
     app_ctx.render(topics.create_topic(app_ctx.gateway(), name, partitions, replication_factor, configs, dry_run))
 
@@ -97,7 +100,7 @@ def topics_delete(
     """
     from kafkactl import topics
 
-    app_ctx = ctx.obj
+    app_ctx: AppContext = ctx.obj
     for n in names:
         topics.validate_topic_name(n)
     app_ctx.confirm(f"Delete {len(names)} topic(s): {', '.join(names)}?", yes, "delete topics")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from kafkactl.errors import (
     AuthenticationError,
@@ -20,12 +20,16 @@ from kafkactl.errors import (
     UnreachableError,
 )
 from kafkactl.gateway._acls import AclRpcs
-from kafkactl.gateway._base import ErrorInfo, _CodeError, error_info
-from kafkactl.gateway.records import ClusterRecord, NodeRecord, PartitionRecord, TopicRecord
+from kafkactl.gateway._base import (AddressFailure, ErrorInfo, Reach, _CodeError, address_failure,
+                                    brokers_not_answering, error_info, protocol_code)
+from kafkactl.gateway.records import (ClusterRecord, GroupRecord, ListedGroup, MemberRecord, NodeRecord,
+                                      PartitionRecord, TopicRecord)
 from kafkactl.gateway._configs import ConfigRpcs
 from kafkactl.gateway._describe import DescribeRpcs
 from kafkactl.profiles import Profile
 
+__all__ = ["Gateway", "ErrorInfo", "ClusterRecord", "NodeRecord", "TopicRecord", "PartitionRecord", "ListedGroup",
+           "GroupRecord", "MemberRecord", "protocol_code"]
 
 def _debug_logger() -> Any:
     """The client logger, only under --debug (logging is not even imported otherwise)."""
@@ -59,7 +63,9 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         self._lock = threading.Lock()
         self._clients_lock = threading.RLock()  # batches in flight on two threads share one client of each kind
         self._client_errors: list[ErrorInfo] = []
-        self._all_down_at: float | None = None  # when librdkafka last said every broker is down
+        self._all_down_at: float | None = None  # when librdkafka said every broker is down (None: answered since)
+        self._failures: list[AddressFailure] = []  # connection failures, per address (see Reach)
+        self._brokers: dict[int, str] = {}  # the cluster's brokers as metadata named them: id -> host:port
 
     # ------------------------------------------------------------------ clients
     @property
@@ -119,10 +125,15 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
 
     def _on_client_error(self, err: Any) -> None:
         info = error_info(err)
+        now = time.monotonic()
+        failure = address_failure(info, now)
         with self._lock:
             self._client_errors.append(info)
+            if failure is not None:
+                self._failures.append(failure)
+                del self._failures[:-256]
             if info.code == _ALL_BROKERS_DOWN and self._all_down_at is None:
-                self._all_down_at = time.monotonic()
+                self._all_down_at = now
         if self.debug:
             _debug_logger().debug("client error %s: %s", info.name, info.message)
 
@@ -208,12 +219,38 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
             # short slices: return the moment the futures are done, yet notice SASL failures quickly
             _, not_done = wait_futures(pending, timeout=0.02)
             if not not_done:
+                self._note_answers(pending)
                 return
             # error_cb only fires from poll(); that is where SASL failures surface
             self.admin.poll(0)
             self._raise_fatal_client_error(what)
             if time.monotonic() >= deadline or self._every_address_refuses():
                 raise self._unreachable(what)
+
+    def _note_answers(self, futures: Sequence[Any]) -> None:
+        """A future that ended other than with a connection error was answered: librdkafka's all-down episode, if
+        there was one, is over (it says so again, when every broker is down again)."""
+        for f in futures:
+            exc = f.exception()
+            if exc is None or error_info(exc).code not in _UNREACHABLE:
+                self._saw_answer()
+                return
+
+    def _saw_answer(self) -> None:
+        with self._lock:
+            self._all_down_at = None
+
+    def _saw_brokers(self, brokers: Iterable[tuple[int, str, int]]) -> None:
+        """The cluster's brokers, as a metadata answer named them (they are counted when some do not answer)."""
+        seen = {int(node): f"{host}:{port}" for node, host, port in brokers}
+        with self._lock:
+            self._all_down_at = None
+            if seen:
+                self._brokers = seen
+
+    def _reach(self) -> Reach:
+        with self._lock:
+            return Reach.of(self.profile.bootstrap_servers, self._brokers, self._failures)
 
     def _raise_fatal_client_error(self, what: str) -> None:
         with self._lock:
@@ -231,31 +268,38 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
                     hint="the broker said: invalid credentials")
 
     def _every_address_refuses(self) -> bool:
-        """librdkafka has said every broker is down, and since then each attempt was refused or did not resolve."""
+        """librdkafka has said every broker is down, and since then every address (bootstrap and broker) was
+        refused or did not resolve: waiting longer cannot help."""
         with self._lock:
             since = self._all_down_at
-            if since is None or time.monotonic() - since < _REFUSED_GRACE_S:
-                return False
-            recent = [e for e in self._client_errors[-16:] if e.code in (-195, _RESOLVE)]
-        return bool(recent) and all(e.code == _RESOLVE or "refused" in e.message.lower() for e in recent)
+        if since is None or time.monotonic() - since < _REFUSED_GRACE_S:
+            return False
+        return self._reach().every_address_refuses(since - _REFUSED_GRACE_S)
 
     def _unreachable(self, what: str) -> KafkactlError:
         self._raise_fatal_client_error(what)
         if self._every_address_refuses():
             with self._lock:
-                resolved = not any(e.code == _RESOLVE for e in self._client_errors[-16:])
-            cause = "connection refused" if resolved else "host name does not resolve"
-            return UnreachableError(f"cannot reach {self.profile.bootstrap_servers} to {what}: {cause}")
+                since = (self._all_down_at or time.monotonic()) - _REFUSED_GRACE_S
+            return UnreachableError(f"cannot reach {self.profile.bootstrap_servers} to {what}: "
+                                    f"{self._reach().cause(since)}")
         return UnreachableError(
             f"no answer from {self.profile.bootstrap_servers} within {self.profile.timeout:g} s while trying to {what}"
             f"{self._last_transport_detail()}")
 
     def _last_transport_detail(self) -> str:
+        """What the connection errors of this attempt say, counted by kafkactl (librdkafka's "1/2 brokers are down"
+        counts its connections, not the cluster's brokers, and is never shown)."""
+        detail = self._reach().detail(time.monotonic() - self.profile.timeout - 1.0)
+        if detail:
+            return f" ({detail})"
         with self._lock:
-            errors = [e for e in self._client_errors if e.code in _UNREACHABLE]
-        # the cause of a connection's failure says more than librdkafka's "1/1 brokers are down"
-        errors = [e for e in errors if e.code != _ALL_BROKERS_DOWN] or errors
+            errors = [e for e in self._client_errors if e.code in _UNREACHABLE and e.code != _ALL_BROKERS_DOWN]
         return f" ({errors[-1].message.split(': ', 1)[-1]})" if errors else ""
+
+    def brokers_down(self, what: str, down: Sequence[tuple[int, str]], total: int, why: str) -> KafkactlError:
+        """Some of the cluster's brokers did not answer (the others did): which, and how many of how many."""
+        return UnreachableError(brokers_not_answering(what, down, total, why))
 
     def _who(self) -> str:
         return self.principal or "the anonymous principal"
@@ -280,22 +324,29 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
 
     def _translate_kp(self, exc: BaseException, what: str, **kw: Any) -> KafkactlError:
         """kafka-python errors carry the Kafka error code as `errno`; a bootstrap timeout hides the cause."""
-        import kafka.errors as kp_errors
-
-        # kafka-python 3 has no NoBrokersAvailable (2.x did): name only what the installed release defines
-        lost = tuple(getattr(kp_errors, n) for n in ("KafkaTimeoutError", "NoBrokersAvailable", "KafkaConnectionError",
-                                                      "NodeNotReadyError") if hasattr(kp_errors, n))
-        if isinstance(exc, lost):
+        if self._kp_lost(exc):
             # kafka-python reports a refused SASL login as a bootstrap timeout; librdkafka tells them apart
             try:
                 self.describe_cluster()
-            except (AuthenticationError, UnreachableError) as diagnosed:
+            except AuthenticationError as diagnosed:
                 return diagnosed
+            except UnreachableError:
+                pass  # said again for what was asked
             return self._unreachable(what)
         code = getattr(exc, "errno", None)
         if code is None:
             return BrokerError(f"cannot {what}: {exc}")
         return self.translate(_CodeError(code, getattr(exc, "message", type(exc).__name__), str(exc)), what, **kw)
+
+    @staticmethod
+    def _kp_lost(exc: BaseException) -> bool:
+        """Whether a kafka-python error means no answer came (a timeout or a lost connection)."""
+        import kafka.errors as kp_errors
+
+        # kafka-python 3 has no NoBrokersAvailable (2.x did): name only what the installed release defines
+        lost = tuple(getattr(kp_errors, n) for n in ("KafkaTimeoutError", "NoBrokersAvailable", "KafkaConnectionError",
+                                                      "NodeNotReadyError") if hasattr(kp_errors, n))
+        return isinstance(exc, lost)
 
     def result(self, future: Any, what: str, **kw: Any) -> Any:
         self.wait([future], what)
@@ -320,13 +371,14 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         """DescribeCluster needs no ACL (like Metadata); only the authorized-operations bitfield is computed, and
         it comes raw from kafka-python (librdkafka cannot tell an empty set from "not supplied")."""
         if include_authorized_operations:
-            r = self.describe_cluster_raw(include_authorized_operations=True)
+            r = self._describe_cluster_raw(include_authorized_operations=True)
             nodes = tuple(NodeRecord(b.broker_id, b.host, b.port, b.rack or None) for b in r.brokers)
             return ClusterRecord(r.cluster_id, r.controller_id if r.controller_id >= 0 else None, nodes,
                                  from_bit_positions(r.authorized_operations))
         f = self.admin.describe_cluster(request_timeout=self.profile.timeout)
         d = self.result(f, "describe the cluster")
         nodes = tuple(NodeRecord(n.id, n.host, n.port, n.rack or None) for n in d.nodes)
+        self._saw_brokers((n.id, n.host, n.port) for n in nodes)
         return ClusterRecord(d.cluster_id, d.controller.id if d.controller is not None else None, nodes, None)
 
     def topics(self, names: Sequence[str] | None = None, include_authorized_operations: bool = False
@@ -336,16 +388,17 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         if names is None and not include_authorized_operations:
             fut = _run_in_thread(lambda: self.admin.list_topics(timeout=self.profile.timeout))
             md = self.result(fut, "list topics")
+            self._saw_brokers((b.id, b.host, b.port) for b in md.brokers.values())
             return [TopicRecord(name, str(t.topic_id) if getattr(t, "topic_id", None) else None,
                                 name in _INTERNAL, tuple(
                                     PartitionRecord(p.id, p.leader if p.leader >= 0 else None, tuple(p.replicas),
                                                     tuple(p.isrs), ()) for _, p in sorted(t.partitions.items())),
                                 None, error_info(t.error) if t.error is not None else None)
                     for name, t in md.topics.items()]
-        md = self.topic_metadata(names, include_authorized_operations)
+        md = self._topic_metadata(names, include_authorized_operations)
         out = []
         for t in md.topics:
-            error = self._result_error(t.error_code, None) if t.error_code else None
+            error = error_info(self.code_exception(t.error_code, None)) if t.error_code else None
             parts = tuple(PartitionRecord(p.partition_index, p.leader_id if p.leader_id >= 0 else None,
                                           tuple(p.replica_nodes), tuple(p.isr_nodes), tuple(p.offline_replicas or ()))
                           for p in sorted(t.partitions, key=lambda p: p.partition_index))
@@ -354,8 +407,10 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
             out.append(TopicRecord(t.name, topic_id, bool(t.is_internal), parts, ops, error))
         return out
 
-    def create_topics(self, specs: list[tuple[str, int, int, dict[str, str]]], validate_only: bool = False
+    def create_topics(self, specs: Sequence[tuple[str, int, int, Mapping[str, str]]], validate_only: bool = False
                       ) -> dict[str, ErrorInfo | None]:
+        """Create (name, partitions, replication factor, configs) each (-1: the broker's default); the error of each
+        topic, None for success."""
         from confluent_kafka.admin import NewTopic
 
         new = [NewTopic(name, num_partitions=parts, replication_factor=rf, config=dict(cfg))
@@ -365,8 +420,9 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         self.wait(futures, "create topics")
         return {name: _error_of(f) for name, f in futures.items()}
 
-    def delete_topics(self, names: list[str]) -> dict[str, ErrorInfo | None]:
-        futures = self.admin.delete_topics(names, request_timeout=self.profile.timeout,
+    def delete_topics(self, names: Sequence[str]) -> dict[str, ErrorInfo | None]:
+        """Delete each topic; the error of each, None for success."""
+        futures = self.admin.delete_topics(list(names), request_timeout=self.profile.timeout,
                                            operation_timeout=self.profile.timeout)
         self.wait(futures, "delete topics")
         return {name: _error_of(f) for name, f in futures.items()}
@@ -380,7 +436,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
 _INTERNAL = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
 
 
-def from_bit_positions(positions: Any) -> int:
+def from_bit_positions(positions: Iterable[int] | None) -> int:
     from kafkactl.acl.bitfield import from_bit_positions as convert
 
     return convert(positions)
@@ -399,7 +455,7 @@ def _exception_of(future: Any) -> BaseException | None:
         return exc
 
 
-def _run_in_thread(fn: Any) -> Any:
+def _run_in_thread(fn: Callable[[], Any]) -> Any:
     """Run a blocking client call in a thread so that wait() can poll for SASL errors meanwhile."""
     from concurrent.futures import Future
 

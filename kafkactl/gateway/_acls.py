@@ -181,14 +181,15 @@ class AclRpcs:
             raise self._translate_kp(exc, what) from None
 
     def _result_error(self: Any, code: int, message: str | None) -> "ErrorInfo | None":
-        from kafkactl.gateway._base import ErrorInfo
+        from kafkactl.gateway._base import ErrorInfo, protocol_name
 
         if code == 0:
             return None
         from kafka.errors import for_code
 
         cls = for_code(code)
-        return clean_error(ErrorInfo(code, getattr(cls, "message", cls.__name__), message or cls.description))
+        name = protocol_name(code, getattr(cls, "message", cls.__name__))
+        return clean_error(ErrorInfo(code, name, message or cls.description))
 
     def code_exception(self: Any, code: int, message: str | None) -> Exception:
         """A Kafka error code as an exception `translate` understands (for per-item results)."""

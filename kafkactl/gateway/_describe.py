@@ -12,48 +12,61 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from kafkactl.gateway._base import ErrorInfo
 from kafkactl.gateway.records import GroupRecord, ListedGroup, MemberRecord
 
 
 # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR: the coordinator is not ready yet
 COORDINATOR_NOT_READY = frozenset({14, 15, 16})
 
-class DescribeRpcs:
-    """Mixed into Gateway."""
 
-    def describe_cluster_raw(self: Any, include_authorized_operations: bool) -> Any:
+class DescribeRpcs:
+    """Mixed into Gateway. The raw responses stay in here: callers get kafkactl's records."""
+
+    def _describe_cluster_raw(self: Any, include_authorized_operations: bool) -> Any:
         from kafka.protocol.admin import DescribeClusterRequest
 
         resp = self._kp_send(DescribeClusterRequest(
             include_cluster_authorized_operations=include_authorized_operations), "describe the cluster")
         if resp.error_code:
             raise self.code_error(resp.error_code, resp.error_message, "describe the cluster")
+        self._saw_brokers((b.broker_id, b.host, b.port) for b in resp.brokers)
         return resp
 
-    def topic_metadata(self: Any, names: Sequence[str] | None, include_authorized_operations: bool) -> Any:
+    def _topic_metadata(self: Any, names: Sequence[str] | None, include_authorized_operations: bool) -> Any:
         """Metadata for these topics (None: every topic the caller may Describe); no auto-creation."""
         from kafka.protocol.metadata import MetadataRequest
 
         topics = None if names is None else [MetadataRequest.MetadataRequestTopic(name=n) for n in names]
-        return self._kp_send(MetadataRequest(topics=topics, allow_auto_topic_creation=False,
+        resp = self._kp_send(MetadataRequest(topics=topics, allow_auto_topic_creation=False,
                                              include_topic_authorized_operations=include_authorized_operations),
                              "describe topics")
+        self._saw_brokers((b.node_id, b.host, b.port) for b in resp.brokers)
+        return resp
 
     def list_groups(self: Any) -> list[ListedGroup]:
-        return [ListedGroup(g.group_id, g.group_type or None, g.protocol_type or None, g.group_state or None)
-                for g in self.list_groups_raw()]
-
-    def list_groups_raw(self: Any) -> list[Any]:
         """ListGroups on every broker (each answers for the groups it coordinates). KIP-231: never an
         authorization error, only the groups the caller may describe."""
+        return [ListedGroup(g.group_id, g.group_type or None, g.protocol_type or None, g.group_state or None)
+                for g in self._list_groups_raw()]
+
+    def _list_groups_raw(self: Any) -> list[Any]:
         from kafka.protocol.admin import ListGroupsRequest
 
         kp = self.kafka_python
-        groups = []
+        groups: list[Any] = []
+        silent: list[tuple[int, str, BaseException]] = []  # brokers that did not answer: (id, address, error)
         try:
-            brokers = [b.node_id for b in kp._manager.cluster.brokers()]
-            for node in brokers:
-                resp = kp._manager.run(kp._manager.send, ListGroupsRequest(), node)
+            brokers = sorted(kp._manager.cluster.brokers(), key=lambda b: b.node_id)
+            self._saw_brokers((b.node_id, b.host, b.port) for b in brokers)
+            for b in brokers:
+                try:
+                    resp = kp._manager.run(kp._manager.send, ListGroupsRequest(), b.node_id)
+                except Exception as exc:
+                    if not self._kp_lost(exc):
+                        raise
+                    silent.append((b.node_id, f"{b.host}:{b.port}", exc))
+                    continue
                 if resp.error_code:
                     raise self.code_error(resp.error_code, None, "list groups")
                 groups.extend(resp.groups)
@@ -61,19 +74,24 @@ class DescribeRpcs:
             if hasattr(exc, "exit_code"):
                 raise
             raise self._translate_kp(exc, "list groups") from None
+        if silent and len(silent) == len(brokers):
+            raise self._translate_kp(silent[0][2], "list groups") from None  # the whole cluster: diagnose it
+        if silent:
+            raise self.brokers_down("list groups", [(node, address) for node, address, _ in silent], len(brokers),
+                                    "each broker lists only the groups it coordinates")
         return groups
 
     def describe_groups(self: Any, group_ids: Sequence[str], include_authorized_operations: bool
-                        ) -> dict[str, GroupRecord | Exception]:
-        """Each group as kafkactl's record, or the exception its describe raised (translate it for the item). A coordinator that is still
-        loading (the first group lookup of a new cluster creates __consumer_offsets) or has moved is asked again,
-        within --timeout."""
+                        ) -> dict[str, GroupRecord | ErrorInfo]:
+        """Each group as kafkactl's record, or the error its describe met (`item_error` makes it kafkactl's error).
+        A coordinator that is still loading (the first group lookup of a new cluster creates __consumer_offsets)
+        or has moved is asked again, within --timeout."""
         import time
 
         from kafkactl.gateway._base import error_info
 
         deadline = time.monotonic() + self.profile.timeout
-        out: dict[str, Any] = {}
+        out: dict[str, GroupRecord | ErrorInfo] = {}
         pending, delay = list(group_ids), 0.1
         while pending:
             futures = self.admin.describe_consumer_groups(
@@ -85,8 +103,8 @@ class DescribeRpcs:
                 try:
                     out[gid] = _group_record(gid, fut.result(), include_authorized_operations)
                 except Exception as exc:  # per group: GROUP_AUTHORIZATION_FAILED, not found, ...
-                    out[gid] = exc
-                    if error_info(exc).code in COORDINATOR_NOT_READY and time.monotonic() + delay < deadline:
+                    out[gid] = info = error_info(exc)
+                    if info.code in COORDINATOR_NOT_READY and time.monotonic() + delay < deadline:
                         retry.append(gid)
             if retry:
                 time.sleep(delay)

@@ -145,7 +145,8 @@ def test_whoami_per_principal(sandbox, world):
 
 
 def test_the_broker_sends_the_sentinel_when_not_asked(sandbox, world):
-    md = sandbox.gateway("alice").topic_metadata([world["eu"]], include_authorized_operations=False)
+    """The raw answer (the private RPC, as the broker sends it): the sentinel, not a decoded 0."""
+    md = sandbox.gateway("alice")._topic_metadata([world["eu"]], include_authorized_operations=False)
     assert from_bit_positions(md.topics[0].authorized_operations) == NOT_SUPPLIED
     r = sandbox.as_user("alice", "-o", "table", "acls", "decode-ops", "--", str(NOT_SUPPLIED))
     assert "not supplied by the broker" in r.stdout
