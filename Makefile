@@ -1,6 +1,7 @@
-# The two set-up commands of the README:
+# The set-up commands of the README (demo and test) and their undoing:
 #   make demo   install everything, start the local sandbox broker, run the tour
 #   make test   install everything, run the whole test suite (starts and stops its own broker)
+#   make clean  remove .venv (the Kafka jars in ~/.cache/kafkactl and the sandbox stay: see the README)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin

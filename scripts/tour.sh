@@ -29,7 +29,8 @@ run kafkactl --context local-alice -o json auth whoami
 try kafkactl --context local-carol groups list
 try kafkactl --context local-admin acls create --allow-principal User:alice --operation Wirte --topic tour.orders
 try kafkactl --context local-admin acls create --allow-principal User:alice --operation Write --group tour
-run kafkactl --context local-admin acls delete --principal User:alice --topic tour. --resource-pattern-type prefixed --dry-run
+step "# a delete lists what it would remove; filters that match every ACL of the cluster (on a fresh sandbox, the one above) need --all"
+try kafkactl --context local-admin acls delete --principal User:alice --topic tour. --resource-pattern-type prefixed --dry-run
 step "# configs, as kafka-configs.sh"
 run kafkactl --context local-admin configs alter --topic tour.orders --add-config 'retention.ms=86400000,cleanup.policy=[compact,delete]'
 run kafkactl --context local-admin configs describe --topic tour.orders

@@ -37,8 +37,8 @@ class AuthorizedOps:
 
     def cell(self) -> str:
         if not self.supplied:
-            return "not supplied by broker"
-        return ",".join(o.pascal for o in sorted(self.operations)) or "(none)"
+            return "not supplied by the broker"
+        return ",".join(o.name for o in sorted(self.operations)) or "(none)"  # as ACL output spells them
 
     def to_json(self) -> dict[str, Any]:
         return {"supplied": self.supplied, "raw": self.raw,

@@ -190,10 +190,10 @@ def _spelling(b: AclBinding, supers: frozenset[str], cidr_hosts: bool) -> list[F
     supported = SUPPORTED_OPERATIONS.get(b.resource_type, frozenset())
     if b.operation is not Op.ALL and b.operation not in supported:
         eff = effective_ops(b)
-        tail = (f"as an ALLOW it still grants {', '.join(o.pascal for o in sorted(eff))}" if eff
+        tail = (f"as an ALLOW it still grants {', '.join(o.name for o in sorted(eff))}" if eff
                 else "it has no effect")
         out.append(_finding("warning", "unsupported-operation", b,
-                            f"{b.resource_type.name} has no {b.operation.pascal} operation (kafka-acls.sh refuses it, "
+                            f"{b.resource_type.name} has no {b.operation.name} operation (kafka-acls.sh refuses it, "
                             f"the broker stores it); {tail}"))
     out += _host_findings(b, cidr_hosts)
     ptype, _, _ = b.principal.partition(":")

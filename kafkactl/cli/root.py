@@ -273,9 +273,9 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    context: Annotated[Optional[str], typer.Option("--context", help="Context to use (default: KAFKACTL_CONTEXT, then current-context).", autocompletion=complete.contexts, show_default=False)] = None,
-    bootstrap_server: Annotated[Optional[str], typer.Option("-b", "--bootstrap-server", help="host:port[,host:port]; overrides the context (env KAFKACTL_BOOTSTRAP_SERVERS).", show_default=False)] = None,
-    command_config: Annotated[Optional[str], typer.Option("--command-config", help="Client properties file, as kafka-*.sh take it.", show_default=False)] = None,
+    context: Annotated[Optional[str], typer.Option("--context", metavar="NAME", help="Context to use (default: KAFKACTL_CONTEXT, then current-context).", autocompletion=complete.contexts, show_default=False)] = None,
+    bootstrap_server: Annotated[Optional[str], typer.Option("-b", "--bootstrap-server", metavar="HOST:PORT[,...]", help="Overrides the context's address, keeping its credentials (env KAFKACTL_BOOTSTRAP_SERVERS).", show_default=False)] = None,
+    command_config: Annotated[Optional[str], typer.Option("--command-config", metavar="FILE", help="Client properties file, as kafka-*.sh take it.", show_default=False)] = None,
     output: Annotated[Optional[OutputFormat], typer.Option("-o", "--output", help="Output format; table on a terminal, plain in a pipe (env KAFKACTL_OUTPUT).", show_default=False)] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the cluster.", metavar="SECONDS")] = 10.0,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")] = False,

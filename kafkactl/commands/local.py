@@ -70,7 +70,7 @@ def local_status(ctx: typer.Context) -> None:
 @app.command("env")
 def local_env(
     ctx: typer.Context,
-    user: Annotated[Optional[str], typer.Option("--user", help="admin, alice, bob or carol (default: the current context's user).", show_default=False)] = None,
+    user: Annotated[Optional[str], typer.Option("--user", metavar="admin|alice|bob|carol", help="The sandbox user (default: the current context's user).", show_default=False)] = None,
 ) -> None:
     """Print shell exports that point kafkactl (and kafka-*.sh) at the sandbox.
 

@@ -42,7 +42,8 @@ def render_table(data: Any, console: Any) -> None:
 
 
 def _print(console: Any, renderable: Any) -> None:
-    """On a terminal as rich draws it; into a pipe or file without the blank padding lines and trailing spaces."""
+    """On a terminal as rich draws it; into a pipe or file without the blank padding lines, the box's blank left
+    edge and trailing spaces."""
     if console.is_terminal:
         console.print(renderable)
         return
@@ -53,8 +54,9 @@ def _print(console: Any, renderable: Any) -> None:
         lines.pop(0)
     while lines and not lines[-1]:
         lines.pop()
+    indent = min((len(line) - len(line.lstrip(" ")) for line in lines if line), default=0)
     if lines:
-        console.file.write("\n".join(lines) + "\n")
+        console.file.write("\n".join(line[indent:] for line in lines) + "\n")
 
 
 def _mark(value: bool) -> str:

@@ -70,7 +70,17 @@ def test_table_in_a_pipe_has_no_padding_lines_or_trailing_spaces(no_color):
     lines = buf.getvalue().split("\n")
     assert lines[-1] == "" and all(lines[:-1]), buf.getvalue()  # one newline at the end, no blank line
     assert not [line for line in lines if line != line.rstrip()]
-    assert "NAME" in lines[0] and LONG in buf.getvalue()
+    assert lines[0].startswith("NAME") and LONG in buf.getvalue()  # nor the box's blank left edge
+
+
+def test_table_on_a_terminal_stays_as_rich_draws_it():
+    from rich.console import Console
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, color_system=None, width=60)
+    render([Row("a", 1, True, ())], OutputFormat.table, buf, console)
+    lines = buf.getvalue().split("\n")
+    assert not lines[0].strip() and lines[1].startswith(" NAME") and lines[1].endswith(" "), buf.getvalue()
 
 
 @dataclass(frozen=True)
