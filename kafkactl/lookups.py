@@ -112,9 +112,7 @@ def group_names(selection: Selection) -> list[str]:
 
 def principals(selection: Selection) -> list[str]:
     """Principals seen in ACLs (needs Describe on the cluster; without it, nothing)."""
-    from kafkactl.acl.model import AclFilter
-
-    return [b.principal for b in _gateway(selection).describe_acls(AclFilter())]
+    return _gateway(selection).acl_principals()
 
 
 def config_keys(selection: Selection, resource_type: int, name: str) -> list[str]:

@@ -80,6 +80,22 @@ class AclRpcs:
                 return found
         return self._describe_acls_kafka_python(f)
 
+    def acl_principals(self: Any) -> list[str]:
+        """The principals named in any ACL, for completion: one DescribeAcls through kafka-python, reading only the
+        principal of each binding (no binding records). With 100,000 ACLs that is 0.5 s where the full read through
+        librdkafka took 1.0 s, past the look-up budget; and librdkafka aborts the process (an assertion in
+        rd_kafka_admin_response_parse) when such an answer arrives after the request timed out."""
+        from kafka.protocol.admin import DescribeAclsRequest
+
+        everything = AclFilter()
+        req = DescribeAclsRequest(
+            resource_type_filter=int(everything.resource_type), resource_name_filter=None,
+            pattern_type_filter=int(everything.pattern_type), principal_filter=None, host_filter=None,
+            operation=int(everything.operation), permission_type=int(everything.permission))
+        resp = self._kp_send(req, "list ACLs")
+        self._raise_acl_error(resp.error_code, resp.error_message, "list ACLs", "Describe on the Cluster")
+        return sorted({a.principal for r in resp.resources for a in r.acls})
+
     def _describe_acls_confluent(self: Any, f: AclFilter) -> list[AclBinding]:
         from confluent_kafka.admin import AclBindingFilter
 
