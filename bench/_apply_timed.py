@@ -6,13 +6,13 @@ import time
 
 from kafkactl.bulk.apply import apply
 from kafkactl.bulk.plan import Guards, make_plan
-from kafkactl.bulk.state import load
+from kafkactl.bulk.formats import read_state
 from kafkactl.bulk.targets import resolve_targets
 from kafkactl.profiles import Selection
 
 target = resolve_targets(["local-admin"], [], Selection(timeout=120))[0]
 gw = target.gateway()
-plan = make_plan([(target.name, gw, target.profile.super_users)], load([sys.argv[1]]), Guards())
+plan = make_plan([(target.name, gw, target.profile.super_users)], read_state([sys.argv[1]]), Guards())
 t = time.perf_counter()
 apply(plan, {target.name: gw})
 print(f"RESULT {time.perf_counter() - t:.3f} {plan.changes}")

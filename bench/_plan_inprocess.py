@@ -9,11 +9,11 @@ import pyarrow.parquet as pq
 
 from kafkactl.bulk.arrow_diff import diff_tables, read_flat
 from kafkactl.bulk.plan import Guards
-from kafkactl.bulk.state import load
+from kafkactl.bulk.formats import read_state
 
 d = sys.argv[1]
 t = time.perf_counter()
-state = load([f"{d}/desired.parquet"], flat_rows=False)
+state = read_state([f"{d}/desired.parquet"], flat_rows=False)
 desired = read_flat(f"{d}/desired.parquet", state.scope)
 current = pq.ParquetFile(f"{d}/current.parquet").read()  # stands in for the broker read (no pandas import)
 plan = diff_tables("bench", desired, current, state.scope, Guards(), ["User:admin"])

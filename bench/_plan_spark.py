@@ -9,7 +9,7 @@ import time
 
 from kafkactl.bulk import spark as kspark
 from kafkactl.bulk.plan import Guards
-from kafkactl.bulk.state import load
+from kafkactl.bulk.formats import read_state
 from kafkactl.bulk.targets import Target
 from kafkactl.profiles import Profile
 
@@ -23,7 +23,7 @@ target = Target("bench", Profile(bootstrap_servers="unused:1", context="bench", 
 
 
 def ours(data):
-    state = load([f"{data}/desired.parquet"], flat_rows=False)
+    state = read_state([f"{data}/desired.parquet"], flat_rows=False)
     current = spark.read.parquet(f"{data}/current.parquet").withColumn("cluster", F.lit("bench"))
     return kspark.spark_plan(state, [target], Guards(), current=current, out_dir=tempfile.mkdtemp())
 

@@ -25,6 +25,10 @@ class UsageError(KafkactlError):
     exit_code = ExitCode.USAGE
 
 
+class StateFileError(UsageError):
+    """A malformed desired-state or ACL-set file: the message names file, line/row and field."""
+
+
 class ConfigError(UsageError):
     """A broken contexts file, properties file or unsupported client setting."""
 

@@ -19,10 +19,12 @@ from typing import Any, Callable, Iterable, Iterator
 
 from kafkactl.acl.model import (CLUSTER_NAME, AclBinding, AclFilter, PatternType, ResourceType,
                                  find_refused, validate_principal)
-from kafkactl.bulk.sources import StateFileError, decode, json_loads, read_bytes
-from kafkactl.bulk.state import FLAT_SUFFIXES, DesiredState, flat_binding, flat_records, flat_where, load_one
+from kafkactl.bulk.formats.text import decode, json_loads, read_bytes
+from kafkactl.bulk.state import DesiredState, flat_binding
+from kafkactl.bulk.formats import FLAT_SUFFIXES, read_one
+from kafkactl.bulk.formats.flat import flat_records, flat_where
 from kafkactl.limits import too_long
-from kafkactl.errors import KafkactlError, MissingFileError
+from kafkactl.errors import KafkactlError, MissingFileError, StateFileError
 
 
 @contextlib.contextmanager
@@ -69,7 +71,7 @@ def load_acl_set(path: str, resource_name: str | None = None) -> list[AclBinding
                 data = json_loads(text, path, lines=True)
                 return _Rows(lambda n: f"{path} item {n}", default_host="*").bindings(enumerate(data, 1))
         state = DesiredState()
-        load_one(p, state)
+        read_one(p, state)
         return list(state.bindings)
 
 

@@ -18,7 +18,7 @@ from kafkactl.results import API_VERSION
 from kafkactl.acl.model import AclBinding
 from kafkactl.acl.ops import await_visible, chunks
 from kafkactl.bulk.plan import PHASE_NAMES, PHASES, Plan, PlanRow
-from kafkactl.bulk.state import flat_row
+from kafkactl.bulk.formats.flat import flat_row
 from kafkactl.errors import BrokerError, PartialFailure
 
 CREATE_CHUNK = 2_000

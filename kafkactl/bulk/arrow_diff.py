@@ -13,12 +13,11 @@ from typing import Any, Iterable, Sequence
 from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclBinding, AclOperation, PatternType, Permission,
                                  ResourceType, refused_class, shown)
 from kafkactl.bulk.plan import ClusterPlan, Guards, PlanRow, phase_of
-from kafkactl.bulk.sources import StateFileError, parquet_file, parquet_read
-from kafkactl.bulk.state import (FLAT_FIELDS, DesiredState, Scope, binding_where, checked_rows, flat_binding,
-                                 read_flat_head)
+from kafkactl.bulk.formats.arrow import BINDING, read_arrow
+from kafkactl.bulk.formats.flat import binding_where
+from kafkactl.bulk.state import Scope, StateFileError, flat_binding
 from kafkactl.limits import MAX_STRING_BYTES
 
-BINDING = list(FLAT_FIELDS)
 # flat inputs bigger than this go through Arrow (about 80,000 rows of JSONL)
 ARROW_BYTES = 8 * 1024 * 1024
 
@@ -48,77 +47,11 @@ def read_flat(path: str, scope: Scope) -> Any:
     """A JSONL, CSV or Parquet desired state as an Arrow table: normalised, validated, inside the scope. A file
     Arrow's readers refuse (or read otherwise than the Python loader would) is read by the Python loader, which
     names the line and field of a fault; a file it reads is taken as it reads it, so both engines agree."""
-    pa, _ = _pa()
     p = Path(path)
-    read_flat_head(p, DesiredState())  # the scope line or metadata, the CSV header, the Parquet schema
-    try:
-        raw = _read_raw(p)
-    except (pa.ArrowException, ValueError, OSError):  # ValueError: UnicodeDecodeError too
-        raw = _python_table(p)
+    raw = read_arrow(p)
     table = _normalise(raw)
     _validate(p, raw, table, scope)
     return table
-
-
-def _read_raw(p: Path) -> Any:
-    """The binding columns as read, strings, no row dropped but JSONL's scope and clusters lines."""
-    pa, pc = _pa()
-    suffix = p.suffix.lower()
-    if suffix == ".parquet":
-        # ParquetFile, not read_table: that imports pyarrow.dataset, and pandas with it (0.2 s)
-        return parquet_read(p, parquet_file(p), BINDING)
-    if suffix == ".csv":
-        import csv
-
-        import pyarrow.csv as pcsv
-
-        table = pcsv.read_csv(p, convert_options=pcsv.ConvertOptions(
-            column_types={c: pa.string() for c in BINDING}, include_columns=BINDING, strings_can_be_null=True))
-        if any((pc.max(pc.utf8_length(table.column(c))).as_py() or 0) > csv.field_size_limit() for c in BINDING):
-            raise ValueError("a field is longer than the csv module's limit")  # as the Python reader refuses it
-        if _lines(p) is None:
-            raise ValueError("not UTF-8")  # in a column Arrow did not convert
-        return table
-    import pyarrow.json as pjson
-
-    schema = pa.schema([(c, pa.string()) for c in BINDING] + [("kind", pa.string())])
-    table = pjson.read_json(p, parse_options=pjson.ParseOptions(explicit_schema=schema,
-                                                                 unexpected_field_behavior="ignore"))
-    kinds = table.column("kind")
-    head = pc.sum(pc.is_valid(kinds)).as_py() or 0  # read by read_flat_head, if they all lead
-    if not pc.all(pc.is_valid(kinds.slice(0, head))).as_py():
-        raise ValueError("a scope or clusters line after a binding line")
-    if len(table) != _lines(p):
-        # Arrow reads an object across lines, or two on one, and bytes that are not UTF-8 in a field it skips;
-        # the Python reader does not. Blank lines differ too, harmlessly: the Python reader decides (only then,
-        # it reads every line)
-        return _python_table(p)
-    return table.filter(pc.is_null(kinds)).select(BINDING)
-
-
-def _python_table(p: Path) -> Any:
-    pa, _ = _pa()
-    columns: dict[str, list] = {c: [] for c in BINDING}
-    for row in checked_rows(p):
-        for c in BINDING:
-            columns[c].append(row[c])
-    return pa.table({c: pa.array(v, pa.string()) for c, v in columns.items()})
-
-
-def _lines(p: Path) -> int | None:
-    """Lines, counted in chunks (the file may be larger than memory would like); None if it is not UTF-8."""
-    import codecs
-
-    n, last, utf8 = 0, b"\n", codecs.getincrementaldecoder("utf-8")()
-    try:
-        with p.open("rb") as fh:
-            while chunk := fh.read(1 << 24):
-                utf8.decode(chunk)
-                n, last = n + chunk.count(b"\n"), chunk[-1:]
-        utf8.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return None
-    return n + (last != b"\n")
 
 
 def _normalise(t):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence, TextIO
 
 from kafkactl.bulk.plan import Guards, Plan, make_plan
-from kafkactl.bulk.state import load
+from kafkactl.bulk.formats import read_state
 from kafkactl.bulk.targets import resolve_targets
 from kafkactl.profiles import Selection
 
@@ -103,14 +103,14 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     # Spark whatever the size: flat files' rows are read and checked by Spark. Otherwise the Python loader reads
     # them (and counts them for --spark auto). Every file error comes before any request either way.
     spark_anyway = choose_engine(request) == "spark"
-    state = load(files, scope_file, flat_rows=not spark_anyway)
+    state = read_state(files, scope_file, flat_rows=not spark_anyway)
     targets = resolve_targets(request.contexts, state.clusters, request.selection)
     engine = choose_engine(request, len(state.bindings) * len(targets), _flat_bytes(files))
     notes: list[str] = []
     if request.spark == "auto":
         notes.append(f"--spark auto: using the {'Spark' if engine == 'spark' else 'in-process'} engine")
     if engine == "spark" and not spark_anyway:
-        state = load(files, scope_file, flat_rows=False)
+        state = read_state(files, scope_file, flat_rows=False)
     gateways = {t.name: t.gateway(request.debug) for t in targets}
     try:
         if engine == "spark":
@@ -167,7 +167,7 @@ def _check_fresh(plan: Plan, live: dict[str, set]) -> None:
 def _flat_bytes(files: Sequence[str]) -> int:
     from pathlib import Path
 
-    from kafkactl.bulk.state import FLAT_SUFFIXES
+    from kafkactl.bulk.formats import FLAT_SUFFIXES
 
     flat = [Path(f) for f in files if Path(f).suffix.lower() in FLAT_SUFFIXES]
     return sum(f.stat().st_size for f in flat if f.exists())
@@ -181,9 +181,9 @@ def _arrow_plan(files, scope_file, targets, gateways, guards) -> Plan:
 
     from kafkactl.bulk.arrow_diff import bindings_table, diff_tables, read_flat
     from kafkactl.bulk.plan import read_current
-    from kafkactl.bulk.state import FLAT_SUFFIXES
+    from kafkactl.bulk.formats import FLAT_SUFFIXES
 
-    state = load(files, scope_file, flat_rows=False)
+    state = read_state(files, scope_file, flat_rows=False)
     tables = [read_flat(f, state.scope) for f in files if Path(f).suffix.lower() in FLAT_SUFFIXES]
     if state.bindings:
         tables.append(bindings_table(state.bindings))

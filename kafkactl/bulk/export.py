@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Sequence, TextIO
 
 from kafkactl.acl.model import ResourceType, validate_principal
 from kafkactl.bulk.plan import read_current
-from kafkactl.bulk.state import Scope, flat_row, to_yaml_doc
+from kafkactl.bulk.state import Scope
+from kafkactl.bulk.formats import FORMATS, write
 from kafkactl.errors import UsageError
-
-FORMATS = ("yaml", "jsonl", "csv", "parquet")
-
 
 def export(gw, fmt: str, principals: Sequence[str], principal_prefixes: Sequence[str], prefixes: Sequence[str],
            file: str | None, stdout: TextIO) -> int:
@@ -34,35 +31,5 @@ def export(gw, fmt: str, principals: Sequence[str], principal_prefixes: Sequence
     if not scope.declared():
         scope = Scope(principal_prefixes=("",))  # everything: every principal starts with ""
     bindings = sorted(b for b in read_current(gw) if scope.contains(b))
-    if fmt == "parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        table = pa.Table.from_pylist([flat_row(b) for b in bindings],
-                                     schema=pa.schema([(f, pa.string()) for f in flat_row(bindings[0]).keys()])
-                                     if bindings else None)
-        table = table.replace_schema_metadata({"kafkactl.scope": json.dumps(scope.to_json())})
-        pq.write_table(table, file)
-        return len(bindings)
-    out = open(file, "w", encoding="utf-8") if file else stdout
-    try:
-        if fmt == "yaml":
-            import yaml
-
-            yaml.safe_dump(to_yaml_doc(bindings, scope), out, sort_keys=False, default_flow_style=False, width=120)
-        elif fmt == "jsonl":
-            out.write(json.dumps({"kind": "scope", **scope.to_json()}) + "\n")
-            for b in bindings:
-                out.write(json.dumps(flat_row(b)) + "\n")
-        else:
-            import csv
-
-            w = csv.writer(out, lineterminator="\n")
-            w.writerow(list(flat_row(bindings[0]).keys()) if bindings else
-                       ["principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type"])
-            for b in bindings:
-                w.writerow(flat_row(b).values())
-    finally:
-        if file:
-            out.close()
+    write(bindings, scope, fmt, file, stdout)
     return len(bindings)

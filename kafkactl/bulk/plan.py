@@ -14,7 +14,8 @@ from typing import Callable, ClassVar, Iterable, Sequence
 
 from kafkactl.results import API_VERSION
 from kafkactl.acl.model import AclBinding, AclFilter, PatternType, Permission, ResourceType, find_refused, shown
-from kafkactl.bulk.state import DesiredState, Scope, StateFileError, flat_binding, flat_row
+from kafkactl.bulk.state import DesiredState, Scope, StateFileError, flat_binding
+from kafkactl.bulk.formats.flat import flat_row
 from kafkactl.errors import UsageError
 
 PHASES = {1: ("CREATE", Permission.DENY), 2: ("CREATE", Permission.ALLOW), 3: ("DELETE", Permission.ALLOW),
@@ -308,9 +309,9 @@ def _load_saved(plandir: str) -> Plan:
             raise MissingFileError(f"--plan {d}: no such directory") from None
         raise StateFileError(f"{d}: not a saved plan (no plan.json); create one with acls plan --out {d}") from None
     clusters = []
-    from kafkactl.bulk.state import _scope
+    from kafkactl.bulk.formats.compact import parse_scope
 
-    scope = _scope(d / "plan.json", meta.get("scope") or {})
+    scope = parse_scope(d / "plan.json", meta.get("scope") or {})
     for c in meta["clusters"]:
         cp = ClusterPlan(c["cluster"], current_total=c["current_total"], current_in_scope=c["current_in_scope"],
                          desired=c["desired"], protected_skipped=c["protected_skipped"],

@@ -22,7 +22,8 @@ from typing import Any, Iterator
 from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType, refused_class, shown,
                                  validate_text)
 from kafkactl.bulk.plan import KEY_SEP, PHASES, SEED, ClusterPlan, Guards, Plan, shard_filters
-from kafkactl.bulk.state import FLAT_FIELDS, DesiredState, Scope, StateFileError, checked_rows, flat_row
+from kafkactl.bulk.state import FLAT_FIELDS, DesiredState, Scope, StateFileError
+from kafkactl.bulk.formats.flat import checked_rows, flat_row
 from kafkactl.errors import KafkactlError, UsageError
 
 _sessions: dict[tuple, Any] = {}

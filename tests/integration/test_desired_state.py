@@ -130,7 +130,7 @@ def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_pat
     """A probe reads the principal's own KIP-430 operations between the phases."""
     from kafkactl.bulk.apply import apply
     from kafkactl.bulk.plan import Guards, make_plan
-    from kafkactl.bulk.state import load
+    from kafkactl.bulk.formats import read_state
     from kafkactl.topics import describe_topics
 
     user, pw = f"{team}probe", f"Probe-{token()}"
@@ -164,7 +164,7 @@ def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_pat
             seen.append((phase, ops))
 
         gw = sandbox.gateway("admin")
-        plan = make_plan([("local", gw, ["User:admin"])], load([str(f_new)]), Guards())
+        plan = make_plan([("local", gw, ["User:admin"])], read_state([str(f_new)]), Guards())
         apply(plan, {"local": gw}, on_phase=probe)
         assert [p for p, _ in seen] == [1, 2, 3, 4]
         all_ops = {o.name for o in (AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DELETE,
@@ -185,7 +185,7 @@ def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_pat
 def test_in_process_and_spark_plans_are_identical(sandbox, team, tmp_path):
     from kafkactl.bulk.plan import Guards, make_plan
     from kafkactl.bulk.spark import spark_plan
-    from kafkactl.bulk.state import load
+    from kafkactl.bulk.formats import read_state
     from kafkactl.bulk.targets import resolve_targets
     from kafkactl.profiles import Selection
 
@@ -213,8 +213,8 @@ def test_in_process_and_spark_plans_are_identical(sandbox, team, tmp_path):
                 for c in plan.clusters]
 
     for guards, changes in ((Guards(), 5), (Guards(no_delete=True), 3)):
-        local = make_plan([("local-admin", gw, targets[0].profile.super_users)], load([str(f), str(y)]), guards)
-        spark = spark_plan(load([str(f), str(y)], flat_rows=False), targets, guards)
+        local = make_plan([("local-admin", gw, targets[0].profile.super_users)], read_state([str(f), str(y)]), guards)
+        spark = spark_plan(read_state([str(f), str(y)], flat_rows=False), targets, guards)
         assert rowset(local) == rowset(spark) and len(rowset(local)) == changes
         assert [c.fingerprint() for c in local.clusters] == [c.fingerprint() for c in spark.clusters]
         assert [c.counts() for c in local.clusters] == [c.counts() for c in spark.clusters]
@@ -227,7 +227,9 @@ def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(tmp_path, cu
     """The Spark plan observes its statistics during the join: an empty side must not lose them."""
     from kafkactl.bulk.plan import Guards, diff_cluster
     from kafkactl.bulk.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
-    from kafkactl.bulk.state import Scope, flat_row, load
+    from kafkactl.bulk.state import Scope
+    from kafkactl.bulk.formats.flat import flat_row
+    from kafkactl.bulk.formats import read_state
     from kafkactl.bulk.targets import Target
     from kafkactl.profiles import Profile
 
@@ -240,7 +242,7 @@ def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(tmp_path, cu
     cur_df = session().createDataFrame([("c", *[flat_row(b)[k] for k in BINDING]) for b in current], CURRENT_SCHEMA)
     target = Target("c", Profile(bootstrap_servers="unused:1", context="c", super_users=("User:admin",)))
     guards = Guards(no_delete=no_delete)
-    got = spark_plan(load([str(f)], flat_rows=False), [target], guards, current=cur_df).clusters[0]
+    got = spark_plan(read_state([str(f)], flat_rows=False), [target], guards, current=cur_df).clusters[0]
     want = diff_cluster("c", current, desired, Scope(principal_prefixes=("User:p",)), guards, ["User:admin"])
     assert (got.current_total, got.current_in_scope, got.desired, got.protected_skipped, got.deletes_withheld) == \
         (want.current_total, want.current_in_scope, want.desired, want.protected_skipped, want.deletes_withheld)
@@ -477,7 +479,9 @@ def test_max_deletes_is_one_guard_on_spark_too(tmp_path):
     """The Spark plan refuses with the in-process engine's words (Guards.check_deletes), never trims."""
     from kafkactl.bulk.plan import Guards, diff_cluster
     from kafkactl.bulk.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
-    from kafkactl.bulk.state import Scope, flat_row, load
+    from kafkactl.bulk.state import Scope
+    from kafkactl.bulk.formats.flat import flat_row
+    from kafkactl.bulk.formats import read_state
     from kafkactl.bulk.targets import Target
     from kafkactl.errors import UsageError
     from kafkactl.profiles import Profile
@@ -494,6 +498,6 @@ def test_max_deletes_is_one_guard_on_spark_too(tmp_path):
         with pytest.raises(UsageError) as local:
             diff_cluster("c", current, current[:1], Scope(principal_prefixes=("User:p",)), guards, ())
         with pytest.raises(UsageError) as spark:
-            spark_plan(load([str(f)], flat_rows=False), [target], guards, current=cur_df)
+            spark_plan(read_state([str(f)], flat_rows=False), [target], guards, current=cur_df)
         assert spark.value.message == local.value.message
         assert local.value.message.startswith("c: the plan deletes 3 ACL bindings, more than --max-deletes")

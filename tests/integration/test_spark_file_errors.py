@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from kafkactl.bulk.state import StateFileError, load
+from kafkactl.bulk.state import StateFileError
+from kafkactl.bulk.formats import read_state
 
 ROW = {"principal": "User:a", "host": "*", "operation": "READ", "permission": "ALLOW", "resource_type": "TOPIC",
        "resource_name": "t", "pattern_type": "LITERAL"}
@@ -18,7 +19,7 @@ HEAD = json.dumps({"kind": "scope", "principalPrefixes": ["User:"]}) + "\n"
 def desired(path):
     from kafkactl.bulk.spark import _desired_df, session
 
-    return _desired_df(session(), load([str(path)], flat_rows=False))
+    return _desired_df(session(), read_state([str(path)], flat_rows=False))
 
 
 @pytest.mark.parametrize("text,needle", [
@@ -38,13 +39,13 @@ def test_spark_refuses_a_bad_file_naming_it(tmp_path, text, needle):
 
 def test_spark_reads_the_spellings_the_python_loader_reads(tmp_path):
     from kafkactl.bulk.spark import BINDING
-    from kafkactl.bulk.state import flat_row
+    from kafkactl.bulk.formats.flat import flat_row
 
     f = tmp_path / "x.jsonl"
     rows = [{**ROW, "resource_type": "transactional-id", "operation": "write", "pattern_type": "Pre-fixed"},
             {**ROW, "resource_type": "Topic", "pattern_type": "literal"}]
     f.write_text(HEAD + "".join(json.dumps(r) + "\n" for r in rows))
-    want = {tuple(flat_row(b)[c] for c in BINDING) for b in load([str(f)]).bindings}
+    want = {tuple(flat_row(b)[c] for c in BINDING) for b in read_state([str(f)]).bindings}
     assert {tuple(r) for r in desired(f).collect()} == want
 
 

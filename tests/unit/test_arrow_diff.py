@@ -60,18 +60,20 @@ HEAD = json.dumps({"kind": "scope", "principalPrefixes": ["User:"]}) + "\n"
 ])
 def test_the_arrow_reader_reads_what_the_python_loader_reads_or_fails_as_it_does(tmp_path, name, text):
     from kafkactl.bulk.arrow_diff import read_flat
-    from kafkactl.bulk.state import StateFileError, flat_row, load
+    from kafkactl.bulk.state import StateFileError
+    from kafkactl.bulk.formats.flat import flat_row
+    from kafkactl.bulk.formats import read_state
 
     f = tmp_path / name
     f.write_bytes(text.encode("latin-1" if "latin1" in name else "utf-8", "surrogatepass"))
     (tmp_path / "s.yaml").write_text("scope:\n  principalPrefixes: ['User:']\nacls: []\n")
     scope_file = str(tmp_path / "s.yaml") if name.endswith(".csv") else None
     try:
-        want = {tuple(flat_row(b).values()) for b in load([str(f)], scope_file).bindings}
+        want = {tuple(flat_row(b).values()) for b in read_state([str(f)], scope_file).bindings}
     except StateFileError as exc:
         with pytest.raises(StateFileError) as arrow:
-            read_flat(str(f), load([str(f)], scope_file, flat_rows=False).scope)
+            read_flat(str(f), read_state([str(f)], scope_file, flat_rows=False).scope)
         assert arrow.value.message == exc.message
         return
-    table = read_flat(str(f), load([str(f)], scope_file, flat_rows=False).scope)
+    table = read_flat(str(f), read_state([str(f)], scope_file, flat_rows=False).scope)
     assert {tuple(r.values()) for r in table.to_pylist()} == want

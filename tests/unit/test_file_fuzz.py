@@ -28,7 +28,10 @@ from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.acl.aclset import load_acl_set
 from kafkactl.bulk.arrow_diff import read_flat
-from kafkactl.bulk.state import FLAT_FIELDS, Scope, StateFileError, flat_row, load, to_yaml_doc
+from kafkactl.bulk.state import FLAT_FIELDS, Scope, StateFileError
+from kafkactl.bulk.formats.flat import flat_row
+from kafkactl.bulk.formats import read_state
+from kafkactl.bulk.formats.compact import to_yaml_doc
 from tests.conftest import run
 
 SEED = int(os.environ.get("KAFKACTL_FUZZ_SEED") or random.SystemRandom().randrange(2**32))
@@ -382,7 +385,7 @@ def check_desired_state(fmt: str, path: Path, scope_file: Path | None, ctx: str)
     args = ([str(path)], str(scope_file) if scope_file else None)
     python_failure = None
     try:
-        state = load(*args)
+        state = read_state(*args)
     except StateFileError as exc:
         assert one_line_naming(exc.message, path, scope_file), f"{ctx}: {exc.message!r}"
         state, python_failure = None, exc.message
@@ -396,7 +399,7 @@ def check_desired_state(fmt: str, path: Path, scope_file: Path | None, ctx: str)
     if fmt in ("yaml", "json"):
         return
     try:
-        head = load(*args, flat_rows=False)
+        head = read_state(*args, flat_rows=False)
         if state is not None:
             assert head.scope == state.scope, ctx
         table = read_flat(str(path), head.scope)

@@ -48,13 +48,14 @@ def test_validate_text_refuses_a_string_longer_than_the_protocol_allows():
 
 
 def test_a_state_file_with_a_long_principal_is_refused(tmp_path):
-    from kafkactl.bulk.state import StateFileError, load
+    from kafkactl.bulk.state import StateFileError
+    from kafkactl.bulk.formats import read_state
 
     p = tmp_path / "x.yaml"
     p.write_text("apiVersion: kafkactl/v1\nkind: AclState\nscope:\n  principalPrefixes: [\"User:a\"]\nacls:\n"
                  f"  - principal: User:a{LONG}\n    allow:\n      - topic: t\n        operations: [Read]\n")
     with pytest.raises(StateFileError, match=r"x\.yaml:6: principal 'User:axxx.*32774 bytes"):
-        load([str(p)])
+        read_state([str(p)])
 
 
 def test_gateway_refuses_an_acl_request_with_a_long_string():

@@ -8,7 +8,8 @@ import pytest
 
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.bulk.plan import Guards, diff_cluster
-from kafkactl.bulk.state import Scope, StateFileError, load
+from kafkactl.bulk.state import Scope, StateFileError
+from kafkactl.bulk.formats import read_state
 from kafkactl.errors import UsageError
 
 GOOD = """apiVersion: kafkactl/v1
@@ -42,7 +43,7 @@ def write(tmp_path, name, text):
 ])
 def test_yaml_errors_name_file_line_and_field(tmp_path, text, needle):
     with pytest.raises(StateFileError, match=needle):
-        load([write(tmp_path, "x.yaml", text)])
+        read_state([write(tmp_path, "x.yaml", text)])
 
 
 def test_jsonl_errors_name_the_row_and_field(tmp_path):
@@ -50,15 +51,15 @@ def test_jsonl_errors_name_the_row_and_field(tmp_path):
     row = {"principal": "User:a", "host": "*", "operation": "READ", "permission": "ALLOW", "resource_type": "TOPIC",
            "resource_name": "t", "pattern_type": "LITERAL"}
     ok = write(tmp_path, "ok.jsonl", scope + "\n" + json.dumps(row) + "\n")
-    assert len(load([ok]).bindings) == 1
+    assert len(read_state([ok]).bindings) == 1
     missing = dict(row)
     del missing["resource_name"]
     with pytest.raises(StateFileError, match=r"bad.jsonl:3: resource_name: missing"):
-        load([write(tmp_path, "bad.jsonl", scope + "\n" + json.dumps(row) + "\n" + json.dumps(missing) + "\n")])
+        read_state([write(tmp_path, "bad.jsonl", scope + "\n" + json.dumps(row) + "\n" + json.dumps(missing) + "\n")])
     with pytest.raises(StateFileError, match=r"bad2.jsonl:2: not valid JSON"):
-        load([write(tmp_path, "bad2.jsonl", scope + "\n{oops\n")])
+        read_state([write(tmp_path, "bad2.jsonl", scope + "\n{oops\n")])
     with pytest.raises(StateFileError, match=r"bad3.jsonl:2: permission: 'MAYBE' is not valid"):
-        load([write(tmp_path, "bad3.jsonl", scope + "\n" + json.dumps({**row, "permission": "MAYBE"}) + "\n")])
+        read_state([write(tmp_path, "bad3.jsonl", scope + "\n" + json.dumps({**row, "permission": "MAYBE"}) + "\n")])
 
 
 def test_csv_errors_name_the_row(tmp_path):
@@ -66,9 +67,9 @@ def test_csv_errors_name_the_row(tmp_path):
     scope = write(tmp_path, "scope.yaml", "scope:\n  principalPrefixes: [User:a]\nacls: []\n")
     f = write(tmp_path, "x.csv", header + "User:a,*,READ,ALLOW,TOPIC,t,LITERAL\nUser:a,*,READ,ALLOW,GROUP,g,WILDCARD\n")
     with pytest.raises(StateFileError, match=r"x.csv row 3: pattern 'WILDCARD' is not a pattern type"):
-        load([f], scope)
+        read_state([f], scope)
     with pytest.raises(StateFileError, match="header row lacks .*pattern_type"):
-        load([write(tmp_path, "y.csv", "principal,host\n")], scope)
+        read_state([write(tmp_path, "y.csv", "principal,host\n")], scope)
 
 
 def b(name, principal="User:a", perm=Permission.ALLOW, op=AclOperation.READ):
@@ -110,7 +111,7 @@ def test_a_jsonl_scope_line_of_the_wrong_shape_never_widens_the_scope(tmp_path, 
     text = json.dumps(scope_line) + "\n" + json.dumps(ROW) + "\n"
     for flat_rows in (True, False):  # the in-process reader and the Spark engine's scope-only reader
         with pytest.raises(StateFileError, match=needle):
-            load([write(tmp_path, "x.jsonl", text)], flat_rows=flat_rows)
+            read_state([write(tmp_path, "x.jsonl", text)], flat_rows=flat_rows)
 
 
 def test_a_parquet_scope_of_the_wrong_shape_names_the_metadata(tmp_path):
@@ -125,21 +126,21 @@ def test_a_parquet_scope_of_the_wrong_shape_names_the_metadata(tmp_path):
         pq.write_table(table, tmp_path / "x.parquet")
         for flat_rows in (True, False):
             with pytest.raises(StateFileError, match=needle):
-                load([str(tmp_path / "x.parquet")], flat_rows=flat_rows)
+                read_state([str(tmp_path / "x.parquet")], flat_rows=flat_rows)
 
 
 def test_a_scope_file_of_the_wrong_shape_is_refused(tmp_path):
     scope = write(tmp_path, "scope.yaml", "scope:\n  principalPrefixes: User:h-\nacls: []\n")
     csv_file = write(tmp_path, "x.csv", ",".join(ROW) + "\n" + ",".join(ROW.values()) + "\n")
     with pytest.raises(StateFileError, match=r"scope.yaml:2: scope.principalPrefixes: 'User:h-' is not of type 'array'"):
-        load([csv_file], scope)
+        read_state([csv_file], scope)
 
 
 def test_a_scope_dimension_given_is_not_empty(tmp_path):
     # an empty list would read as undeclared, so as unconstrained: wider than a file that names the dimension
     line = json.dumps({"kind": "scope", "principalPrefixes": [], "resourcePrefixes": {"topic": ["t"]}})
     with pytest.raises(StateFileError, match=r"x.jsonl:1: scope.principalPrefixes: \[\] should be non-empty"):
-        load([write(tmp_path, "x.jsonl", line + "\n" + json.dumps(ROW) + "\n")])
+        read_state([write(tmp_path, "x.jsonl", line + "\n" + json.dumps(ROW) + "\n")])
 
 
 def test_a_missing_scope_file_is_named(tmp_path):
@@ -147,7 +148,7 @@ def test_a_missing_scope_file_is_named(tmp_path):
     from kafkactl.errors import MissingFileError
 
     with pytest.raises(MissingFileError, match=r"nope.yaml: no such file"):  # exit 7, as every missing file
-        load([csv_file], str(tmp_path / "nope.yaml"))
+        read_state([csv_file], str(tmp_path / "nope.yaml"))
 
 
 JSONL_HEAD = json.dumps({"kind": "scope", "principalPrefixes": ["User:"]}) + "\n"
@@ -242,7 +243,7 @@ def test_bad_files_fail_with_exit_2_naming_file_line_and_field(tmp_path, name, d
     (tmp_path / name).write_bytes(data)
     scope = write(tmp_path, "scope.yaml", YAML_HEAD + "  []\n")
     with pytest.raises(StateFileError, match=needle) as exc:
-        load([str(tmp_path / name)], scope if name.endswith(".csv") else None)
+        read_state([str(tmp_path / name)], scope if name.endswith(".csv") else None)
     assert "\n" not in exc.value.message and len(exc.value.message) < 400 and exc.value.exit_code == 2
 
 
@@ -252,15 +253,15 @@ def test_bad_parquet_files_name_the_file_row_and_field(tmp_path):
         for flat_rows in (True, False):  # the Spark engine's head read checks the schema and metadata too
             if flat_rows or "row 1" not in needle:
                 with pytest.raises(StateFileError, match=needle):
-                    load([str(tmp_path / "x.parquet")], flat_rows=flat_rows)
+                    read_state([str(tmp_path / "x.parquet")], flat_rows=flat_rows)
 
 
 def test_a_byte_order_mark_and_crlf_line_ends_are_read(tmp_path):
     (tmp_path / "x.jsonl").write_bytes(b"\xef\xbb\xbf" + (JSONL_HEAD + json.dumps(ROW) + "\n").replace("\n", "\r\n").encode())
     (tmp_path / "x.csv").write_bytes(b"\xef\xbb\xbf" + (",".join(ROW) + "\r\n" + ",".join(ROW.values()) + "\r\n").encode())
     scope = write(tmp_path, "scope.yaml", YAML_HEAD + "  []\n")
-    assert len(load([str(tmp_path / "x.jsonl")]).bindings) == 1
-    assert len(load([str(tmp_path / "x.csv")], scope).bindings) == 1
+    assert len(read_state([str(tmp_path / "x.jsonl")]).bindings) == 1
+    assert len(read_state([str(tmp_path / "x.csv")], scope).bindings) == 1
 
 
 @pytest.mark.parametrize("text", ["", " ", "-1", "1e400%", "nan", "inf%", "101%", "1.5", "5 %", "５", "1" * 13, "%"])

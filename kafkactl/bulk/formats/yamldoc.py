@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from kafkactl.acl.model import shown
-from kafkactl.bulk.sources import MAX_DEPTH, StateFileError, decode, first_line, read_bytes
+from kafkactl.bulk.formats.text import MAX_DEPTH, decode, first_line, read_bytes
+from kafkactl.errors import StateFileError
 
 # libyaml's own composer recurses in C and overflows the stack (a segfault) near 30,000 levels: see _yaml_loader
 # aliases may repeat a node, but not multiply the document (`a: &a [*b, *b, ...]`, nine levels: 10**9 nodes)

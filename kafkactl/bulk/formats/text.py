@@ -3,7 +3,7 @@
 Every failure is a StateFileError whose one-line message names the file, the line, row or item where there is
 one, and what is wrong: bytes that are not UTF-8, broken or too deeply nested JSON, a key given twice, an
 oversized CSV field, a Parquet file that is not one. Python's own errors (UnicodeDecodeError, RecursionError,
-csv.Error, ArrowInvalid) never escape to become "unexpected" failures. YAML and the JSON Schema: document.py.
+csv.Error, ArrowInvalid) never escape to become "unexpected" failures. YAML and the JSON Schema: yamldoc.py.
 """
 
 from __future__ import annotations
@@ -14,14 +14,10 @@ from pathlib import Path
 from typing import Generator, Any, Callable, Iterable, Iterator
 
 from kafkactl.acl.model import shown
-from kafkactl.errors import MissingFileError, UsageError
+from kafkactl.errors import MissingFileError, StateFileError
 
 # desired states nest six levels deep; deeper is refused (YAML), or reported as such (JSON), with its place
 MAX_DEPTH = 64
-
-
-class StateFileError(UsageError):
-    """A malformed desired-state file: the message names file, line/row and field."""
 
 
 def first_line(exc: BaseException | str) -> str:
