@@ -6,14 +6,13 @@ from dataclasses import dataclass
 from typing import Callable, ClassVar, Iterable, Sequence
 
 from kafkactl.acl.model import AclBinding, AclFilter
+from kafkactl.acl.visibility import await_visible, lookup_filters
 from kafkactl.errors import BrokerError, NotAuthorizedError, PartialFailure, UsageError
 from kafkactl.results import ChangeResult
 
 # CreateAcls and DeleteAcls refuse more than 10,000 records per request (kafka-semantics §5)
 BROKER_LIMIT = 10_000
 CREATE_CHUNK = 5_000
-# above this many distinct resources, "already exists" is checked per resource type instead of per resource
-PER_RESOURCE_LOOKUPS = 20
 
 Progress = Callable[[int], None]
 
@@ -51,57 +50,18 @@ def list_acls(gw, filters: Sequence[AclFilter]) -> list[AclBinding]:
     return sorted(seen)
 
 
+def _why(why: str) -> str:
+    return f" ({why})" if why else ""
+
+
 def _lookup_filters(bindings: Sequence[AclBinding]) -> list[AclFilter]:
-    resources = sorted({b.resource for b in bindings})
-    if len(resources) <= PER_RESOURCE_LOOKUPS:
-        return [AclFilter(rt, name, pt) for rt, name, pt in resources]
-    return [AclFilter(rt) for rt in sorted({r[0] for r in resources})]
+    return lookup_filters(bindings)
 
 
 def existing_among(gw, bindings: Sequence[AclBinding]) -> set[AclBinding]:
     """Which of these bindings the cluster already has (CreateAcls itself reports success for both)."""
     wanted = set(bindings)
     return {b for f in _lookup_filters(bindings) for b in gw.describe_acls(f, trust_empty=True) if b in wanted}
-
-
-def await_visible(gw, present: Sequence[AclBinding], absent: Sequence[AclBinding], timeout: float = 10.0,
-                  sample_every: int = 0) -> bool:
-    """Wait until the broker's own view shows the change.
-
-    The controller commits ACL records before the broker that answers DescribeAcls (and authorizes)
-    has applied them, so a read right after a write can be stale. Bounded; False if it did not settle.
-    With sample_every=N, a few bindings (one per N, as sent in requests of N) are awaited first with
-    narrow reads: each request's records form one atomic batch and the broker applies the metadata log in
-    order, so once they show, the full check (still made) almost always passes on its first read.
-    """
-    import time
-
-    deadline = time.monotonic() + timeout
-    changed = [*present, *absent]
-    if sample_every and len(changed) > sample_every:
-        # the same client as the full check (kafka-python, connected by the bulk writes already)
-        if not _settle(gw, _last_of_each(present, sample_every), _last_of_each(absent, sample_every), deadline,
-                       bulk=True):
-            return False
-    return _settle(gw, set(present), set(absent), deadline, bulk=len(changed) > 1000)
-
-
-def _last_of_each(items: Sequence[AclBinding], size: int) -> set[AclBinding]:
-    """The last binding of each request of `size` (and of the final, shorter one)."""
-    return {items[min(i + size, len(items)) - 1] for i in range(0, len(items), size)}
-
-
-def _settle(gw, present: set[AclBinding], absent: set[AclBinding], deadline: float, bulk: bool) -> bool:
-    import time
-
-    filters = _lookup_filters(list(present | absent))
-    while True:
-        seen = {b for f in filters for b in gw.describe_acls(f, trust_empty=True, bulk=bulk)}
-        if present <= seen and not (absent & seen):
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
 
 
 def create_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
@@ -128,8 +88,10 @@ def create_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
             progress(len(chunk))
     result = ChangeResult("AclCreateResult", tuple(outcome[b] for b in bindings))
     _raise_on_failures(gw, result, "create ACLs", "Alter on the Cluster")
-    if not await_visible(gw, [r.binding for r in result.results if r.status == "created"], []):
-        raise BrokerError("the ACLs were created but the broker does not list them yet; check again shortly")
+    seen = await_visible(gw, [r.binding for r in result.results if r.status == "created"], [])
+    if not seen:
+        raise BrokerError(f"the ACLs were created but {', '.join(seen.missing)} do not list them yet "
+                          f"(every broker authorizes by its own copy); check again shortly{_why(seen.why)}")
     return result
 
 
@@ -169,7 +131,7 @@ def refresh_preview(gw, preview: DeletePreview) -> DeletePreview:
 
 def is_every_acl(gw, bindings: Sequence[AclBinding]) -> bool:
     """Whether these bindings are every ACL the cluster holds (and there is at least one)."""
-    every = set(gw.describe_acls(AclFilter()))
+    every = set(gw.describe_acls(AclFilter(), bulk=True))  # every ACL: the bulk reader (see describe_acls)
     return bool(every) and every <= set(bindings)
 
 
@@ -218,8 +180,10 @@ def delete_acls(gw, preview: DeletePreview, dry_run: bool = False, progress: Pro
             progress(sum(len(p.expected) for p in request))
     result = ChangeResult("AclDeleteResult", tuple(outcome[b] for b in wanted) + tuple(extra[b] for b in sorted(extra)))
     _raise_on_failures(gw, result, "delete ACLs", "Alter on the Cluster")
-    if not await_visible(gw, [], [r.binding for r in result.results if r.status.startswith("deleted")]):
-        raise BrokerError("the ACLs were deleted but the broker still lists some of them; check again shortly")
+    seen = await_visible(gw, [], [r.binding for r in result.results if r.status.startswith("deleted")])
+    if not seen:
+        raise BrokerError(f"the ACLs were deleted but {', '.join(seen.missing)} still list some of them "
+                          f"(every broker authorizes by its own copy); check again shortly{_why(seen.why)}")
     return result
 
 

@@ -16,10 +16,11 @@ from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
 from kafkactl.results import API_VERSION
 from kafkactl.acl.model import AclBinding
-from kafkactl.acl.ops import await_visible, chunks
+from kafkactl.acl.ops import chunks
+from kafkactl.acl.visibility import Confirmation, await_visible
 from kafkactl.bulk.plan import PHASE_NAMES, PHASES, Plan, PlanRow
 from kafkactl.bulk.formats.flat import flat_row
-from kafkactl.errors import BrokerError, PartialFailure
+from kafkactl.errors import BrokerError, PartialFailure, UnreachableError
 
 CREATE_CHUNK = 2_000
 DELETE_BATCH = 200
@@ -43,6 +44,22 @@ class ApplyResult:
     failures: list[dict] = field(default_factory=list)
     stopped_at: str | None = None
     dry_run: bool = False
+    # per phase: how many brokers confirmed it and how long the slowest took (the barrier, see acl/visibility.py)
+    confirmations: list[dict] = field(default_factory=list)
+
+    def confirmed(self, cluster: str, phase: int, seen: Confirmation) -> None:
+        if seen.slowest is not None:
+            node, seconds = seen.slowest
+            self.confirmations.append({"cluster": cluster, "phase": phase, "brokers": seen.brokers,
+                                       "slowest_broker": node, "slowest_s": round(seconds, 3)})
+
+    def slowest(self) -> str | None:
+        """The slowest confirmation of the apply, said in words (None when nothing needed confirming)."""
+        if not self.confirmations:
+            return None
+        c = max(self.confirmations, key=lambda c: c["slowest_s"])
+        return (f"every phase confirmed by every live broker ({c['brokers']} in {c['cluster']}); slowest: broker "
+                f"{c['slowest_broker']}, {c['slowest_s']:.2f} s after phase {c['phase']} ({PHASE_NAMES[c['phase']]})")
 
     @property
     def changed(self) -> bool:
@@ -56,7 +73,7 @@ class ApplyResult:
     def to_json(self) -> dict:
         return {"api_version": API_VERSION, "kind": "AclApplyResult", "dry_run": self.dry_run,
                 "stopped_at": self.stopped_at, "summary": [r.__dict__ for r in self.summary],
-                "failures": self.failures[:100]}
+                "confirmations": self.confirmations, "failures": self.failures[:100]}
 
 
 PhaseHook = Callable[[str, int], None]
@@ -90,8 +107,11 @@ def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], Non
             present = done if action == "CREATE" else []
             absent = done if action == "DELETE" else []
             batch = CREATE_CHUNK if action == "CREATE" else DELETE_BATCH
-            if (present or absent) and not await_visible(gw, present, absent, timeout=60, sample_every=batch):
-                raise unconfirmed(result, cp.cluster, phase, " within 60 s")
+            if present or absent:
+                seen = await_visible(gw, present, absent, timeout=60, sample_every=batch)
+                if not seen:
+                    raise unconfirmed(result, cp.cluster, phase, " within 60 s", seen)
+                result.confirmed(cp.cluster, phase, seen)
             if on_phase:
                 on_phase(cp.cluster, phase)
     return result
@@ -116,11 +136,16 @@ def phase_failure(gw, result: ApplyResult, cluster: str, phase: int, failed: int
                           "(re-run apply once the cause is fixed: it converges)", result=result)
 
 
-def unconfirmed(result: ApplyResult, cluster: str, phase: int, waited: str = "") -> Exception:
-    """The error that stops an apply whose phase the broker did not confirm (the next would start too early)."""
+def unconfirmed(result: ApplyResult, cluster: str, phase: int, waited: str = "",
+                seen: Confirmation | None = None) -> Exception:
+    """The error that stops an apply whose phase a broker did not confirm (the next would start too early)."""
     result.stopped_at = f"{cluster} phase {phase} ({PHASE_NAMES[phase]})"
-    return BrokerError(f"{result.stopped_at}: the broker did not confirm the changes{waited}; later phases were "
-                       "not started (re-run apply to converge)")
+    who = ", ".join(seen.missing) if seen is not None and seen.missing else "the broker"
+    why = f" ({seen.why})" if seen is not None and seen.why else ""
+    err = BrokerError(f"{result.stopped_at}: {who} did not confirm the changes{waited}{why}; later phases were "
+                      "not started (re-run apply to converge)")
+    err.result = result  # type: ignore[attr-defined]  # printed with the error (cli.root)
+    return err
 
 
 def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report,
@@ -131,7 +156,7 @@ def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report,
         return statuses
     if action == "CREATE":
         # two requests in flight: the controller appends one batch while the next is on the wire
-        for chunk, errs in pipelined(gw.create_acls, chunks(bindings, CREATE_CHUNK)):
+        for chunk, errs in pipelined(_resent(gw.create_acls), chunks(bindings, CREATE_CHUNK)):
             _record(statuses, report, rows[0], chunk, errs, "created", errors=errors)
             if progress:
                 progress(len(chunk))
@@ -140,13 +165,30 @@ def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report,
     def send(chunk):
         return gw.delete_acls([b.to_filter() for b in chunk])
 
-    for chunk, results in pipelined(send, chunks(bindings, DELETE_BATCH)):
+    for chunk, results in pipelined(_resent(send), chunks(bindings, DELETE_BATCH)):
         errs = [err if err else None for _, err in results]
         gone = {b for b, (matched, err) in zip(chunk, results) if not err and not matched}
         _record(statuses, report, rows[0], chunk, errs, "deleted", gone, errors=errors)
         if progress:
             progress(len(chunk))
     return statuses
+
+
+def _resent(fn: Callable, attempts: int = 3) -> Callable:
+    """fn, sent again when the broker it went to stopped answering (another takes it: the client avoids a broker
+    whose connection failed). Creating an existing ACL and deleting a missing one change nothing, so a request
+    that did reach the controller before its broker stopped is safe to send twice."""
+    import time
+
+    def call(batch: Any) -> Any:
+        for attempt in range(attempts):
+            try:
+                return fn(batch)
+            except UnreachableError:
+                if attempt == attempts - 1:
+                    raise
+                time.sleep(0.5 * (attempt + 1))
+    return call
 
 
 def pipelined(fn: Callable, batches: Iterable, in_flight: int = IN_FLIGHT) -> Iterator[tuple]:

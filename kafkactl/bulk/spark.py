@@ -458,8 +458,10 @@ def spark_apply(plan: Plan, gateways: dict, progress=None, report=None, master: 
                 causes = {(_error_code(e), (e or "").rsplit(" (", 1)[0]) for e in errors}
                 raise phase_failure(gateways[cp.cluster], result, cp.cluster, phase, failed.count(), n,
                                     changed_before, causes)
-            if not _confirmed(spark, {cp.cluster: where[cp.cluster]}, done, action):
-                raise unconfirmed(result, cp.cluster, phase)
+            seen = _confirmed(spark, gateways[cp.cluster], {cp.cluster: where[cp.cluster]}, done, action)
+            if not seen:
+                raise unconfirmed(result, cp.cluster, phase, " within 60 s", seen)
+            result.confirmed(cp.cluster, phase, seen)
     return result
 
 
@@ -529,17 +531,83 @@ def _apply_partition(rows: Iterator[Any], action: str, where: dict) -> Iterator[
             gw.close()
 
 
-def _confirmed(spark, where: dict, done, action: str, attempts: int = 20) -> bool:
-    """Re-read the cluster's ACLs (sharded, on Spark) until the phase's outcome shows."""
+def _confirmed(spark, gw, where: dict, done, action: str, timeout: float = 60.0):
+    """Re-read the cluster's ACLs from every live broker (sharded, on Spark) until each shows the phase's outcome:
+    each broker authorizes by its own copy of the metadata (see acl/visibility.py). A Confirmation, as the
+    in-process engine's barrier gives."""
     import time
 
     from pyspark.sql import functions as F
 
+    from kafkactl.acl.visibility import Confirmation
+
+    started = time.monotonic()
     ok = done.where(F.col("status").isin("created", "deleted", "gone")).select(*BINDING)
-    for _ in range(attempts):
-        current = _current_df(spark, where).select(*BINDING)
-        joined = ok.join(current, on=BINDING, how="left_anti" if action == "CREATE" else "left_semi")
-        if joined.limit(1).count() == 0:
-            return True
+    confirmed: dict[int, float] = {}
+    trouble: dict[int, str] = {}
+    while True:
+        brokers = {n.id: f"broker {n.id} at {n.host}:{n.port}" for n in gw.live_brokers()}
+        pending = sorted(set(brokers) - set(confirmed))
+        current = _current_by_broker_df(spark, where, pending)
+        errors = {r["broker"]: r["error"] for r in current.where(F.col("error").isNotNull()).collect()}
+        current = current.where(F.col("error").isNull()).select("broker", *BINDING)
+        if action == "CREATE":
+            expected = ok.crossJoin(spark.createDataFrame([(b,) for b in pending], "broker int"))
+            behind = expected.join(current, on=["broker", *BINDING], how="left_anti")
+        else:
+            behind = current.join(ok, on=BINDING, how="left_semi")
+        lagging = {r["broker"] for r in behind.select("broker").distinct().collect()} | set(errors)
+        for b in pending:
+            if b not in lagging:
+                confirmed[b] = time.monotonic() - started
+                trouble.pop(b, None)
+        trouble.update(errors)
+        pending = sorted(set(brokers) - set(confirmed))
+        if not pending:
+            ids = [b for b in confirmed if b in brokers]
+            slowest = max(ids, key=lambda b: confirmed[b])
+            return Confirmation(True, len(ids), (slowest, confirmed[slowest]))
+        if time.monotonic() - started >= timeout:
+            return Confirmation(False, len(set(confirmed) & set(brokers)), None, tuple(brokers[b] for b in pending),
+                                "; ".join(trouble[b] for b in pending if b in trouble))
         time.sleep(0.5)
-    return False
+
+
+BY_BROKER_SCHEMA = "broker int, " + ", ".join(f"{c} string" for c in BINDING) + ", error string"
+
+
+def _current_by_broker_df(spark, where: dict, brokers: list[int]):
+    """Every shard from each of `brokers` (one task per shard and broker); a broker that cannot be asked gives
+    one row with its error instead of its ACLs."""
+    (cluster,) = where
+    specs = [(b, int(f.resource_type), int(f.pattern_type), int(f.permission)) for b in brokers for f in shard_filters()]
+    df = spark.createDataFrame(specs, "broker int, rt int, pt int, perm int").repartition(max(1, len(specs)))
+    return df.mapInArrow(lambda batches: _read_broker_shards_arrow(batches, where, cluster), BY_BROKER_SCHEMA)
+
+
+def _read_broker_shards_arrow(batches, where: dict, cluster: str):
+    import pyarrow as pa
+
+    from kafkactl.acl.model import AclFilter, PatternType, Permission, ResourceType
+    from kafkactl.errors import UnreachableError
+
+    names = ["broker", *BINDING, "error"]
+    schema = pa.schema([("broker", pa.int32()), *[(c, pa.string()) for c in BINDING], ("error", pa.string())])
+    gateways: dict = {}
+    try:
+        for batch in batches:
+            rows: list[tuple] = []
+            for spec in batch.to_pylist():
+                gw = _executor_gateway(gateways, where, cluster)
+                shard = AclFilter(ResourceType(spec["rt"]), None, PatternType(spec["pt"]), None, None,
+                                  permission=Permission(spec["perm"]))
+                try:
+                    found = gw.describe_acls(shard, bulk=True, node=spec["broker"])
+                except UnreachableError as exc:
+                    rows.append((spec["broker"], *[None] * len(BINDING), exc.message))
+                    continue
+                rows += [(spec["broker"], *[flat_row(b)[c] for c in BINDING], None) for b in found]
+            yield pa.RecordBatch.from_pydict({n: [r[i] for r in rows] for i, n in enumerate(names)}, schema=schema)
+    finally:
+        for gw in gateways.values():
+            gw.close()

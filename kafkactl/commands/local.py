@@ -12,26 +12,33 @@ app = typer.Typer(help="Run a local Kafka sandbox (KRaft, SASL users, StandardAu
 @app.command("up")
 def local_up(
     ctx: typer.Context,
-    wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for the broker to answer.", metavar="SECONDS")] = 120.0,
+    wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for the brokers to answer.", metavar="SECONDS")] = 120.0,
+    brokers: Annotated[Optional[int], typer.Option("--brokers", metavar="N", show_default=False,
+                                                   help="Brokers, each its own process (1-9; default 1: one node that is also the controller).")] = None,
+    controllers: Annotated[Optional[int], typer.Option("--controllers", metavar="1|3|5", show_default=False,
+                                                       help="A separate controller quorum of this size (default 1 when --brokers is over 1).")] = None,
 ) -> None:
-    """Assemble Kafka from Maven Central (once), start the sandbox broker and write the local-* contexts.
+    """Assemble Kafka from Maven Central (once), start the sandbox and write the local-* contexts.
 
-    Example:  kafkactl local up && kafkactl --context local-alice topics list
+    Example:  kafkactl local up --brokers 3 --controllers 3 && kafkactl local status
     """
     from kafkactl.local.assembly import KAFKA_VERSION, kafka_home
     from kafkactl.local.sandbox import Sandbox
     from kafkactl.profiles import check_timeout
 
+    from kafkactl.local.sandbox import check_topology
+
     check_timeout(wait, "--wait")  # before anything starts: 1e999 reads as inf, a wait without end
+    check_topology(brokers, controllers)
     app_ctx = ctx.obj
     if not (kafka_home() / ".complete").exists():
         app_ctx.note(f"assembling Apache Kafka {KAFKA_VERSION} from Maven Central into {kafka_home()} ...")
-    status = Sandbox().up(timeout=wait)
+    status = Sandbox().up(timeout=wait, brokers=brokers, controllers=controllers)
     if status.already_running:
-        app_ctx.note(f"sandbox already running at {status.bootstrap_servers} (pid {status.pid})")
+        app_ctx.note(f"sandbox already running at {status.bootstrap_servers} ({status.topology})")
     else:
         app_ctx.note(f"sandbox up at {status.bootstrap_servers} in {status.started_in_s:.1f} s "
-                     f"(Kafka {status.kafka_version}); contexts: {', '.join(status.contexts)}")
+                     f"(Kafka {status.kafka_version}, {status.topology}); contexts: {', '.join(status.contexts)}")
     app_ctx.render(status)
 
 
@@ -41,7 +48,7 @@ def local_down(
     purge: Annotated[bool, typer.Option("--purge", help="Also delete its data (topics, ACLs, users, passwords) and its local-* contexts.")] = False,
     keep: Annotated[bool, typer.Option("--keep", hidden=True, help="The default now: data is kept unless --purge.")] = False,
 ) -> None:
-    """Stop the sandbox broker; its data and contexts stay for the next up (--purge deletes them).
+    """Stop every sandbox node; their data and contexts stay for the next up (--purge deletes them).
 
     Example:  kafkactl local down;  kafkactl local down --purge
     """

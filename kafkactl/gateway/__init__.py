@@ -381,11 +381,18 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         self._saw_brokers((n.id, n.host, n.port) for n in nodes)
         return ClusterRecord(d.cluster_id, d.controller.id if d.controller is not None else None, nodes, None)
 
-    def topics(self, names: Sequence[str] | None = None, include_authorized_operations: bool = False
-               ) -> list[TopicRecord]:
+    def live_brokers(self) -> list[NodeRecord]:
+        """The brokers the cluster lists now (registered and not fenced: a broker that stopped leaves the list
+        once its session times out), asked afresh each time."""
+        r = self._describe_cluster_raw(include_authorized_operations=False)
+        return sorted((NodeRecord(b.broker_id, b.host, b.port, b.rack or None) for b in r.brokers), key=lambda n: n.id)
+
+    def topics(self, names: Sequence[str] | None = None, include_authorized_operations: bool = False,
+               node: int | None = None) -> list[TopicRecord]:
         """Metadata for the named topics, or for every topic the caller may Describe (the broker silently leaves
-        out the others); a named topic that cannot be described carries its error. Nothing is auto-created."""
-        if names is None and not include_authorized_operations:
+        out the others); a named topic that cannot be described carries its error. Nothing is auto-created.
+        `node`: ask that broker (by id), which answers by its own authorizer's view."""
+        if names is None and not include_authorized_operations and node is None:
             fut = _run_in_thread(lambda: self.admin.list_topics(timeout=self.profile.timeout))
             md = self.result(fut, "list topics")
             self._saw_brokers((b.id, b.host, b.port) for b in md.brokers.values())
@@ -395,7 +402,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
                                                     tuple(p.isrs), ()) for _, p in sorted(t.partitions.items())),
                                 None, error_info(t.error) if t.error is not None else None)
                     for name, t in md.topics.items()]
-        md = self._topic_metadata(names, include_authorized_operations)
+        md = self._topic_metadata(names, include_authorized_operations, node)
         out = []
         for t in md.topics:
             error = error_info(self.code_exception(t.error_code, None)) if t.error_code else None

@@ -25,6 +25,7 @@ _CONFLUENT_TYPES = {ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER
 _CONFLUENT_OPS = {op for op in AclOperation if AclOperation.ALL <= op <= AclOperation.IDEMPOTENT_WRITE}
 SECURITY_DISABLED = 54
 BULK_THRESHOLD = 200
+LATE_ANSWER_S = 3600.0
 
 
 def confluent_can_express(items: Sequence[AclBinding | AclFilter]) -> bool:
@@ -67,18 +68,20 @@ class AclRpcs:
     """Mixed into Gateway: uses its clients, `translate` and `wait`."""
 
     # ------------------------------------------------------------------ describe
-    def describe_acls(self: Any, f: AclFilter, trust_empty: bool = False, bulk: bool = False) -> list[AclBinding]:
+    def describe_acls(self: Any, f: AclFilter, trust_empty: bool = False, bulk: bool = False,
+                      node: int | None = None) -> list[AclBinding]:
         """ACLs matching f. librdkafka returns [] for CLUSTER_AUTHORIZATION_FAILED and SECURITY_DISABLED
         alike, so an empty answer is re-asked through kafka-python (exact errors), unless the caller
         says an empty answer is good enough (a lookup before a create, whose own errors will tell).
-        `bulk` reads (expected to be large) go straight to kafka-python, which decodes 2.4x faster."""
+        `bulk` reads (expected to be large) go straight to kafka-python, which decodes 2.4x faster.
+        `node`: ask that broker (by id), for its own authorizer's view; otherwise any broker answers."""
         check_lengths([f])
-        if not bulk and f.resource_type in _CONFLUENT_TYPES | {ResourceType.ANY} and f.operation in _CONFLUENT_OPS | {AclOperation.ANY}:
+        if node is None and not bulk and f.resource_type in _CONFLUENT_TYPES | {ResourceType.ANY} and f.operation in _CONFLUENT_OPS | {AclOperation.ANY}:
             found = self._describe_acls_confluent(f)
             if (found or trust_empty) and not any(b.resource_type is ResourceType.UNKNOWN or b.operation is AclOperation.UNKNOWN
                                  for b in found):
                 return found
-        return self._describe_acls_kafka_python(f)
+        return self._describe_acls_kafka_python(f, node)
 
     def acl_principals(self: Any) -> list[str]:
         """The principals named in any ACL, for completion: one DescribeAcls through kafka-python, reading only the
@@ -101,7 +104,10 @@ class AclRpcs:
 
         from kafkactl.gateway._base import error_info
 
-        fut = self.admin.describe_acls(AclBindingFilter(*_confluent_fields(f)), request_timeout=self.profile.timeout)
+        # librdkafka aborts the process (an assertion in rd_kafka_admin_response_parse) when a DescribeAcls answer
+        # arrives after its own request timeout: it never times out here; `wait` gives up at --timeout instead
+        fut = self.admin.describe_acls(AclBindingFilter(*_confluent_fields(f)),
+                                       request_timeout=max(self.profile.timeout, LATE_ANSWER_S))
         self.wait([fut], "list ACLs")
         try:
             found = fut.result()
@@ -112,14 +118,14 @@ class AclRpcs:
         return [_binding(int(c.restype.value), c.name, int(c.resource_pattern_type.value), c.principal, c.host,
                          int(c.operation.value), int(c.permission_type.value)) for c in found]
 
-    def _describe_acls_kafka_python(self: Any, f: AclFilter) -> list[AclBinding]:
+    def _describe_acls_kafka_python(self: Any, f: AclFilter, node: int | None = None) -> list[AclBinding]:
         from kafka.protocol.admin import DescribeAclsRequest
 
         req = DescribeAclsRequest(
             resource_type_filter=int(f.resource_type), resource_name_filter=f.resource_name,
             pattern_type_filter=int(f.pattern_type), principal_filter=f.principal, host_filter=f.host,
             operation=int(f.operation), permission_type=int(f.permission))
-        resp = self._kp_send(req, "list ACLs")
+        resp = self._kp_send(req, "list ACLs" if node is None else f"list ACLs on broker {node}", node)
         self._raise_acl_error(resp.error_code, resp.error_message, "list ACLs", "Describe on the Cluster")
         return [_binding(r.resource_type, r.resource_name, r.pattern_type, a.principal, a.host, a.operation,
                          a.permission_type)
@@ -189,10 +195,11 @@ class AclRpcs:
         return out
 
     # ------------------------------------------------------------------ helpers
-    def _kp_send(self: Any, request: Any, what: str) -> Any:
+    def _kp_send(self: Any, request: Any, what: str, node: int | None = None) -> Any:
+        """One request through kafka-python, to `node` (a broker id) or to whichever broker is least loaded."""
         kp = self.kafka_python
         try:
-            return kp._manager.run(kp._manager.send, request)
+            return kp._manager.run(kp._manager.send, request, node)
         except Exception as exc:
             raise self._translate_kp(exc, what) from None
 

@@ -33,14 +33,15 @@ class DescribeRpcs:
         self._saw_brokers((b.broker_id, b.host, b.port) for b in resp.brokers)
         return resp
 
-    def _topic_metadata(self: Any, names: Sequence[str] | None, include_authorized_operations: bool) -> Any:
+    def _topic_metadata(self: Any, names: Sequence[str] | None, include_authorized_operations: bool,
+                        node: int | None = None) -> Any:
         """Metadata for these topics (None: every topic the caller may Describe); no auto-creation."""
         from kafka.protocol.metadata import MetadataRequest
 
         topics = None if names is None else [MetadataRequest.MetadataRequestTopic(name=n) for n in names]
         resp = self._kp_send(MetadataRequest(topics=topics, allow_auto_topic_creation=False,
                                              include_topic_authorized_operations=include_authorized_operations),
-                             "describe topics")
+                             "describe topics", node)
         self._saw_brokers((b.node_id, b.host, b.port) for b in resp.brokers)
         return resp
 

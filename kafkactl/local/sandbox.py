@@ -1,34 +1,35 @@
-"""The local sandbox: one KRaft broker+controller with SASL users and StandardAuthorizer.
+"""The local sandbox: KRaft with SASL users and StandardAuthorizer, one combined node or several brokers and a
+controller quorum (topology and node configuration: nodes.py).
 
 `kafkactl local up` and the pytest session fixture both go through `up()` here.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import time
-import uuid
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from kafkactl.errors import SandboxError
-from kafkactl.local.assembly import KAFKA_VERSION, ensure_kafka, java_command
+from kafkactl.errors import SandboxError, UsageError
+from kafkactl.local.assembly import ensure_kafka, java_command
+from kafkactl.local.nodes import (CONTROLLER_COUNTS, HEAPS, LOG4J2, MAX_BROKERS, SUPER_USER, USERS, NodeState,
+                                  SandboxState, format_arguments, new_uuid, plan_nodes, render_client_properties,
+                                  render_server_properties)
+from kafkactl.local.process import HOST, argfile_line, free_port, is_ours, pid_alive, port_free, stop
+from kafkactl.local.nodes import CLIENT_MECHANISM
 from kafkactl.profiles import Context, ContextStore
 
-USERS = ("admin", "alice", "bob", "carol")
-SUPER_USER = "User:admin"
-DEFAULT_BROKER_PORT = 9092
-DEFAULT_CONTROLLER_PORT = 9093
-CLIENT_MECHANISM = "SCRAM-SHA-512"
-HOST = "127.0.0.1"
+# kept importable from here (tests, benchmarks)
+_free_port = free_port
+__all__ = ["Sandbox", "SandboxState", "SandboxStatus", "SandboxUp", "NodeStatus", "USERS", "SUPER_USER", "HOST",
+           "broker_probe", "shell_env"]
 
 
 def state_home() -> Path:
@@ -36,14 +37,18 @@ def state_home() -> Path:
     return Path(base) / "kafkactl" / "local"
 
 
-@dataclass
-class SandboxState:
-    broker_port: int
-    controller_port: int
-    cluster_id: str
-    passwords: dict[str, str]
-    kafka_version: str = KAFKA_VERSION
-    pid: int | None = None
+@dataclass(frozen=True)
+class NodeStatus:
+    COLUMNS = ("node_id", "roles", "address", "running", "pid")
+    node_id: int
+    roles: str
+    address: str
+    running: bool
+    pid: int | None
+
+    def cell(self) -> str:
+        """One node in a table or plain cell (JSON and YAML get the fields)."""
+        return f"{self.roles.replace(',', '+')} {self.node_id} at {self.address} ({'running' if self.running else 'stopped'})"
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,8 @@ class SandboxStatus:
     log_file: str
     data_dir: str
     contexts: tuple[str, ...] = field(default_factory=tuple)
+    topology: str | None = None
+    nodes: tuple[NodeStatus, ...] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,10 @@ class Sandbox:
     def state_file(self) -> Path:
         return self.home / "state.json"
 
+    def node_home(self, node: NodeState, state: SandboxState) -> Path:
+        """A combined node lives in the sandbox's own directory (as before several nodes); others in node-<id>."""
+        return self.home if state.combined else self.home / f"node-{node.node_id}"
+
     @property
     def data_dir(self) -> Path:
         return self.home / "data"
@@ -90,83 +101,121 @@ class Sandbox:
     def client_properties(self, user: str) -> Path:
         return self.home / f"client-{user}.properties"
 
+    def _paths(self, node: NodeState, state: SandboxState) -> tuple[Path, Path, Path]:
+        """(properties, data, log) of one node."""
+        home = self.node_home(node, state)
+        if state.combined:
+            return self.properties_file, self.data_dir, self.log_file
+        return home / "server.properties", home / "data", home / "node.log"
+
     # ---------------------------------------------------------------- state
     def load_state(self) -> SandboxState | None:
         try:
-            return SandboxState(**json.loads(self.state_file.read_text()))
+            return SandboxState.from_json(json.loads(self.state_file.read_text()))
         except FileNotFoundError:
             return None
-        except (ValueError, TypeError) as exc:
-            raise SandboxError(f"{self.state_file} is damaged ({exc.__class__.__name__}); run kafkactl local down") from None
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise SandboxError(f"{self.state_file} is damaged ({exc.__class__.__name__}); "
+                               "run kafkactl local down --purge") from None
 
     def _save_state(self, state: SandboxState) -> None:
-        _write_private(self.state_file, json.dumps(asdict(state), indent=2))
+        _write_private(self.state_file, json.dumps(state.to_json(), indent=2))
+
+    def _node_running(self, node: NodeState, state: SandboxState) -> bool:
+        return bool(node.pid and pid_alive(node.pid) and is_ours(node.pid, self._paths(node, state)[0]))
 
     def is_running(self, state: SandboxState | None = None) -> bool:
+        """Every node runs."""
         state = state or self.load_state()
-        return bool(state and state.pid and _pid_alive(state.pid) and _is_ours(state.pid, self.home))
+        return bool(state and all(self._node_running(n, state) for n in state.nodes))
 
     def status(self) -> SandboxStatus:
         state = self.load_state()
-        running = self.is_running(state)
+        nodes: tuple[NodeStatus, ...] = ()
+        if state is not None:
+            live = {n.node_id: self._node_running(n, state) for n in state.nodes}
+            nodes = tuple(NodeStatus(n.node_id, n.roles, n.address, live[n.node_id], n.pid if live[n.node_id] else None)
+                          for n in state.nodes)
+        running = bool(nodes) and all(n.running for n in nodes)
         return SandboxStatus(
             running=running,
             pid=state.pid if running and state else None,
-            bootstrap_servers=f"{HOST}:{state.broker_port}" if state else None,
+            bootstrap_servers=state.bootstrap if state else None,
             kafka_version=state.kafka_version if state else None,
             state_dir=str(self.home),
-            log_file=str(self.log_file),
-            data_dir=str(self.data_dir),
+            log_file=str(self.log_file if state is None or state.combined else self.home / "node-*" / "node.log"),
+            data_dir=str(self.data_dir if state is None or state.combined else self.home / "node-*" / "data"),
             contexts=tuple(f"local-{u}" for u in USERS) if state else (),
+            topology=state.topology() if state else None,
+            nodes=nodes,
         )
 
     # ---------------------------------------------------------------- up
-    def up(self, ready_probe: Callable[[str, dict[str, str]], None] | None = None, timeout: float = 120.0) -> SandboxUp:
-        """Start the broker (idempotent) and wait until `ready_probe(bootstrap, passwords)` succeeds."""
+    def up(self, ready_probe: Callable[[str, dict[str, str]], None] | None = None, timeout: float = 120.0,
+           brokers: int | None = None, controllers: int | None = None) -> SandboxUp:
+        """Start every node (idempotent) and wait until `ready_probe(bootstrap, passwords)` succeeds on each broker.
+        `brokers`/`controllers`: the topology of a new sandbox (a kept one must be asked for as it is, or not)."""
+        check_topology(brokers, controllers)
         ready_probe = ready_probe or broker_probe
         started = time.monotonic()
         libs = ensure_kafka()
         self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
         state = self.load_state()
+        if state is not None:
+            _same_topology(state, brokers, controllers)
         if state and self.is_running(state):
             self._wait_ready(state, ready_probe, timeout, started)
             self._write_contexts(state)
-            return _replace_status(self.status(), already_running=True)
-        formatted = (self.data_dir / "meta.properties").exists()
+            return _up(self.status(), already_running=True)
+        formatted = state is not None and all(
+            (self._paths(n, state)[1] / "meta.properties").exists() for n in state.nodes)
         if state is None or not formatted:
-            state = self._fresh_state()
-            shutil.rmtree(self.data_dir, ignore_errors=True)
+            if state is not None:
+                self._stop_nodes(state, 30.0)
+            state = self._fresh_state(brokers or 1, controllers)
+            for n in state.nodes:
+                shutil.rmtree(self._paths(n, state)[1], ignore_errors=True)
             self._write_configs(state)
             self._format(libs, state)
+            stopped = list(state.nodes)
         else:
-            for port in (state.broker_port, state.controller_port):
-                if not _port_free(port):
-                    raise SandboxError(f"port {port} of the kept sandbox is in use by another process; "
-                                       "free it or run kafkactl local down to start afresh")
+            # a kept sandbox, or one with stopped nodes (a broker killed): start what does not run
+            stopped = [n for n in state.nodes if not self._node_running(n, state)]
+            for n in stopped:
+                for port in (n.port, n.controller_port):
+                    if port is not None and not port_free(port):
+                        raise SandboxError(f"port {port} of the kept sandbox is in use by another process; "
+                                           "free it or run kafkactl local down --purge to start afresh")
             self._write_configs(state)
-        state.pid = self._spawn(libs)
+        for n in stopped:
+            n.pid = self._spawn(libs, n, state)
         self._save_state(state)
         self._wait_ready(state, ready_probe, timeout, started)
         self._write_contexts(state)
-        return _replace_status(self.status(), started_in_s=round(time.monotonic() - started, 2))
+        return _up(self.status(), started_in_s=round(time.monotonic() - started, 2))
 
-    def _fresh_state(self) -> SandboxState:
-        broker = DEFAULT_BROKER_PORT if _port_free(DEFAULT_BROKER_PORT) else _free_port()
-        controller = DEFAULT_CONTROLLER_PORT if _port_free(DEFAULT_CONTROLLER_PORT) else _free_port()
-        while controller == broker:
-            controller = _free_port()
-        cluster_id = "-"
-        while cluster_id.startswith("-"):  # as Kafka's Uuid.randomUuid: a leading '-' reads as an option
-            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    def _fresh_state(self, brokers: int, controllers: int | None) -> SandboxState:
+        taken: set[int] = set()
+
+        def pick(preferred: int | None) -> int:
+            port = preferred if preferred is not None and preferred not in taken and port_free(preferred) \
+                else free_port(taken)
+            taken.add(port)
+            return port
+
         # fresh random passwords per sandbox, with nothing guessable in them (no user name: a 6-character piece
         # of one in any output is then a leak, not a coincidence); they live in 0600 files only
         passwords = {u: secrets.token_urlsafe(18) for u in USERS}
-        return SandboxState(broker_port=broker, controller_port=controller, cluster_id=cluster_id, passwords=passwords)
+        return SandboxState(cluster_id=new_uuid(), passwords=passwords,
+                            nodes=plan_nodes(brokers, controllers, pick))
 
     def _write_configs(self, state: SandboxState) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        _write_private(self.properties_file, render_server_properties(state, self.data_dir))
-        (self.home / "log4j2.properties").write_text(_LOG4J2)
+        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        (self.home / "log4j2.properties").write_text(LOG4J2)
+        for n in state.nodes:
+            properties, data, _ = self._paths(n, state)
+            data.mkdir(parents=True, exist_ok=True)
+            _write_private(properties, render_server_properties(state, n, data))
         for user in USERS:
             _write_private(self.client_properties(user), render_client_properties(user, state.passwords[user]))
 
@@ -175,16 +224,19 @@ class Sandbox:
                             extra=(f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}", *extra))
 
     def _format(self, libs: Path, state: SandboxState) -> None:
-        args = ["kafka.tools.StorageTool", "format", f"--cluster-id={state.cluster_id}", "-c",
-                str(self.properties_file), "--standalone"]
-        for user in USERS:
-            for mech in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
-                args += ["--add-scram", f"{mech}=[name={user},password={state.passwords[user]}]"]
+        """Format every node's storage, the nodes in parallel (each is a JVM start)."""
+        with ThreadPoolExecutor(max_workers=min(4, len(state.nodes))) as pool:
+            for _ in pool.map(lambda n: self._format_node(libs, state, n), state.nodes):
+                pass
+
+    def _format_node(self, libs: Path, state: SandboxState, node: NodeState) -> None:
+        properties, _, _ = self._paths(node, state)
+        args = format_arguments(state, node, properties)
         # The SCRAM passwords must not appear on a command line (any local user reads /proc/PID/cmdline): the
         # java launcher (9+) reads the main class and its arguments from an @argfile, here a fresh 0600 file removed
         # after. Without perf data the JVM does not copy its arguments into /tmp/hsperfdata_<user>/<pid> either.
-        argfile = self.home / "format.args"
-        _write_private(argfile, "".join(_argfile_line(a) for a in args), fresh=True)
+        argfile = self.node_home(node, state) / "format.args"
+        _write_private(argfile, "".join(argfile_line(a) for a in args), fresh=True)
         try:
             proc = subprocess.run(self._java(libs, f"@{argfile}", extra=("-XX:-UsePerfData",)), capture_output=True,
                                   text=True, timeout=180, cwd=self.home)
@@ -194,11 +246,12 @@ class Sandbox:
             from kafkactl.redact import scrub
 
             tail = "\n".join(scrub(proc.stdout + proc.stderr).strip().splitlines()[-8:])
-            raise SandboxError(f"formatting the sandbox storage failed:\n{tail}")
+            raise SandboxError(f"formatting the storage of node {node.node_id} failed:\n{tail}")
 
-    def _spawn(self, libs: Path) -> int:
-        log = open(self.log_file, "ab")
-        cmd = self._java(libs, "kafka.Kafka", str(self.properties_file), heap="1g")
+    def _spawn(self, libs: Path, node: NodeState, state: SandboxState) -> int:
+        properties, _, log_path = self._paths(node, state)
+        log = open(log_path, "ab")
+        cmd = self._java(libs, "kafka.Kafka", str(properties), heap=HEAPS[node.roles])
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 cwd=self.home, start_new_session=True)
         log.close()
@@ -206,27 +259,35 @@ class Sandbox:
 
     def _wait_ready(self, state: SandboxState, probe: Callable[[str, dict[str, str]], None], timeout: float,
                     started: float) -> None:
-        bootstrap = f"{HOST}:{state.broker_port}"
         last: Exception | None = None
+        waiting = list(state.brokers)
         while time.monotonic() - started < timeout:
-            if state.pid and not _pid_alive(state.pid):
-                raise SandboxError(f"the broker exited during start-up; last lines of {self.log_file}:\n{self.log_tail()}")
-            if not _port_free(state.broker_port):
+            for n in state.nodes:
+                if n.pid and not pid_alive(n.pid):
+                    raise SandboxError(f"node {n.node_id} ({n.roles}) exited during start-up; last lines of "
+                                       f"{self._paths(n, state)[2]}:\n{self.log_tail(node=n, state=state)}")
+            for n in list(waiting):
+                if port_free(int(n.port or 0)):
+                    continue
                 try:
-                    probe(bootstrap, state.passwords)
-                    return
+                    probe(n.address, state.passwords)
+                    waiting.remove(n)
                 except Exception as exc:  # not ready yet: authorizer loading, metadata not published
                     last = exc
+            if not waiting:
+                return
             time.sleep(0.3)
-        raise SandboxError(f"the broker did not answer within {timeout:.0f} s ({last}); "
-                           f"last lines of {self.log_file}:\n{self.log_tail()}")
+        names = ", ".join(f"broker {n.node_id} at {n.address}" for n in waiting)
+        first = waiting[0] if waiting else state.nodes[0]
+        raise SandboxError(f"{names} did not answer within {timeout:.0f} s ({last}); last lines of "
+                           f"{self._paths(first, state)[2]}:\n{self.log_tail(node=first, state=state)}")
 
     def _write_contexts(self, state: SandboxState) -> None:
         store = ContextStore.load()
         for user in USERS:
             store.put(Context(
                 name=f"local-{user}",
-                bootstrap_servers=f"{HOST}:{state.broker_port}",
+                bootstrap_servers=state.bootstrap,
                 properties={"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": CLIENT_MECHANISM,
                             "sasl.username": user, "sasl.password": state.passwords[user]},
                 super_users=[SUPER_USER],
@@ -237,23 +298,42 @@ class Sandbox:
             store.current = "local-admin"
         store.save()
 
-    def log_tail(self, lines: int = 20) -> str:
+    def log_tail(self, lines: int = 20, node: NodeState | None = None, state: SandboxState | None = None) -> str:
         from kafkactl.redact import scrub
 
+        path = self._paths(node, state)[2] if node is not None and state is not None else self.log_file
         try:
-            text = self.log_file.read_text(errors="replace")
+            text = path.read_text(errors="replace")
         except FileNotFoundError:
             return "(no log)"
         return scrub("\n".join(text.splitlines()[-lines:]))
 
+    # ---------------------------------------------------------------- nodes
+    def node(self, node_id: int) -> NodeState:
+        state = self.load_state()
+        found = next((n for n in state.nodes if n.node_id == node_id), None) if state else None
+        if found is None:
+            raise UsageError(f"the sandbox has no node {node_id}")
+        return found
+
+    def _stop_nodes(self, state: SandboxState, timeout: float) -> None:
+        # brokers first, so that they leave the controllers cleanly
+        for group in (state.brokers, [n for n in state.nodes if not n.is_broker]):
+            stop([n.pid for n in group if n.pid and self._node_running(n, state)], timeout)
+        for n in state.nodes:
+            n.pid = None
+
     # ---------------------------------------------------------------- down
     def down(self, purge: bool = False, timeout: float = 30.0) -> SandboxStatus:
-        """Stop the broker. Its data (topics, ACLs, users) and contexts stay for the next `up`, unless `purge`."""
-        state = self.load_state()
-        if state and state.pid and self.is_running(state):
-            _stop(state.pid, timeout)
+        """Stop every node. Their data (topics, ACLs, users) and contexts stay for the next `up`, unless `purge`."""
+        try:
+            state = self.load_state()
+        except SandboxError:
+            if not purge:
+                raise
+            state = None
         if state:
-            state.pid = None
+            self._stop_nodes(state, timeout)
             self._save_state(state)
         if purge:
             shutil.rmtree(self.home, ignore_errors=True)
@@ -262,6 +342,22 @@ class Sandbox:
                 store.delete(name)
             store.save()
         return self.status()
+
+
+def check_topology(brokers: int | None, controllers: int | None) -> None:
+    if brokers is not None and not 1 <= brokers <= MAX_BROKERS:
+        raise UsageError(f"--brokers {brokers}: from 1 to {MAX_BROKERS}")
+    if controllers is not None and controllers not in CONTROLLER_COUNTS:
+        raise UsageError(f"--controllers {controllers}: one of {', '.join(map(str, CONTROLLER_COUNTS))} "
+                         "(a quorum of an odd size)")
+
+
+def _same_topology(state: SandboxState, brokers: int | None, controllers: int | None) -> None:
+    """A kept sandbox starts as it was made; asking for another shape is an error, not a silent rebuild."""
+    have_b, have_c = len(state.brokers), (None if state.combined else len(state.controllers))
+    if (brokers is not None and brokers != have_b) or (controllers is not None and controllers != have_c):
+        raise UsageError(f"the kept sandbox has {state.topology()}; run kafkactl local down --purge first to "
+                         "start another topology")
 
 
 def broker_probe(bootstrap: str, passwords: dict[str, str]) -> None:
@@ -280,158 +376,17 @@ def broker_probe(bootstrap: str, passwords: dict[str, str]) -> None:
     Gateway(profile("carol", passwords["carol"])).describe_cluster(include_authorized_operations=True)
 
 
-def render_server_properties(state: SandboxState, data_dir: Path) -> str:
-    pw = state.passwords
-    plain_users = " ".join(f'user_{u}="{pw[u]}"' for u in USERS)
-    plain = ("org.apache.kafka.common.security.plain.PlainLoginModule required "
-             f'username="admin" password="{pw["admin"]}" {plain_users};')
-    scram = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
-    b, c = state.broker_port, state.controller_port
-    return "\n".join([
-        "# written by kafkactl local up; holds the sandbox passwords",
-        "process.roles=broker,controller",
-        "node.id=1",
-        f"controller.quorum.bootstrap.servers={HOST}:{c}",
-        f"listeners=SASL_PLAINTEXT://{HOST}:{b},CONTROLLER://{HOST}:{c}",
-        f"advertised.listeners=SASL_PLAINTEXT://{HOST}:{b},CONTROLLER://{HOST}:{c}",
-        "listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",
-        "inter.broker.listener.name=SASL_PLAINTEXT",
-        "controller.listener.names=CONTROLLER",
-        "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
-        "sasl.mechanism.inter.broker.protocol=PLAIN",
-        # the default is GSSAPI; SCRAM stays off the controller listener (its credentials live in the metadata log)
-        "sasl.mechanism.controller.protocol=PLAIN",
-        "listener.name.controller.sasl.enabled.mechanisms=PLAIN",
-        f"listener.name.controller.plain.sasl.jaas.config={plain}",
-        f"listener.name.sasl_plaintext.plain.sasl.jaas.config={plain}",
-        f"listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config={scram}",
-        f"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config={scram}",
-        "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-        f"super.users={SUPER_USER}",
-        "allow.everyone.if.no.acl.found=false",
-        f"log.dirs={data_dir}",
-        "num.partitions=1",
-        "default.replication.factor=1",
-        "offsets.topic.replication.factor=1",
-        "offsets.topic.num.partitions=4",
-        "transaction.state.log.replication.factor=1",
-        "transaction.state.log.min.isr=1",
-        "share.coordinator.state.topic.replication.factor=1",
-        "share.coordinator.state.topic.min.isr=1",
-        "group.initial.rebalance.delay.ms=0",
-        "auto.create.topics.enable=false",
-        "delete.topic.enable=true",
-        "log.segment.bytes=16777216",
-        "",
-    ])
-
-
-def render_client_properties(user: str, password: str) -> str:
-    return "\n".join([
-        "# kafka-*.sh --command-config for the kafkactl sandbox user " + user,
-        "security.protocol=SASL_PLAINTEXT",
-        f"sasl.mechanism={CLIENT_MECHANISM}",
-        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
-        f'username="{user}" password="{password}";',
-        "",
-    ])
-
-
-_LOG4J2 = """status = warn
-appender.console.type = Console
-appender.console.name = STDOUT
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = INFO
-rootLogger.appenderRef.stdout.ref = STDOUT
-logger.kafka.name = kafka
-logger.kafka.level = INFO
-logger.request.name = kafka.request.logger
-logger.request.level = WARN
-logger.state.name = state.change.logger
-logger.state.level = WARN
-"""
-
-
-def _argfile_line(arg: str) -> str:
-    """One argument of a java @argfile: quoted, with the launcher's backslash escapes."""
-    escaped = arg.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
-    return f'"{escaped}"\n'
-
-
 def _write_private(path: Path, text: str, fresh: bool = False) -> None:
     from kafkactl.privatefile import write_private
 
     write_private(path, text, fresh=fresh)
 
 
-def _port_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.settimeout(0.2)
-        return s.connect_ex((HOST, port)) != 0 and _bindable(port)
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        # the broker binds with SO_REUSEADDR too, so a port in TIME_WAIT is still usable
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((HOST, port))
-            return True
-        except OSError:
-            return False
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # a zombie child of this very process counts as dead
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(") ", 1)[1][:1] != "Z"
-    except (FileNotFoundError, IndexError):
-        return False
-
-
-def _is_ours(pid: int, home: Path) -> bool:
-    """Guard against a recycled pid: the process must be a java started with our properties file."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except FileNotFoundError:
-        return False
-    return str(home / "server.properties").encode() in cmdline
-
-
-def _stop(pid: int, timeout: float) -> None:
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not _pid_alive(pid):
-            return
-        time.sleep(0.2)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def _replace_status(status: SandboxStatus, **changes: object) -> SandboxUp:
+def _up(status: SandboxStatus, **changes: object) -> SandboxUp:
     from dataclasses import asdict
 
-    return SandboxUp(**{**asdict(status), **changes})
+    fields = {k: v for k, v in asdict(status).items() if k != "nodes"}
+    return SandboxUp(**fields, nodes=status.nodes, **changes)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -452,7 +407,7 @@ class SandboxEnv:
 def shell_env(user: str | None = None, sandbox: Sandbox | None = None) -> SandboxEnv:
     """The environment for one sandbox user (default: the current context's, else admin)."""
 
-    from kafkactl.errors import NotFoundError, UsageError
+    from kafkactl.errors import NotFoundError
 
     sandbox = sandbox or Sandbox()
     state = sandbox.load_state()
@@ -465,6 +420,6 @@ def shell_env(user: str | None = None, sandbox: Sandbox | None = None) -> Sandbo
     if user not in USERS:
         raise UsageError(f"--user {user}: the sandbox users are {', '.join(USERS)}")
     props = sandbox.client_properties(user)
-    bootstrap = f"{HOST}:{state.broker_port}"
+    bootstrap = state.bootstrap
     return SandboxEnv(variables=(("KAFKACTL_CONTEXT", f"local-{user}"), ("KAFKACTL_BOOTSTRAP_SERVERS", bootstrap)),
                       kafka_sh_arguments=("--bootstrap-server", bootstrap, "--command-config", str(props)))

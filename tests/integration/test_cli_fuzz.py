@@ -126,11 +126,14 @@ def scratch(tmp_path_factory):
     from kafkactl.profiles import Profile
     from kafkactl.redact import Secret
 
-    state = json.loads((home / "state" / "kafkactl" / "local" / "state.json").read_text())
-    for user, password in state["passwords"].items():
+    from kafkactl.local.sandbox import Sandbox
+
+    state = Sandbox(home / "state" / "kafkactl" / "local").load_state()
+    assert state is not None
+    for user, password in state.passwords.items():
         register(password, f"the fuzz sandbox password of {user}")
-    gw = Gateway(Profile(bootstrap_servers=f"127.0.0.1:{state['broker_port']}", security_protocol="SASL_PLAINTEXT",
-                         sasl_mechanism="SCRAM-SHA-512", username="admin", password=Secret(state["passwords"]["admin"])))
+    gw = Gateway(Profile(bootstrap_servers=state.bootstrap, security_protocol="SASL_PLAINTEXT",
+                         sasl_mechanism="SCRAM-SHA-512", username="admin", password=Secret(state.passwords["admin"])))
     cwd = os.getcwd()
     os.chdir(work)
     try:

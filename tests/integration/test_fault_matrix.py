@@ -56,7 +56,10 @@ def fault_contexts(sandbox):
     """Contexts for the credential faults, and a SCRAM user that exists but has no ACL at all."""
     from kafkactl.profiles import Context, ContextStore
 
-    state = __import__("json").loads((sandbox.home / "state.json").read_text())
+    from kafkactl.local.sandbox import Sandbox
+
+    state = Sandbox(sandbox.home).load_state()
+    assert state is not None
     r = run("--context", "local-admin", "configs", "alter", "--user", f"{PROBE}-nobody",
             "--add-config", f"SCRAM-SHA-512=[password={NOBODY_PASSWORD}]")
     assert r.exit_code == 0, r.output
@@ -66,7 +69,7 @@ def fault_contexts(sandbox):
         ("fault-wrong-password", sandbox.bootstrap, "alice", WRONG_PASSWORD),
         ("fault-unknown-user", sandbox.bootstrap, f"{PROBE}-unknown", WRONG_PASSWORD),
         # the controller listener offers PLAIN only: SCRAM is refused at the handshake
-        ("fault-mechanism", f"127.0.0.1:{state['controller_port']}", "alice", WRONG_PASSWORD),
+        ("fault-mechanism", f"127.0.0.1:{state.controller_port}", "alice", WRONG_PASSWORD),
         ("fault-no-acls", sandbox.bootstrap, f"{PROBE}-nobody", NOBODY_PASSWORD),
     ):
         store.put(Context(name=name, bootstrap_servers=bootstrap,
@@ -162,9 +165,12 @@ def test_broker_stopped_during_the_commands(tmp_path):
     env = {"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     code, out, err, _ = _kafkactl(["local", "up"], env=env, timeout=240)
     assert code == 0, err
-    state = __import__("json").loads((tmp_path / "state" / "kafkactl" / "local" / "state.json").read_text())
-    port, pid = state["broker_port"], state["pid"]
-    for password in state["passwords"].values():
+    from kafkactl.local.sandbox import Sandbox
+
+    state = Sandbox(tmp_path / "state" / "kafkactl" / "local").load_state()
+    assert state is not None and state.pid is not None
+    port, pid = state.broker_port, state.pid
+    for password in state.passwords.values():
         register(password, "a password of the stopped broker's sandbox")
     commands = cluster_commands(tmp_path)
     procs = []

@@ -48,12 +48,13 @@ def test_a_broker_that_cannot_start_reports_its_log(sandbox, tmp_path, monkeypat
     # occupy the kept broker port with the session broker's port number: rewrite the state
     state_file = Sandbox().state_file
     data = json.loads(state_file.read_text())
-    data["broker_port"] = int(sandbox.bootstrap.rsplit(":", 1)[1])
+    taken = int(sandbox.bootstrap.split(",")[0].rsplit(":", 1)[1])
+    data["nodes"][0]["port"] = taken
     state_file.write_text(json.dumps(data))
     try:
         r = run("local", "up")
         assert r.exit_code == ExitCode.ERROR
-        assert f"port {data['broker_port']}" in r.stderr and "in use" in r.stderr
+        assert f"port {taken}" in r.stderr and "in use" in r.stderr
         assert all(p not in r.output for p in state.passwords.values())
     finally:
         run("local", "down", "--purge")

@@ -156,3 +156,6 @@ def acls_apply(
         if report_fh:
             report_fh.close()
     app_ctx.render(result)
+    confirmed = result.slowest()
+    if confirmed:
+        app_ctx.note(confirmed)

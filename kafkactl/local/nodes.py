@@ -1,0 +1,235 @@
+"""The sandbox's topology and each node's configuration.
+
+One node that is broker and controller at once (the default, and the lightest), or N brokers and a separate
+controller quorum of M (`local up --brokers N --controllers M`), each node its own JVM with its own properties
+file, data directory and log. Every broker has the same SASL listener and users; controllers listen only for
+the brokers (PLAIN, as the admin), and run StandardAuthorizer too, since the ACL RPCs a broker forwards are
+authorized there.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kafkactl.local.assembly import KAFKA_VERSION
+from kafkactl.local.process import HOST
+
+USERS = ("admin", "alice", "bob", "carol")
+SUPER_USER = "User:admin"
+CLIENT_MECHANISM = "SCRAM-SHA-512"
+DEFAULT_BROKER_PORT = 9092
+DEFAULT_CONTROLLER_PORT = 9093
+MAX_BROKERS = 9
+CONTROLLER_COUNTS = (1, 3, 5)
+FIRST_CONTROLLER_ID = 3001  # brokers are 1..N; controller ids never collide with them
+# heaps sized so that 3 brokers and 3 controllers run on 2 cores and a few GiB
+HEAPS = {"broker,controller": "1g", "broker": "512m", "controller": "192m"}
+
+
+@dataclass
+class NodeState:
+    node_id: int
+    roles: str  # "broker,controller", "broker" or "controller"
+    port: int | None = None  # the SASL client listener (brokers)
+    controller_port: int | None = None  # the controller listener (controllers)
+    directory_id: str | None = None  # the metadata log directory's id (controllers of a quorum of several)
+    pid: int | None = None
+
+    @property
+    def is_broker(self) -> bool:
+        return "broker" in self.roles
+
+    @property
+    def is_controller(self) -> bool:
+        return "controller" in self.roles
+
+    @property
+    def address(self) -> str:
+        return f"{HOST}:{self.port if self.is_broker else self.controller_port}"
+
+
+@dataclass
+class SandboxState:
+    cluster_id: str
+    passwords: dict[str, str]
+    nodes: list[NodeState]
+    kafka_version: str = KAFKA_VERSION
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "SandboxState":
+        data = dict(data)
+        if "nodes" not in data:  # written before several nodes: one combined node
+            data["nodes"] = [{"node_id": 1, "roles": "broker,controller", "port": data.pop("broker_port"),
+                              "controller_port": data.pop("controller_port"), "pid": data.pop("pid", None)}]
+        nodes = [NodeState(**n) for n in data.pop("nodes")]
+        return cls(nodes=nodes, **data)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def brokers(self) -> list[NodeState]:
+        return [n for n in self.nodes if n.is_broker]
+
+    @property
+    def controllers(self) -> list[NodeState]:
+        return [n for n in self.nodes if n.is_controller]
+
+    @property
+    def combined(self) -> bool:
+        return len(self.nodes) == 1
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(f"{HOST}:{n.port}" for n in self.brokers)
+
+    @property
+    def quorum_bootstrap(self) -> str:
+        return ",".join(f"{HOST}:{n.controller_port}" for n in self.controllers)
+
+    # the first broker's and controller's ports, and the pid of the first node (tools and benchmarks)
+    @property
+    def broker_port(self) -> int:
+        return int(self.brokers[0].port or 0)
+
+    @property
+    def controller_port(self) -> int:
+        return int(self.controllers[0].controller_port or 0)
+
+    @property
+    def pid(self) -> int | None:
+        return self.nodes[0].pid
+
+    def topology(self) -> str:
+        if self.combined:
+            return "1 broker (also the controller)"
+        b, c = len(self.brokers), len(self.controllers)
+        return f"{b} broker{'s' * (b != 1)}, {c} controller{'s' * (c != 1)}"
+
+
+def plan_nodes(brokers: int, controllers: int | None, pick_port: Any) -> list[NodeState]:
+    """The nodes of a new sandbox. `controllers` None: one combined node when there is one broker, else one
+    separate controller. `pick_port(preferred)` returns a free port (the preferred one when it is free)."""
+    if controllers is None and brokers == 1:
+        return [NodeState(1, "broker,controller", pick_port(DEFAULT_BROKER_PORT), pick_port(DEFAULT_CONTROLLER_PORT))]
+    controllers = controllers or 1
+    nodes = [NodeState(i, "broker", port=pick_port(DEFAULT_BROKER_PORT if i == 1 else None))
+             for i in range(1, brokers + 1)]
+    nodes += [NodeState(FIRST_CONTROLLER_ID + i, "controller",
+                        controller_port=pick_port(DEFAULT_CONTROLLER_PORT if i == 0 else None),
+                        directory_id=new_uuid() if controllers > 1 else None)
+              for i in range(controllers)]
+    return nodes
+
+
+def new_uuid() -> str:
+    """A random Kafka Uuid in its base64 form; never with a leading '-', which reads as an option."""
+    value = "-"
+    while value.startswith("-"):
+        value = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    return value
+
+
+def format_arguments(state: SandboxState, node: NodeState, properties: Path) -> list[str]:
+    """kafka-storage format for one node: the quorum as it starts, and every SCRAM user (the passwords go to
+    the JVM through a 0600 @argfile, never on a command line)."""
+    args = ["kafka.tools.StorageTool", "format", f"--cluster-id={state.cluster_id}", "-c", str(properties)]
+    quorum = state.controllers
+    if not node.is_controller:
+        args.append("--no-initial-controllers")
+    elif len(quorum) == 1:
+        args.append("--standalone")
+    else:
+        args += ["--initial-controllers",
+                 ",".join(f"{c.node_id}@{HOST}:{c.controller_port}:{c.directory_id}" for c in quorum)]
+    for user in USERS:
+        for mech in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
+            args += ["--add-scram", f"{mech}=[name={user},password={state.passwords[user]}]"]
+    return args
+
+
+def render_server_properties(state: SandboxState, node: NodeState, data_dir: Path) -> str:
+    pw = state.passwords
+    plain_users = " ".join(f'user_{u}="{pw[u]}"' for u in USERS)
+    plain = ("org.apache.kafka.common.security.plain.PlainLoginModule required "
+             f'username="admin" password="{pw["admin"]}" {plain_users};')
+    scram = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+    listeners = []
+    if node.is_broker:
+        listeners.append(f"SASL_PLAINTEXT://{HOST}:{node.port}")
+    if node.is_controller:
+        listeners.append(f"CONTROLLER://{HOST}:{node.controller_port}")
+    replicas = min(3, len(state.brokers))
+    lines = [
+        "# written by kafkactl local up; holds the sandbox passwords",
+        f"process.roles={node.roles}",
+        f"node.id={node.node_id}",
+        f"controller.quorum.bootstrap.servers={state.quorum_bootstrap}",
+        f"listeners={','.join(listeners)}",
+        f"advertised.listeners={','.join(listeners)}",
+        "listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",
+        "controller.listener.names=CONTROLLER",
+        # the default is GSSAPI; SCRAM stays off the controller listener (its credentials live in the metadata log)
+        "sasl.mechanism.controller.protocol=PLAIN",
+        "listener.name.controller.sasl.enabled.mechanisms=PLAIN",
+        f"listener.name.controller.plain.sasl.jaas.config={plain}",
+        "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        f"super.users={SUPER_USER}",
+        "allow.everyone.if.no.acl.found=false",
+        f"log.dirs={data_dir}",
+    ]
+    if node.is_broker:
+        lines += [
+            "inter.broker.listener.name=SASL_PLAINTEXT",
+            "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+            "sasl.mechanism.inter.broker.protocol=PLAIN",
+            f"listener.name.sasl_plaintext.plain.sasl.jaas.config={plain}",
+            f"listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config={scram}",
+            f"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config={scram}",
+            "num.partitions=1",
+            f"default.replication.factor={replicas}",
+            "min.insync.replicas=1",
+            f"offsets.topic.replication.factor={replicas}",
+            "offsets.topic.num.partitions=4",
+            f"transaction.state.log.replication.factor={replicas}",
+            "transaction.state.log.min.isr=1",
+            f"share.coordinator.state.topic.replication.factor={replicas}",
+            "share.coordinator.state.topic.min.isr=1",
+            "group.initial.rebalance.delay.ms=0",
+            "auto.create.topics.enable=false",
+            "delete.topic.enable=true",
+            "log.segment.bytes=16777216",
+        ]
+    return "\n".join([*lines, ""])
+
+
+def render_client_properties(user: str, password: str) -> str:
+    return "\n".join([
+        "# kafka-*.sh --command-config for the kafkactl sandbox user " + user,
+        "security.protocol=SASL_PLAINTEXT",
+        f"sasl.mechanism={CLIENT_MECHANISM}",
+        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+        f'username="{user}" password="{password}";',
+        "",
+    ])
+
+
+LOG4J2 = """status = warn
+appender.console.type = Console
+appender.console.name = STDOUT
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.stdout.ref = STDOUT
+logger.kafka.name = kafka
+logger.kafka.level = INFO
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+logger.state.name = state.change.logger
+logger.state.level = WARN
+"""
+
