@@ -52,7 +52,7 @@ class PlanResult:
     def apply(self, progress: Callable[[int], None] | None = None, report: TextIO | None = None,
               dry_run: bool = False) -> Any:
         if self.mode == "spark" and not dry_run:
-            from kafkactl.bulk.spark import spark_apply
+            from kafkactl.bulk.spark_apply import spark_apply
 
             return spark_apply(self.plan, self.gateways, progress, report, self.request.spark_master,
                                self.request.spark_remote)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from kafkactl.configs.model import (BROKER, GROUP, OPS,
+from kafkactl.configs.model import (BROKER, CLIENT_METRICS, GROUP, OPS,
                                     SOURCES, TOPIC, ListConfigResourcesError)
 
 _CONFLUENT_TYPES = {TOPIC: "TOPIC", BROKER: "BROKER", GROUP: "GROUP"}
@@ -43,7 +43,8 @@ class ConfigRpcs:
             out.update(self._describe_configs_kp(theirs, synonyms))
         return out
 
-    def _describe_configs_confluent(self: Any, resources, synonyms):
+    def _describe_configs_confluent(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool
+                                    ) -> dict[tuple[int, str], Any]:
         from confluent_kafka.admin import ConfigResource, ResourceType
 
         objs = {r: ConfigResource(getattr(ResourceType, _CONFLUENT_TYPES[r[0]]), r[1]) for r in resources}
@@ -66,7 +67,8 @@ class ConfigRpcs:
                       for e in entries.values()]
         return out
 
-    def _describe_configs_kp(self: Any, resources, synonyms):
+    def _describe_configs_kp(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool
+                             ) -> dict[tuple[int, str], Any]:
         from kafka.protocol.admin import DescribeConfigsRequest
 
         R = DescribeConfigsRequest.DescribeConfigsResource
@@ -130,7 +132,9 @@ class ConfigRpcs:
         resp = self._kp_send(ListConfigResourcesRequest(resource_types=list(types)), "list config resources")
         if resp.error_code:
             raise ListConfigResourcesError(resp.error_code, version, broker_max, client_max)
-        return version, broker_max, client_max, [(r.resource_type, r.resource_name) for r in resp.config_resources]
+        # v0 (ListClientMetricsResources) names client-metrics resources only, without a type
+        return version, broker_max, client_max, [(getattr(r, "resource_type", CLIENT_METRICS), r.resource_name)
+                                                 for r in resp.config_resources]
 
     # ------------------------------------------------------------------ SCRAM (librdkafka)
     def describe_scram(self: Any, users: Sequence[str] | None) -> dict[str, list[tuple[str, int]] | Exception]:
@@ -158,7 +162,7 @@ class ConfigRpcs:
         from confluent_kafka.admin import (ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion,
                                            UserScramCredentialUpsertion)
 
-        def mech(m: str):
+        def mech(m: str) -> Any:
             return getattr(ScramMechanism, m.replace("-", "_"))
 
         alterations: list[Any] = [UserScramCredentialUpsertion(u, ScramCredentialInfo(mech(m), it), pw.reveal().encode())
