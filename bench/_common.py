@@ -11,15 +11,15 @@ HERE = Path(__file__).resolve().parent
 
 
 def running_sandbox():
-    """(sandbox, its state, the assembled jars dir); exits if `kafkactl local up` has not been run."""
-    from kafkactl.local.assembly import ensure_kafka
+    """(sandbox, its state, the kafka-*.sh tools' jars dir); exits if `kafkactl local up` has not been run."""
+    from kafkactl.local.assembly import ensure_tools
     from kafkactl.local.sandbox import Sandbox
 
     sb = Sandbox()
     state = sb.load_state()
     if state is None or not sb.is_running(state):
         sys.exit("start the sandbox first: kafkactl local up")
-    return sb, state, ensure_kafka()
+    return sb, state, ensure_tools()
 
 
 def compile_java(libs: Path, source: str) -> Path:

@@ -40,7 +40,7 @@ def main() -> None:
     ap.add_argument("--write", help="append the results table to this markdown file")
     args = ap.parse_args()
 
-    from kafkactl.local.assembly import ensure_kafka
+    from kafkactl.local.assembly import ensure_tools
     from kafkactl.local.sandbox import Sandbox
 
     sb = Sandbox()
@@ -50,7 +50,7 @@ def main() -> None:
     bootstrap = f"127.0.0.1:{state.broker_port}"
     props = str(sb.client_properties("admin"))
     java = [shutil.which("java"), *KAFKA_RUN_CLASS_OPTS, f"-Dlog4j2.configurationFile={sb.home / 'log4j2.properties'}",
-            "-cp", f"{ensure_kafka()}/*", "org.apache.kafka.tools.AclCommand", "--bootstrap-server", bootstrap,
+            "-cp", f"{ensure_tools()}/*", "org.apache.kafka.tools.AclCommand", "--bootstrap-server", bootstrap,
             "--command-config", props]
     kafkactl = [str(Path(sys.executable).with_name("kafkactl")), "--context", "local-admin"]
     env_note = f"{os.cpu_count()} cores, Kafka {state.kafka_version}"

@@ -94,6 +94,14 @@ def run_process(*args: str, input: str | None = None, env: dict[str, str] | None
     return _swept(Result(p.returncode, p.stdout, p.stderr))
 
 
+def own_xdg(base: Path) -> pytest.MonkeyPatch:
+    """Point kafkactl's state and contexts at `base` (a second sandbox of a module's own); `.undo()` when done."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("XDG_STATE_HOME", str(base / "state"))
+    mp.setenv("XDG_CONFIG_HOME", str(base / "config"))
+    return mp
+
+
 @dataclass
 class SandboxInfo:
     bootstrap: str
@@ -109,9 +117,9 @@ class SandboxInfo:
 
     def kafka_acls(self, *args: str, user: str = "admin") -> subprocess.CompletedProcess:
         """The real kafka-acls.sh: org.apache.kafka.tools.AclCommand from the Maven-assembled jars."""
-        from kafkactl.local.assembly import ensure_kafka, java_command
+        from kafkactl.local.assembly import ensure_tools, java_command
 
-        cmd = java_command(ensure_kafka(), "org.apache.kafka.tools.AclCommand", "--bootstrap-server", self.bootstrap,
+        cmd = java_command(ensure_tools(), "org.apache.kafka.tools.AclCommand", "--bootstrap-server", self.bootstrap,
                            "--command-config", str(self.home / f"client-{user}.properties"), *args,
                            extra=(f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
                                   "-XX:TieredStopAtLevel=1"))

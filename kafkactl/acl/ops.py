@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Iterable, Sequence
 
-from kafkactl.acl.model import AclBinding, AclFilter
+from kafkactl.acl.model import AclBinding, AclFilter, AclOperation
 from kafkactl.acl.visibility import await_visible, lookup_filters
 from kafkactl.errors import BrokerError, NotAuthorizedError, PartialFailure, UsageError
 from kafkactl.results import ChangeResult
@@ -15,6 +15,9 @@ BROKER_LIMIT = 10_000
 CREATE_CHUNK = 5_000
 
 Progress = Callable[[int], None]
+INVALID_REQUEST = 42
+# ACL operations newer than some brokers kafkactl supports (the sandbox's versions, tests/integration/test_versions.py)
+OPERATION_SINCE = {AclOperation.TWO_PHASE_COMMIT: " (Kafka 4.0 and older lack it; KIP-939)"}
 
 
 @dataclass(frozen=True)
@@ -192,10 +195,15 @@ def _raise_on_failures(gw, result: ChangeResult, what: str, needs: str) -> None:
     if not failed:
         return
     codes = {r.error_code for r in failed}
+    first = failed[0]
+    if first.error_code == INVALID_REQUEST and "invalid operation" in (first.error or "").lower():
+        op = first.binding.operation
+        raise BrokerError(f"cannot {what}: this broker does not know the {op.pascal} operation"
+                          f"{OPERATION_SINCE.get(op, '')}; upgrade the broker or leave the operation out")
     if len(failed) == len(result.results) and len(codes) == 1:
         # nothing worked, for one reason (e.g. not authorized): report it with its own exit code
-        first = failed[0]
-        raise gw.code_error(first.error_code or -1, first.error, what, needs=needs)
+        message = (first.error or "").rsplit(" (", 1)[0]  # "message (NAME)": code_error names it once
+        raise gw.code_error(first.error_code or -1, message, what, needs=needs)
     raise PartialFailure(f"{len(failed)} of {len(result.results)} ACL bindings failed; first: "
                          f"{failed[0].binding.describe()}: {failed[0].error}", result=result)
 

@@ -17,12 +17,14 @@ def local_up(
                                                    help="Brokers, each its own process (1-9; default 1: one node that is also the controller).")] = None,
     controllers: Annotated[Optional[int], typer.Option("--controllers", metavar="1|3|5", show_default=False,
                                                        help="A separate controller quorum of this size (default 1 when --brokers is over 1).")] = None,
+    kafka_version: Annotated[Optional[str], typer.Option("--kafka-version", metavar="3.9.1|4.0.1|4.3.1|4.4.0", show_default=False,
+                                                         help="The Kafka version of a new sandbox (default: the newest, 4.4.0).")] = None,
 ) -> None:
     """Assemble Kafka from Maven Central (once), start the sandbox and write the local-* contexts.
 
     Example:  kafkactl local up --brokers 3 --controllers 3 && kafkactl local status
     """
-    from kafkactl.local.assembly import KAFKA_VERSION, kafka_home
+    from kafkactl.local.assembly import KAFKA_VERSION, check_version, kafka_home
     from kafkactl.local.sandbox import Sandbox
     from kafkactl.profiles import check_timeout
 
@@ -30,10 +32,14 @@ def local_up(
 
     check_timeout(wait, "--wait")  # before anything starts: 1e999 reads as inf, a wait without end
     check_topology(brokers, controllers)
+    version = check_version(kafka_version) if kafka_version is not None else None
     app_ctx = ctx.obj
-    if not (kafka_home() / ".complete").exists():
-        app_ctx.note(f"assembling Apache Kafka {KAFKA_VERSION} from Maven Central into {kafka_home()} ...")
-    status = Sandbox().up(timeout=wait, brokers=brokers, controllers=controllers)
+    sandbox = Sandbox()
+    kept = sandbox.load_state()
+    wanted = kept.kafka_version if kept is not None else version or KAFKA_VERSION
+    if not (kafka_home(wanted) / ".complete").exists():
+        app_ctx.note(f"assembling Apache Kafka {wanted} from Maven Central into {kafka_home(wanted)} ...")
+    status = sandbox.up(timeout=wait, brokers=brokers, controllers=controllers, kafka_version=version)
     if status.already_running:
         app_ctx.note(f"sandbox already running at {status.bootstrap_servers} ({status.topology})")
     else:

@@ -20,6 +20,7 @@ EMPTY_WARN = ("WARN LIST_CONFIG_RESOURCES returned an empty result. Grant Descri
               "(or per-resource Describe on GROUP/TOPIC) to receive results.")
 CLUSTER_AUTHORIZATION_FAILED, UNSUPPORTED_VERSION = 31, 35
 ENTITY_OF = {v: k for k, v in CONFIG_TYPES.items()}
+ALL_TYPES = [TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP]
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,15 @@ def list_resources(gw: Gateway, entity_types: list[str]) -> Listing:
             raise gw.code_error(e.code, None, "list config resources") from None
         return _fallback(gw, types, out)
     out.version, out.broker_max = version, broker_max
+    others = [t for t in (types or ALL_TYPES) if t != CLIENT_METRICS]
+    if version == 0 and others:
+        # v0 is ListClientMetricsResources (Kafka 3.7 to 4.0): it takes no types and answers client-metrics only
+        out.notes.append("this broker's LIST_CONFIG_RESOURCES is v0, which lists client-metrics resources only "
+                         "(before Kafka 4.1); listing the other resources you can see instead")
+        metrics = [ConfigResource("client-metrics", n) for _, n in found] if CLIENT_METRICS in (types or ALL_TYPES) else []
+        _fallback(gw, others, out)
+        out.resources = sorted(out.resources + metrics, key=lambda r: (r.entity_type, r.name))
+        return out
     if version < 0:
         out.notes.append("this broker does not offer LIST_CONFIG_RESOURCES (API 74, Kafka 3.7+); "
                          "listing what you can see instead")
@@ -75,7 +85,7 @@ def _fallback(gw: Gateway, types: list[int], out: Listing) -> Listing:
     from kafkactl.groups import list_groups
     from kafkactl.topics import list_topics
 
-    wanted = set(types) or {TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP}
+    wanted = set(types) or set(ALL_TYPES)
     out.incomplete = True
     if TOPIC in wanted:
         out.resources += [ConfigResource("topics", t.name) for t in list_topics(gw)]

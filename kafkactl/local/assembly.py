@@ -10,11 +10,15 @@ from pathlib import Path
 
 from kafkactl.errors import SandboxError
 
-# The one place the sandbox's Kafka version is pinned. 4.4.0 is listed on Maven Central
-# but incomplete there (kafka-tools-api 4.4.0 is missing), so 4.3.1 is the newest that assembles.
-KAFKA_VERSION = "4.3.1"
+# The versions `local up --kafka-version` assembles, each tested in CI (tests/integration/test_versions.py), and
+# the default, the newest. Only the broker's jars are assembled for a sandbox (kafka_2.13: the broker and
+# StorageTool); the kafka-*.sh tools (AclCommand, MetadataQuorumCommand: the kafka-tools artifact) come from
+# TOOLS_VERSION, since Maven Central lacks kafka-tools 4.4.0 (and connect-api 4.0.1, which 4.0.1's needs).
+KAFKA_VERSIONS = ("3.9.1", "4.0.1", "4.3.1", "4.4.0")
+KAFKA_VERSION = "4.4.0"
+TOOLS_VERSION = "4.3.1"
 SCALA_BINARY = "2.13"
-# Kafka 4.x logs through slf4j 1.7 + log4j2; without this binding the broker prints nothing.
+# Kafka logs through slf4j; without this binding the broker prints nothing.
 LOG4J_VERSION = "2.24.3"
 
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -26,12 +30,7 @@ _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <dependencies>
     <dependency>
       <groupId>org.apache.kafka</groupId>
-      <artifactId>kafka_{scala}</artifactId>
-      <version>{kafka}</version>
-    </dependency>
-    <dependency>
-      <groupId>org.apache.kafka</groupId>
-      <artifactId>kafka-tools</artifactId>
+      <artifactId>{artifact}</artifactId>
       <version>{kafka}</version>
     </dependency>
     <dependency>
@@ -42,6 +41,15 @@ _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   </dependencies>
 </project>
 """
+
+
+def check_version(version: str) -> str:
+    """One of KAFKA_VERSIONS, or the error that lists them (exit 2)."""
+    if version not in KAFKA_VERSIONS:
+        from kafkactl.errors import UsageError
+
+        raise UsageError(f"--kafka-version {version}: the sandbox runs {', '.join(KAFKA_VERSIONS)}")
+    return version
 
 
 def java_command(libs: Path, main: str, *args: str, heap: str = "256m", extra: tuple[str, ...] = ()) -> list[str]:
@@ -58,16 +66,24 @@ def cache_home() -> Path:
     return Path(base) / "kafkactl"
 
 
-def kafka_home(version: str = KAFKA_VERSION) -> Path:
-    return cache_home() / f"kafka-{version}"
+def kafka_home(version: str = KAFKA_VERSION, tools: bool = False) -> Path:
+    return cache_home() / (f"kafka-tools-{version}" if tools else f"kafka-{version}")
 
 
 def ensure_kafka(version: str = KAFKA_VERSION) -> Path:
-    """Return the directory of the assembled jars, running mvn only when they are not there yet."""
-    home = kafka_home(version)
+    """The directory of a broker's jars (kafka_2.13, with StorageTool), running mvn only when they are not there."""
+    return _assemble(version, f"kafka_{SCALA_BINARY}", kafka_home(version))
+
+
+def ensure_tools(version: str = TOOLS_VERSION) -> Path:
+    """The directory of the kafka-*.sh tools' jars (kafka-tools: AclCommand, MetadataQuorumCommand, ...)."""
+    return _assemble(version, "kafka-tools", kafka_home(version, tools=True))
+
+
+def _assemble(version: str, artifact: str, home: Path) -> Path:
     libs = home / "libs"
     stamp = home / ".complete"
-    pom = _POM.format(kafka=version, scala=SCALA_BINARY, log4j=LOG4J_VERSION)
+    pom = _POM.format(kafka=version, artifact=artifact, log4j=LOG4J_VERSION)
     fingerprint = hashlib.sha256(pom.encode()).hexdigest()[:16]
     if stamp.exists() and libs.is_dir() and stamp.read_text().split()[-1:] == [fingerprint]:
         return libs
@@ -77,6 +93,18 @@ def ensure_kafka(version: str = KAFKA_VERSION) -> Path:
     if shutil.which("java") is None:
         raise SandboxError("java is not on PATH: Kafka needs Java 17 or newer")
     home.mkdir(parents=True, exist_ok=True)
+    import fcntl
+
+    # one assembly at a time per directory (threads and processes alike); the others wait, then find it done
+    with open(home / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.exists() and libs.is_dir() and stamp.read_text().split()[-1:] == [fingerprint]:
+            return libs
+        return _run_mvn(mvn, version, artifact, home, pom, fingerprint)
+
+
+def _run_mvn(mvn: str, version: str, artifact: str, home: Path, pom: str, fingerprint: str) -> Path:
+    libs, stamp = home / "libs", home / ".complete"
     (home / "pom.xml").write_text(pom)
     tmp = home / "libs.partial"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -85,7 +113,7 @@ def ensure_kafka(version: str = KAFKA_VERSION) -> Path:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-8:])
-        raise SandboxError(f"mvn could not assemble Kafka {version}:\n{tail}")
+        raise SandboxError(f"mvn could not assemble {artifact} {version}:\n{tail}")
     shutil.rmtree(libs, ignore_errors=True)
     tmp.rename(libs)
     stamp.write_text(f"{version} {fingerprint}\n")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from kafkactl.errors import SandboxError, UsageError
-from kafkactl.local.assembly import ensure_kafka, java_command
+from kafkactl.local.assembly import KAFKA_VERSION, check_version, ensure_kafka, java_command
 from kafkactl.local.nodes import (CONTROLLER_COUNTS, HEAPS, LOG4J2, MAX_BROKERS, SUPER_USER, USERS, NodeState,
                                   SandboxState, format_arguments, new_uuid, plan_nodes, render_client_properties,
                                   render_server_properties)
@@ -152,17 +152,24 @@ class Sandbox:
 
     # ---------------------------------------------------------------- up
     def up(self, ready_probe: Callable[[str, dict[str, str]], None] | None = None, timeout: float = 120.0,
-           brokers: int | None = None, controllers: int | None = None) -> SandboxUp:
+           brokers: int | None = None, controllers: int | None = None, kafka_version: str | None = None) -> SandboxUp:
         """Start every node (idempotent) and wait until `ready_probe(bootstrap, passwords)` succeeds on each broker.
-        `brokers`/`controllers`: the topology of a new sandbox (a kept one must be asked for as it is, or not)."""
+        `brokers`/`controllers`/`kafka_version`: the shape of a new sandbox (a kept one must be asked for as it is,
+        or not at all)."""
         check_topology(brokers, controllers)
+        if kafka_version is not None:
+            check_version(kafka_version)
         ready_probe = ready_probe or broker_probe
         started = time.monotonic()
-        libs = ensure_kafka()
-        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
         state = self.load_state()
         if state is not None:
             _same_topology(state, brokers, controllers)
+            if kafka_version is not None and kafka_version != state.kafka_version:
+                raise UsageError(f"the kept sandbox runs Kafka {state.kafka_version}; run kafkactl local down --purge "
+                                 f"first to start {kafka_version}")
+        version = state.kafka_version if state is not None else kafka_version or KAFKA_VERSION
+        libs = ensure_kafka(version)
+        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
         if state and self.is_running(state):
             self._wait_ready(state, ready_probe, timeout, started)
             self._write_contexts(state)
@@ -172,7 +179,7 @@ class Sandbox:
         if state is None or not formatted:
             if state is not None:
                 self._stop_nodes(state, 30.0)
-            state = self._fresh_state(brokers or 1, controllers)
+            state = self._fresh_state(brokers or 1, controllers, version)
             for n in state.nodes:
                 shutil.rmtree(self._paths(n, state)[1], ignore_errors=True)
             self._write_configs(state)
@@ -194,7 +201,7 @@ class Sandbox:
         self._write_contexts(state)
         return _up(self.status(), started_in_s=round(time.monotonic() - started, 2))
 
-    def _fresh_state(self, brokers: int, controllers: int | None) -> SandboxState:
+    def _fresh_state(self, brokers: int, controllers: int | None, version: str) -> SandboxState:
         taken: set[int] = set()
 
         def pick(preferred: int | None) -> int:
@@ -207,7 +214,7 @@ class Sandbox:
         # of one in any output is then a leak, not a coincidence); they live in 0600 files only
         passwords = {u: secrets.token_urlsafe(18) for u in USERS}
         return SandboxState(cluster_id=new_uuid(), passwords=passwords,
-                            nodes=plan_nodes(brokers, controllers, pick))
+                            nodes=plan_nodes(brokers, controllers, pick), kafka_version=version)
 
     def _write_configs(self, state: SandboxState) -> None:
         self.home.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -17,7 +17,7 @@ import pytest
 
 from kafkactl.acl.bitfield import decode
 from kafkactl.acl.model import AclFilter, AclOperation, ResourceType
-from tests.conftest import run
+from tests.conftest import own_xdg, run
 from tests.integration.acl_helpers import token
 
 def ok(r):
@@ -31,10 +31,7 @@ def cluster3(tmp_path_factory):
     from kafkactl.local.sandbox import Sandbox
     from tests.secrets_sweep import register
 
-    base = tmp_path_factory.mktemp("three")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("XDG_STATE_HOME", str(base / "state"))
-    mp.setenv("XDG_CONFIG_HOME", str(base / "config"))
+    mp = own_xdg(tmp_path_factory.mktemp("three"))
     sb = Sandbox()
     try:
         started = time.monotonic()
@@ -294,9 +291,9 @@ def _controller_leader(sb, state) -> int:
     """The active controller, as Kafka's own kafka-metadata-quorum.sh reports it."""
     import subprocess
 
-    from kafkactl.local.assembly import ensure_kafka, java_command
+    from kafkactl.local.assembly import ensure_tools, java_command
 
-    cmd = java_command(ensure_kafka(), "org.apache.kafka.tools.MetadataQuorumCommand", "--bootstrap-server",
+    cmd = java_command(ensure_tools(), "org.apache.kafka.tools.MetadataQuorumCommand", "--bootstrap-server",
                        state.bootstrap, "--command-config", str(sb.client_properties("admin")), "describe", "--status",
                        extra=(f"-Dlog4j2.configurationFile={sb.home / 'log4j2.properties'}",))
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
