@@ -142,3 +142,14 @@ def test_what_a_version_lacks_is_a_message_not_a_crash(versioned):
     else:
         assert r.exit_code == 0, r.output
         ok(run("--context", "local-admin", "acls", "delete", *args, "--yes"))
+
+
+def test_a_topic_named_twice_is_deleted_once(versioned):
+    """librdkafka crashed (SIGSEGV) on Kafka 4.4's DeleteTopics answer to a name given twice (the CLI fuzzer found
+    it): kafkactl sends each name once."""
+    t = token()
+    ok(run("--context", "local-admin", "topics", "create", f"{t}.twice"))
+    r = ok(run("--context", "local-admin", "-o", "json", "topics", "delete", f"{t}.twice", f"{t}.twice", "--yes"))
+    assert [row["name"] for row in json.loads(r.stdout)["results"]] == [f"{t}.twice"], r.stdout
+    r = run("--context", "local-admin", "topics", "delete", f"{t}.gone", f"{t}.gone", f"{t}.other", "--yes")
+    assert r.exit_code == ExitCode.NOT_FOUND and "does not exist" in r.stderr, r.output
