@@ -7,9 +7,14 @@ _kafkactl_completion() {
     local word="${line##*[$COMP_WORDBREAKS]}"
     response=$(env _KAFKACTL_COMPLETE=bash_complete KAFKACTL_COMP_LINE="$line" \
         KAFKACTL_COMP_WORD="$word" "$1" 2>/dev/null) || return 0
+    # values go in shell-escaped (a certificate's name has spaces and backslashes), unless a quote is open
+    local q="'" d='"'
+    local sq="${line//[^$q]}" dq="${line//[^$d]}" escape=1
+    (( ${#sq} % 2 || ${#dq} % 2 )) && escape=
     COMPREPLY=()
     for completion in $response; do
         IFS=',' read -r type value <<< "$completion"
+        [[ -n $escape && ( $type == plain || $type == nospace ) ]] && printf -v value '%q' "$value"
         case $type in
             dir) compopt -o dirnames; COMPREPLY=(); return 0 ;;
             file) compopt -o default; COMPREPLY=(); return 0 ;;

@@ -93,6 +93,17 @@ def test_tab_completes_principals_across_the_colon(shell):
     assert f"User:{t}-svc" in out and "TOPIC" in out
 
 
+def test_tab_completes_a_certificate_name_escaped_and_the_command_runs(shell):
+    """Issue 15: a DN principal (spaces, an escaped comma) goes in shell-escaped, so the line runs as it reads."""
+    t = token()
+    dn = f"User:CN=dn{t} one,OU=eng,O=Corp\\, Inc"
+    ok(["--context", "local-admin", "acls", "create", "--allow-principal", dn, "--operation", "Read", "--topic", t])
+    # bash's printf %q escapes the spaces, the backslash and the commas: the line reads back as the name
+    shell.tab(f"kafkactl --context local-admin acls list --principal User:CN=dn{t}", "Inc ")
+    out = shell.run("-o csv")
+    assert dn in out.replace('""', '"') and "TOPIC" in out, out
+
+
 def test_tab_right_after_the_colon_adds_no_second_colon(shell):
     """Issue 14: `--principal User:<TAB>` gave `User::...`."""
     import time
