@@ -62,7 +62,7 @@ def test_export_then_plan_then_apply_in_every_format(sandbox, dns, tmp_path, fmt
     scope = None
     if fmt == "csv":  # CSV has no place for a scope: it is given with --scope
         scope = tmp_path / "scope.yaml"
-        scope.write_text(json.dumps({"scope": {"principals": dns}, "acls": []}))
+        scope.write_text(json.dumps({"scope": {"principals": dns}}))
     extra = ["--scope", str(scope)] if scope else []
     r = sandbox.as_user("admin", "acls", "plan", str(path), *extra, "--detailed-exitcode")
     assert r.exit_code == 0, r.output  # exported, unchanged: nothing to do

@@ -275,3 +275,14 @@ def test_max_deletes_refuses_what_is_not_a_count_or_percentage(text):
                                                    ("0.5%", 1000, 5), (" 12 ", 1, 12)])
 def test_max_deletes_limits(text, in_scope, limit):
     assert Guards(max_deletes=text).delete_limit(in_scope) == limit
+
+
+def test_a_scope_file_may_hold_only_its_scope(tmp_path):
+    """`--scope FILE` for a CSV state: `scope:` alone is enough (it asked for an empty `acls:` before); the scope is
+    still checked against the schema, so a string where a list belongs stays an error."""
+    rows = write(tmp_path, "s.csv", "principal,host,operation,permission,resource_type,resource_name,pattern_type\n"
+                                    "User:x,*,READ,ALLOW,TOPIC,t,LITERAL\n")
+    state = read_state([rows], write(tmp_path, "scope.yaml", "scope:\n  principals: ['User:x']\n"))
+    assert state.scope.principals == frozenset({"User:x"}) and len(state.bindings) == 1
+    with pytest.raises(StateFileError, match="scope.principals: 'User:x' is not of type 'array'"):
+        read_state([rows], write(tmp_path, "bad.yaml", "scope:\n  principals: User:x\n"))

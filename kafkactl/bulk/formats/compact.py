@@ -16,6 +16,8 @@ def read_compact(path: Path, state: DesiredState, scope_only: bool = False) -> N
     doc = yaml_document(path)
     if not isinstance(doc, dict):
         raise StateFileError(f"{path}: expected a mapping with scope: and acls:")
+    if scope_only and "acls" not in doc:
+        doc["acls"] = []  # a --scope file may hold only its scope
     check_schema(path, doc)
     if doc.get("scope") is not None:
         state.scope = state.scope.merge(parse_scope(path, doc["scope"]))
