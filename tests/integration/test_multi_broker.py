@@ -81,7 +81,7 @@ def test_apply_and_create_are_confirmed_by_every_broker(cluster3, tmp_path):
     doc = tmp_path / "state.yaml"
     doc.write_text(f"scope:\n  principalPrefixes: ['User:{t}-']\nacls:\n"
                    f"  - principal: User:{t}-app\n    allow:\n"
-                   + "".join(f"      - topic: {t}.{i}\n        operations: [Read, Write]\n" for i in range(300)))
+                   + "".join(f"      - topic: '{t}.{i}'\n        operations: [Read, Write]\n" for i in range(300)))
     r = ok(run("--context", "local-admin", "-o", "json", "acls", "apply", str(doc), "--yes"))
     result = json.loads(r.stdout)
     assert [(c["phase"], c["brokers"]) for c in result["confirmations"]] == [(2, 3)]

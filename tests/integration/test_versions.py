@@ -119,8 +119,8 @@ def test_desired_state_plan_and_apply(versioned, tmp_path):
     t = token()
     doc = tmp_path / "state.yaml"
     doc.write_text(f"scope:\n  principalPrefixes: ['User:{t}-']\nacls:\n  - principal: User:{t}-svc\n    allow:\n"
-                   f"      - topic: {t}.\n        pattern: prefixed\n        operations: [Read, Write]\n"
-                   f"      - group: {t}.\n        pattern: prefixed\n        operations: [Read]\n")
+                   f"      - topic: '{t}.'\n        pattern: prefixed\n        operations: [Read, Write]\n"
+                   f"      - group: '{t}.'\n        pattern: prefixed\n        operations: [Read]\n")
     r = run("--context", "local-admin", "acls", "plan", str(doc), "--detailed-exitcode")
     assert r.exit_code == 2, r.output  # changes present
     ok(run("--context", "local-admin", "acls", "apply", str(doc), "--yes"))
