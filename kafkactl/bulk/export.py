@@ -8,14 +8,12 @@ from typing import Sequence, TextIO
 from kafkactl.acl.model import ResourceType, validate_principal
 from kafkactl.bulk.plan import read_current
 from kafkactl.bulk.state import Scope
-from kafkactl.bulk.formats import FORMATS, write
+from kafkactl.bulk.formats import FORMATS, format_of, write
 from kafkactl.errors import UsageError
 
-def export(gw, fmt: str, principals: Sequence[str], principal_prefixes: Sequence[str], prefixes: Sequence[str],
+def export(gw, fmt: str | None, principals: Sequence[str], principal_prefixes: Sequence[str], prefixes: Sequence[str],
            file: str | None, stdout: TextIO) -> int:
-    fmt = fmt.lower()
-    if fmt not in FORMATS:
-        raise UsageError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
+    fmt = file_format(fmt, file)
     if fmt == "parquet" and not file:
         raise UsageError("--format parquet needs --file PATH")
     principals = [validate_principal(p, "--principal") for p in principals]
@@ -33,3 +31,18 @@ def export(gw, fmt: str, principals: Sequence[str], principal_prefixes: Sequence
     bindings = sorted(b for b in read_current(gw) if scope.contains(b))
     write(bindings, scope, fmt, file, stdout)
     return len(bindings)
+
+
+def file_format(fmt: str | None, file: str | None) -> str:
+    """The format to write: --format, else the one --file's extension names (as plan reads it), else YAML. A
+    --format the extension contradicts is refused: plan would read the file by its extension and fail."""
+    by_suffix = format_of(Path(file)) if file else None
+    if fmt is None:
+        return by_suffix or "yaml"
+    fmt = fmt.lower()
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
+    if by_suffix is not None and by_suffix != fmt:
+        raise UsageError(f"--format {fmt} with --file {file}: plan reads a {Path(file or '').suffix} file as {by_suffix}; "
+                         f"name the file for its format, or leave --format out")
+    return fmt

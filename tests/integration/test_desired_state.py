@@ -501,3 +501,29 @@ def test_max_deletes_is_one_guard_on_spark_too(tmp_path):
             spark_plan(read_state([str(f)], flat_rows=False), [target], guards, current=cur_df)
         assert spark.value.message == local.value.message
         assert local.value.message.startswith("c: the plan deletes 3 ACL bindings, more than --max-deletes")
+
+
+def test_export_writes_the_format_its_file_is_named_for(sandbox, tmp_path):
+    """New-user pass (issue 14): `export --file x.jsonl` wrote YAML, which plan then read as JSONL and refused. The
+    extension decides when --format is left out, and a --format it contradicts is refused, writing nothing."""
+    t = token()
+    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:{t}-x", "--topic", t, "--operation",
+                       "Read"))
+    for suffix in ("jsonl", "parquet", "yaml"):
+        path = tmp_path / f"out.{suffix}"
+        ok(sandbox.as_user("admin", "acls", "export", "--principal", f"User:{t}-x", "--file", str(path)))
+        assert plan_exit(sandbox, path).exit_code == 0, suffix
+    wrong = tmp_path / "wrong.jsonl"
+    r = sandbox.as_user("admin", "acls", "export", "--principal", f"User:{t}-x", "--format", "csv", "--file", str(wrong))
+    assert r.exit_code == 2 and "--format csv with --file" in r.stderr and not wrong.exists(), r.output
+
+
+def test_an_acls_file_is_judged_with_the_contexts_super_users(sandbox, tmp_path):
+    """New-user pass (issue 14): offline (--acls-file) the context's super users were forgotten, so the super user
+    was DENIED offline and ALLOWED online."""
+    acls = tmp_path / "acls.json"
+    acls.write_text(ok(sandbox.as_user("admin", "-o", "json", "acls", "list")).stdout)
+    ask = ["acls", "check", "--principal", "User:admin", "--operation", "Read", "--group", f"{token()}.g", "-o", "json"]
+    online = json.loads(ok(sandbox.as_user("admin", *ask)).stdout)
+    offline = json.loads(ok(sandbox.as_user("admin", *ask, "--acls-file", str(acls))).stdout)
+    assert online["decision"] == offline["decision"] == "ALLOWED" and offline["reason"] == "super-user"

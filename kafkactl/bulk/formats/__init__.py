@@ -28,6 +28,16 @@ COMPACT_SUFFIXES = (".yaml", ".yml", ".json")
 FLAT_SUFFIXES = (*JSONL_SUFFIXES, ".csv", ".parquet")
 
 
+def format_of(path: Path) -> str | None:
+    """The format the readers take a file for, by its extension (None: not one of theirs)."""
+    suffix = path.suffix.lower()
+    if suffix in COMPACT_SUFFIXES:
+        return "yaml"
+    if suffix in JSONL_SUFFIXES:
+        return "jsonl"
+    return {".csv": "csv", ".parquet": "parquet"}.get(suffix)
+
+
 def read_state(paths: Iterable[str], scope_file: str | None = None, flat_rows: bool = True) -> DesiredState:
     """Parse and validate. With flat_rows=False (the Spark engine) flat files contribute only their scope;
     Spark reads and validates their rows itself."""

@@ -32,9 +32,24 @@ def _acl_set(app_ctx, acls_file: str | None, resource: tuple[Any, str] | None = 
 
 
 def _super_users(app_ctx, acls_file: str | None, super_user: list[str] | None) -> list[str]:
+    """--super-user, else the context's, with --acls-file too (the same answer offline as online); an ACL file
+    read with no context at all has none."""
     if super_user:
         return list(super_user)
-    return [] if acls_file else list(app_ctx.profile().super_users)
+    profile = _profile_if_any(app_ctx, acls_file)
+    return list(profile.super_users) if profile is not None else []
+
+
+def _profile_if_any(app_ctx, acls_file: str | None):
+    """The context's profile; with --acls-file, None when no context (nor bootstrap) is set, since the file needs none."""
+    from kafkactl.errors import KafkactlError
+
+    if not acls_file:
+        return app_ctx.profile()
+    try:
+        return app_ctx.profile()
+    except KafkactlError:
+        return None
 
 
 def _authorizer(app_ctx, acls_file: str | None, super_user: list[str] | None, allow_everyone: bool, cidr: bool,
@@ -47,7 +62,10 @@ def _authorizer(app_ctx, acls_file: str | None, super_user: list[str] | None, al
 
 
 def _allow_everyone(app_ctx, acls_file: str | None, flag: bool) -> bool:
-    return flag or (not acls_file and app_ctx.profile().allow_everyone_if_no_acl_found)
+    if flag:
+        return True
+    profile = _profile_if_any(app_ctx, acls_file)
+    return bool(profile is not None and profile.allow_everyone_if_no_acl_found)
 
 
 def acls_check(

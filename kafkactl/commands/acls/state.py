@@ -25,7 +25,7 @@ Files = Annotated[Optional[list[str]], typer.Argument(metavar="FILE...", help="D
 
 def acls_export(
     ctx: typer.Context,
-    fmt: Annotated[str, typer.Option("--format", "-f", metavar="yaml|jsonl|csv|parquet", help="The file format: yaml, jsonl, csv or parquet (-o keeps its global meaning).")] = "yaml",
+    fmt: Annotated[Optional[str], typer.Option("--format", "-f", metavar="yaml|jsonl|csv|parquet", show_default=False, help="The file format: yaml, jsonl, csv or parquet (default: --file's extension, else yaml; -o keeps its global meaning).")] = None,
     principal: Annotated[Optional[list[str]], typer.Option("--principal", help="Only these principals (repeatable); they become the scope.", show_default=False)] = None,
     principal_prefix: Annotated[Optional[list[str]], typer.Option("--principal-prefix", help="Only principals starting with this (repeatable).", show_default=False)] = None,
     prefix: Annotated[Optional[list[str]], typer.Option("--prefix", help="Only resources whose name starts with this (repeatable, every type).", show_default=False)] = None,
