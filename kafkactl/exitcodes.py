@@ -25,7 +25,7 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     ExitCode.NOT_AUTHORIZED: "the broker denied the request (missing ACL)",
     ExitCode.UNREACHABLE: "no broker reachable, or the request timed out (--timeout)",
     ExitCode.PARTIAL: "partial failure: some items succeeded, some failed",
-    ExitCode.AUTHENTICATION: "authentication failed (wrong user or password, SASL mechanism refused)",
+    ExitCode.AUTHENTICATION: "authentication failed (wrong user or password, SASL mechanism refused, TLS certificate refused or not trusted)",
     ExitCode.NOT_FOUND: "the named topic, group, context or file does not exist",
     ExitCode.DENIED: "acls check: the operation would be denied",
     ExitCode.FINDINGS: "acls lint: findings at or above --fail-on",

@@ -33,3 +33,26 @@ def write_private(path: Path, text: str, *, atomic: bool = True, fresh: bool = F
         if atomic:
             target.unlink(missing_ok=True)
         raise
+
+
+_TEMP_DIRS: list[Path] = []
+
+
+def private_tempdir(prefix: str) -> Path:
+    """A fresh 0700 directory for this process's private files (PEM material made from a key store, ...), removed
+    by `remove_tempdirs()`: the CLI calls it before it exits, and atexit for other users of the core."""
+    import atexit
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    if not _TEMP_DIRS:
+        atexit.register(remove_tempdirs)
+    _TEMP_DIRS.append(path)
+    return path
+
+
+def remove_tempdirs() -> None:
+    import shutil
+
+    while _TEMP_DIRS:
+        shutil.rmtree(_TEMP_DIRS.pop(), ignore_errors=True)

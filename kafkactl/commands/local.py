@@ -19,10 +19,12 @@ def local_up(
                                                        help="A separate controller quorum of this size (default 1 when --brokers is over 1).")] = None,
     kafka_version: Annotated[Optional[str], typer.Option("--kafka-version", metavar="3.9.1|4.0.1|4.3.1|4.4.0", show_default=False,
                                                          help="The Kafka version of a new sandbox (default: the newest, 4.4.0).")] = None,
+    tls: Annotated[Optional[bool], typer.Option("--tls/--no-tls", show_default=False,
+                                                help="Also a SASL_SSL listener and an mTLS listener (client certificates), with a CA and certificates made for the sandbox, and local-tls-* and local-mtls-* contexts.")] = None,
 ) -> None:
     """Assemble Kafka from Maven Central (once), start the sandbox and write the local-* contexts.
 
-    Example:  kafkactl local up --brokers 3 --controllers 3 && kafkactl local status
+    Example:  kafkactl local up --brokers 3 --controllers 3 --tls && kafkactl local status
     """
     from kafkactl.local.assembly import KAFKA_VERSION, check_version, kafka_home
     from kafkactl.local.sandbox import Sandbox
@@ -39,7 +41,7 @@ def local_up(
     wanted = kept.kafka_version if kept is not None else version or KAFKA_VERSION
     if not (kafka_home(wanted) / ".complete").exists():
         app_ctx.note(f"assembling Apache Kafka {wanted} from Maven Central into {kafka_home(wanted)} ...")
-    status = sandbox.up(timeout=wait, brokers=brokers, controllers=controllers, kafka_version=version)
+    status = sandbox.up(timeout=wait, brokers=brokers, controllers=controllers, kafka_version=version, tls=tls)
     if status.already_running:
         app_ctx.note(f"sandbox already running at {status.bootstrap_servers} ({status.topology})")
     else:

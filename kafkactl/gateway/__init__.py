@@ -7,6 +7,7 @@ Commands never build clients: they get a Gateway from the application context.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -41,6 +42,7 @@ def _debug_logger() -> Any:
 _AUTHZ = {29: "TOPIC_AUTHORIZATION_FAILED", 30: "GROUP_AUTHORIZATION_FAILED", 31: "CLUSTER_AUTHORIZATION_FAILED",
           53: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED", 65: "DELEGATION_TOKEN_AUTHORIZATION_FAILED"}
 _AUTHN = {58, -169}  # SASL_AUTHENTICATION_FAILED, _AUTHENTICATION
+_SSL = -181  # a TLS handshake failed: the certificates, never the network; waiting longer cannot help
 _UNREACHABLE = {-185, -195, -187, -193, 7}  # _TIMED_OUT, _TRANSPORT, _ALL_BROKERS_DOWN, _RESOLVE, REQUEST_TIMED_OUT
 _ALL_BROKERS_DOWN, _RESOLVE = -187, -193
 # every bootstrap address refused (or did not resolve) for this long: give up before --timeout. librdkafka
@@ -50,6 +52,23 @@ _REFUSED_GRACE_S = 0.5
 # longer than this, librdkafka is asked, in parallel, what is wrong
 _DIAGNOSE_AFTER_S = 0.3
 _NOT_FOUND = {3, 69}  # UNKNOWN_TOPIC_OR_PARTITION, GROUP_ID_NOT_FOUND
+
+
+def tls_failure(message: str) -> str:
+    """What a librdkafka TLS handshake error means for the operator, with OpenSSL's reason."""
+    m = re.match(r"^(?:[A-Za-z_]+://)?(?P<address>[^\s/]+)/\S*: (?P<rest>.*)$", message, re.S)
+    address, rest = (m["address"], m["rest"]) if m else ("the broker", message)
+    reason = re.sub(r"\s*\(after \d+ms in state [^)]*\)\s*$", "", rest)
+    reason = reason.split("SSL handshake failed: ", 1)[-1].split(": broker certificate could not be verified")[0]
+    low = reason.lower()
+    if "certificate verify failed" in low:
+        return (f"the TLS handshake with {address} failed: its certificate is not trusted ({reason}); set "
+                "ssl.truststore.location (or ssl.ca.location) to the CA that signed the brokers' certificates")
+    if any(k in low for k in ("bad certificate", "certificate required", "unknown ca", "certificate unknown")):
+        return (f"the TLS handshake with {address} failed: the broker refused the client certificate ({reason}); "
+                "it wants one signed by a CA it trusts: set ssl.keystore.location (or ssl.certificate.location and "
+                "ssl.key.location)")
+    return f"the TLS handshake with {address} failed: {reason}"
 
 
 class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
@@ -261,6 +280,9 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
                 raise AuthenticationError(
                     f"{self.profile.bootstrap_servers} does not accept SASL mechanism {self.profile.sasl_mechanism} "
                     f"(it offers {offered or 'others'}): set sasl.mechanism")
+            # a refused client certificate arrives as the broker's TLS alert on a transport error
+            if e.code == _SSL or (e.code == -195 and "ssl routines" in e.message.lower() and " alert " in e.message):
+                raise AuthenticationError(tls_failure(e.message))
             if e.code in _AUTHN:
                 raise AuthenticationError(
                     f"authentication failed for {self._who()} at {self.profile.bootstrap_servers} "

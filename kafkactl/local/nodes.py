@@ -13,16 +13,21 @@ import base64
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafkactl.local.assembly import KAFKA_VERSION
 from kafkactl.local.process import HOST
+
+if TYPE_CHECKING:
+    from kafkactl.local.tls import TlsFiles
 
 USERS = ("admin", "alice", "bob", "carol")
 SUPER_USER = "User:admin"
 CLIENT_MECHANISM = "SCRAM-SHA-512"
 DEFAULT_BROKER_PORT = 9092
 DEFAULT_CONTROLLER_PORT = 9093
+DEFAULT_TLS_PORT = 9094
+DEFAULT_MTLS_PORT = 9095
 MAX_BROKERS = 9
 CONTROLLER_COUNTS = (1, 3, 5)
 FIRST_CONTROLLER_ID = 3001  # brokers are 1..N; controller ids never collide with them
@@ -38,6 +43,8 @@ class NodeState:
     controller_port: int | None = None  # the controller listener (controllers)
     directory_id: str | None = None  # the metadata log directory's id (controllers of a quorum of several)
     pid: int | None = None
+    tls_port: int | None = None  # SASL_SSL (brokers of a --tls sandbox)
+    mtls_port: int | None = None  # SSL with client certificates required (brokers of a --tls sandbox)
 
     @property
     def is_broker(self) -> bool:
@@ -51,6 +58,10 @@ class NodeState:
     def address(self) -> str:
         return f"{HOST}:{self.port if self.is_broker else self.controller_port}"
 
+    @property
+    def ports(self) -> tuple[int, ...]:
+        return tuple(p for p in (self.port, self.controller_port, self.tls_port, self.mtls_port) if p is not None)
+
 
 @dataclass
 class SandboxState:
@@ -58,6 +69,8 @@ class SandboxState:
     passwords: dict[str, str]
     nodes: list[NodeState]
     kafka_version: str = KAFKA_VERSION
+    tls: bool = False
+    keystore_password: str | None = None  # the brokers' PKCS12 keystore (a --tls sandbox)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "SandboxState":
@@ -88,6 +101,14 @@ class SandboxState:
         return ",".join(f"{HOST}:{n.port}" for n in self.brokers)
 
     @property
+    def tls_bootstrap(self) -> str:
+        return ",".join(f"{HOST}:{n.tls_port}" for n in self.brokers)
+
+    @property
+    def mtls_bootstrap(self) -> str:
+        return ",".join(f"{HOST}:{n.mtls_port}" for n in self.brokers)
+
+    @property
     def quorum_bootstrap(self) -> str:
         return ",".join(f"{HOST}:{n.controller_port}" for n in self.controllers)
 
@@ -111,13 +132,23 @@ class SandboxState:
         return f"{b} broker{'s' * (b != 1)}, {c} controller{'s' * (c != 1)}"
 
 
-def plan_nodes(brokers: int, controllers: int | None, pick_port: Any) -> list[NodeState]:
+def plan_nodes(brokers: int, controllers: int | None, pick_port: Any, tls: bool = False) -> list[NodeState]:
     """The nodes of a new sandbox. `controllers` None: one combined node when there is one broker, else one
-    separate controller. `pick_port(preferred)` returns a free port (the preferred one when it is free)."""
+    separate controller. `pick_port(preferred)` returns a free port (the preferred one when it is free). `tls`:
+    every broker also gets a SASL_SSL and an mTLS port."""
+
+    def tls_ports(first: bool) -> dict[str, int | None]:
+        if not tls:
+            return {}
+        return {"tls_port": pick_port(DEFAULT_TLS_PORT if first else None),
+                "mtls_port": pick_port(DEFAULT_MTLS_PORT if first else None)}
+
     if controllers is None and brokers == 1:
-        return [NodeState(1, "broker,controller", pick_port(DEFAULT_BROKER_PORT), pick_port(DEFAULT_CONTROLLER_PORT))]
+        return [NodeState(1, "broker,controller", pick_port(DEFAULT_BROKER_PORT), pick_port(DEFAULT_CONTROLLER_PORT),
+                          **tls_ports(True))]  # type: ignore[arg-type]
     controllers = controllers or 1
-    nodes = [NodeState(i, "broker", port=pick_port(DEFAULT_BROKER_PORT if i == 1 else None))
+    nodes = [NodeState(i, "broker", port=pick_port(DEFAULT_BROKER_PORT if i == 1 else None),
+                       **tls_ports(i == 1))  # type: ignore[arg-type]
              for i in range(1, brokers + 1)]
     nodes += [NodeState(FIRST_CONTROLLER_ID + i, "controller",
                         controller_port=pick_port(DEFAULT_CONTROLLER_PORT if i == 0 else None),
@@ -152,7 +183,8 @@ def format_arguments(state: SandboxState, node: NodeState, properties: Path) -> 
     return args
 
 
-def render_server_properties(state: SandboxState, node: NodeState, data_dir: Path) -> str:
+def render_server_properties(state: SandboxState, node: NodeState, data_dir: Path, tls_dir: Path | None = None) -> str:
+    """One node's server.properties. `tls_dir`: where the TLS material is (a --tls sandbox's brokers)."""
     pw = state.passwords
     plain_users = " ".join(f'user_{u}="{pw[u]}"' for u in USERS)
     plain = ("org.apache.kafka.common.security.plain.PlainLoginModule required "
@@ -161,6 +193,9 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
     listeners = []
     if node.is_broker:
         listeners.append(f"SASL_PLAINTEXT://{HOST}:{node.port}")
+    tls = state.tls and node.is_broker and tls_dir is not None
+    if tls:
+        listeners += [f"SASL_SSL://{HOST}:{node.tls_port}", f"SSL://{HOST}:{node.mtls_port}"]
     if node.is_controller:
         listeners.append(f"CONTROLLER://{HOST}:{node.controller_port}")
     replicas = min(3, len(state.brokers))
@@ -171,7 +206,7 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
         f"controller.quorum.bootstrap.servers={state.quorum_bootstrap}",
         f"listeners={','.join(listeners)}",
         f"advertised.listeners={','.join(listeners)}",
-        "listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT",
+        "listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL",
         "controller.listener.names=CONTROLLER",
         # the default is GSSAPI; SCRAM stays off the controller listener (its credentials live in the metadata log)
         "sasl.mechanism.controller.protocol=PLAIN",
@@ -204,16 +239,47 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
             "delete.topic.enable=true",
             "log.segment.bytes=16777216",
         ]
+    if tls:
+        assert tls_dir is not None
+        from kafkactl.local.tls import MAPPING_RULES, TlsFiles
+
+        files = TlsFiles(tls_dir)
+        lines += [
+            f"listener.name.sasl_ssl.plain.sasl.jaas.config={plain}",
+            f"listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config={scram}",
+            f"listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config={scram}",
+            "ssl.keystore.type=PKCS12",
+            f"ssl.keystore.location={files.broker_keystore}",
+            f"ssl.keystore.password={state.keystore_password}",
+            f"ssl.key.password={state.keystore_password}",
+            "ssl.truststore.type=PEM",
+            f"ssl.truststore.location={files.ca_cert}",
+            # the certificate listener requires one; the SASL_SSL listener authenticates by password only
+            "listener.name.ssl.ssl.client.auth=required",
+            f"ssl.principal.mapping.rules={MAPPING_RULES}",
+        ]
     return "\n".join([*lines, ""])
 
 
-def render_client_properties(user: str, password: str) -> str:
+def render_client_properties(user: str, password: str, tls: "TlsFiles | None" = None) -> str:
+    """kafka-*.sh --command-config for one sandbox user: SASL_PLAINTEXT, or SASL_SSL when given the TLS files."""
+    lines = ["# kafka-*.sh --command-config for the kafkactl sandbox user " + user,
+             f"security.protocol={'SASL_SSL' if tls else 'SASL_PLAINTEXT'}",
+             f"sasl.mechanism={CLIENT_MECHANISM}",
+             "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+             f'username="{user}" password="{password}";']
+    if tls:
+        lines += ["ssl.truststore.type=PEM", f"ssl.truststore.location={tls.ca_cert}"]
+    return "\n".join([*lines, ""])
+
+
+def render_mtls_properties(identity: str, tls: "TlsFiles") -> str:
+    """kafka-*.sh --command-config for a client certificate (the SSL listener): PEM keystore and truststore."""
     return "\n".join([
-        "# kafka-*.sh --command-config for the kafkactl sandbox user " + user,
-        "security.protocol=SASL_PLAINTEXT",
-        f"sasl.mechanism={CLIENT_MECHANISM}",
-        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
-        f'username="{user}" password="{password}";',
+        f"# kafka-*.sh --command-config for the kafkactl sandbox certificate {identity}",
+        "security.protocol=SSL",
+        "ssl.truststore.type=PEM", f"ssl.truststore.location={tls.ca_cert}",
+        "ssl.keystore.type=PEM", f"ssl.keystore.location={tls.client_pem(identity)}",
         "",
     ])
 

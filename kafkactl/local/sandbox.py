@@ -23,8 +23,11 @@ from kafkactl.local.nodes import (CONTROLLER_COUNTS, HEAPS, LOG4J2, MAX_BROKERS,
                                   SandboxState, format_arguments, new_uuid, plan_nodes, render_client_properties,
                                   render_server_properties)
 from kafkactl.local.process import HOST, argfile_line, free_port, is_ours, pid_alive, port_free, stop
-from kafkactl.local.nodes import CLIENT_MECHANISM
+from kafkactl.local.nodes import CLIENT_MECHANISM, render_mtls_properties
+from kafkactl.local.tls import TlsFiles
 from kafkactl.profiles import Context, ContextStore
+
+TLS_IDENTITIES = (*USERS, "app")  # "app": a certificate whose DN the mapping rule leaves whole
 
 # kept importable from here (tests, benchmarks)
 _free_port = free_port
@@ -145,17 +148,18 @@ class Sandbox:
             state_dir=str(self.home),
             log_file=str(self.log_file if state is None or state.combined else self.home / "node-*" / "node.log"),
             data_dir=str(self.data_dir if state is None or state.combined else self.home / "node-*" / "data"),
-            contexts=tuple(f"local-{u}" for u in USERS) if state else (),
+            contexts=sandbox_contexts(state) if state else (),
             topology=state.topology() if state else None,
             nodes=nodes,
         )
 
     # ---------------------------------------------------------------- up
     def up(self, ready_probe: Callable[[str, dict[str, str]], None] | None = None, timeout: float = 120.0,
-           brokers: int | None = None, controllers: int | None = None, kafka_version: str | None = None) -> SandboxUp:
+           brokers: int | None = None, controllers: int | None = None, kafka_version: str | None = None,
+           tls: bool | None = None) -> SandboxUp:
         """Start every node (idempotent) and wait until `ready_probe(bootstrap, passwords)` succeeds on each broker.
-        `brokers`/`controllers`/`kafka_version`: the shape of a new sandbox (a kept one must be asked for as it is,
-        or not at all)."""
+        `brokers`/`controllers`/`kafka_version`/`tls`: the shape of a new sandbox (a kept one must be asked for as
+        it is, or not at all)."""
         check_topology(brokers, controllers)
         if kafka_version is not None:
             check_version(kafka_version)
@@ -167,6 +171,9 @@ class Sandbox:
             if kafka_version is not None and kafka_version != state.kafka_version:
                 raise UsageError(f"the kept sandbox runs Kafka {state.kafka_version}; run kafkactl local down --purge "
                                  f"first to start {kafka_version}")
+            if tls is not None and tls != state.tls:
+                raise UsageError(f"the kept sandbox was made {'with' if state.tls else 'without'} --tls; run kafkactl "
+                                 "local down --purge first to start it " + ("with" if tls else "without") + " TLS")
         version = state.kafka_version if state is not None else kafka_version or KAFKA_VERSION
         libs = ensure_kafka(version)
         self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -179,7 +186,9 @@ class Sandbox:
         if state is None or not formatted:
             if state is not None:
                 self._stop_nodes(state, 30.0)
-            state = self._fresh_state(brokers or 1, controllers, version)
+            state = self._fresh_state(brokers or 1, controllers, version, bool(tls))
+            if state.tls:
+                self._make_tls(state)
             for n in state.nodes:
                 shutil.rmtree(self._paths(n, state)[1], ignore_errors=True)
             self._write_configs(state)
@@ -188,9 +197,11 @@ class Sandbox:
         else:
             # a kept sandbox, or one with stopped nodes (a broker killed): start what does not run
             stopped = [n for n in state.nodes if not self._node_running(n, state)]
+            if state.tls and not self.tls_files.complete(TLS_IDENTITIES):
+                self._make_tls(state)  # a file was removed: a new CA and certificates (contexts are rewritten below)
             for n in stopped:
-                for port in (n.port, n.controller_port):
-                    if port is not None and not port_free(port):
+                for port in n.ports:
+                    if not port_free(port):
                         raise SandboxError(f"port {port} of the kept sandbox is in use by another process; "
                                            "free it or run kafkactl local down --purge to start afresh")
             self._write_configs(state)
@@ -201,7 +212,16 @@ class Sandbox:
         self._write_contexts(state)
         return _up(self.status(), started_in_s=round(time.monotonic() - started, 2))
 
-    def _fresh_state(self, brokers: int, controllers: int | None, version: str) -> SandboxState:
+    @property
+    def tls_files(self) -> TlsFiles:
+        return TlsFiles(self.home / "tls")
+
+    def _make_tls(self, state: SandboxState) -> None:
+        from kafkactl.local.tls import make_material
+
+        make_material(self.tls_files, TLS_IDENTITIES, str(state.keystore_password), HOST)
+
+    def _fresh_state(self, brokers: int, controllers: int | None, version: str, tls: bool = False) -> SandboxState:
         taken: set[int] = set()
 
         def pick(preferred: int | None) -> int:
@@ -214,7 +234,8 @@ class Sandbox:
         # of one in any output is then a leak, not a coincidence); they live in 0600 files only
         passwords = {u: secrets.token_urlsafe(18) for u in USERS}
         return SandboxState(cluster_id=new_uuid(), passwords=passwords,
-                            nodes=plan_nodes(brokers, controllers, pick), kafka_version=version)
+                            nodes=plan_nodes(brokers, controllers, pick, tls), kafka_version=version, tls=tls,
+                            keystore_password=secrets.token_urlsafe(18) if tls else None)
 
     def _write_configs(self, state: SandboxState) -> None:
         self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -222,9 +243,16 @@ class Sandbox:
         for n in state.nodes:
             properties, data, _ = self._paths(n, state)
             data.mkdir(parents=True, exist_ok=True)
-            _write_private(properties, render_server_properties(state, n, data))
+            _write_private(properties, render_server_properties(state, n, data, self.tls_files.directory))
         for user in USERS:
             _write_private(self.client_properties(user), render_client_properties(user, state.passwords[user]))
+            if state.tls:
+                _write_private(self.client_properties(f"tls-{user}"),
+                               render_client_properties(user, state.passwords[user], self.tls_files))
+        if state.tls:
+            for identity in TLS_IDENTITIES:
+                _write_private(self.client_properties(f"mtls-{identity}"),
+                               render_mtls_properties(identity, self.tls_files))
 
     def _java(self, libs: Path, main: str, *args: str, heap: str = "256m", extra: tuple[str, ...] = ()) -> list[str]:
         return java_command(libs, main, *args, heap=heap,
@@ -274,8 +302,8 @@ class Sandbox:
                     raise SandboxError(f"node {n.node_id} ({n.roles}) exited during start-up; last lines of "
                                        f"{self._paths(n, state)[2]}:\n{self.log_tail(node=n, state=state)}")
             for n in list(waiting):
-                if port_free(int(n.port or 0)):
-                    continue
+                if any(port_free(p) for p in (n.port, n.tls_port, n.mtls_port) if p is not None):
+                    continue  # every listener of a broker opens at once, after its authorizer has loaded
                 try:
                     probe(n.address, state.passwords)
                     waiting.remove(n)
@@ -301,6 +329,22 @@ class Sandbox:
                 allow_everyone_if_no_acl_found=False,
                 managed_by="local",
             ))
+        if state.tls:
+            files = self.tls_files
+            for user in USERS:
+                store.put(Context(
+                    name=f"local-tls-{user}", bootstrap_servers=state.tls_bootstrap,
+                    properties={"security.protocol": "SASL_SSL", "sasl.mechanism": CLIENT_MECHANISM,
+                                "sasl.username": user, "sasl.password": state.passwords[user],
+                                "ssl.ca.location": str(files.ca_cert)},
+                    super_users=[SUPER_USER], allow_everyone_if_no_acl_found=False, managed_by="local"))
+            for identity in TLS_IDENTITIES:
+                store.put(Context(
+                    name=f"local-mtls-{identity}", bootstrap_servers=state.mtls_bootstrap,
+                    properties={"security.protocol": "SSL", "ssl.ca.location": str(files.ca_cert),
+                                "ssl.certificate.location": str(files.client_pem(identity)),
+                                "ssl.key.location": str(files.client_pem(identity))},
+                    super_users=[SUPER_USER], allow_everyone_if_no_acl_found=False, managed_by="local"))
         if store.current is None or store.current not in store.contexts:
             store.current = "local-admin"
         store.save()
@@ -349,6 +393,13 @@ class Sandbox:
                 store.delete(name)
             store.save()
         return self.status()
+
+
+def sandbox_contexts(state: SandboxState) -> tuple[str, ...]:
+    names = [f"local-{u}" for u in USERS]
+    if state.tls:
+        names += [f"local-tls-{u}" for u in USERS] + [f"local-mtls-{i}" for i in TLS_IDENTITIES]
+    return tuple(names)
 
 
 def check_topology(brokers: int | None, controllers: int | None) -> None:

@@ -143,25 +143,25 @@ def _option_named(key: str, before: Mapping[str, str]) -> str:
     return f"an option after {secret!r}"
 
 
-def _pem_path(props: Mapping[str, str], kind: str) -> str | None:
-    """ssl.truststore.* / ssl.keystore.*: only PEM files can be handed to the Python clients."""
-    location = props.get(f"ssl.{kind}.location")
-    if not location:
-        return None
-    store_type = props.get(f"ssl.{kind}.type", "").upper()
-    suffix = Path(location).suffix.lower()
-    if store_type in ("JKS", "PKCS12") or (not store_type and suffix in (".jks", ".p12", ".pfx", ".keystore", ".truststore")):
-        what = "CA certificate(s)" if kind == "truststore" else "certificate and private key"
-        how = (
-            "keytool -exportcert -rfc -keystore FILE -alias ALIAS > ca.pem"
-            if kind == "truststore"
-            else "openssl pkcs12 -in FILE -nodes -out client.pem  (after keytool -importkeystore to PKCS12 for JKS)"
-        )
-        raise ConfigError(
-            f"ssl.{kind}.location {location}: {store_type or suffix.lstrip('.').upper()} stores are not supported; "
-            f"convert the {what} to PEM ({how}) and set ssl.{kind}.type=PEM"
-        )
-    return str(Path(location).expanduser())
+def _ssl_stores(props: Mapping[str, str]) -> dict[str, Any]:
+    """ssl.truststore.* / ssl.keystore.*: PEM files as they are; JKS, JCEKS and PKCS12 stores read and handed on as
+    private PEM files (profiles/stores.py)."""
+    out: dict[str, Any] = {}
+    if props.get("ssl.truststore.location"):
+        from kafkactl.profiles.stores import pem_from_store
+
+        material = pem_from_store(props, "truststore")
+        out["ssl_cafile"] = material.cafile if material else str(Path(props["ssl.truststore.location"]).expanduser())
+    if props.get("ssl.keystore.location"):
+        from kafkactl.profiles.stores import pem_from_store
+
+        material = pem_from_store(props, "keystore")
+        # a keystore holds the certificate chain and the key in one file
+        path = material.certfile if material else str(Path(props["ssl.keystore.location"]).expanduser())
+        out["ssl_certfile"] = out["ssl_keyfile"] = path
+        if material and material.key_password:
+            out["ssl_key_password"] = material.key_password
+    return out
 
 
 def settings_from_properties(props: Mapping[str, str], source: str = "--command-config") -> dict[str, Any]:
@@ -199,19 +199,15 @@ def settings_from_properties(props: Mapping[str, str], source: str = "--command-
         out["username"] = props["sasl.username"]
     if props.get("sasl.password"):
         out["password"] = Secret(props["sasl.password"])
-    cafile = _pem_path(props, "truststore") or props.get("ssl.ca.location")
-    if cafile:
-        out["ssl_cafile"] = cafile
-    keystore = _pem_path(props, "keystore")
-    if keystore:  # a PEM keystore holds the certificate chain and the key in one file
-        out["ssl_certfile"] = keystore
-        out["ssl_keyfile"] = keystore
+    if props.get("ssl.key.password"):
+        out["ssl_key_password"] = Secret(props["ssl.key.password"])
+    if props.get("ssl.ca.location"):
+        out["ssl_cafile"] = props["ssl.ca.location"]
+    out.update(_ssl_stores(props))  # a converted keystore brings the password of its re-encrypted key
     if props.get("ssl.certificate.location"):
         out["ssl_certfile"] = props["ssl.certificate.location"]
     if props.get("ssl.key.location"):
         out["ssl_keyfile"] = props["ssl.key.location"]
-    if props.get("ssl.key.password"):
-        out["ssl_key_password"] = Secret(props["ssl.key.password"])
     if props.get("ssl.endpoint.identification.algorithm", "https").strip() == "":
         out["ssl_check_hostname"] = False
     if props.get("client.id"):

@@ -67,7 +67,10 @@ def test_context_add_use_list_delete(tmp_path, monkeypatch):
 def test_context_add_validates_properties(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     r = run("context", "add", "x", "-b", "h:1", "--property", "ssl.truststore.location=/t.jks")
-    assert r.exit_code == ExitCode.USAGE and "PEM" in r.stderr
+    assert r.exit_code == ExitCode.NOT_FOUND and "ssl.truststore.location /t.jks: no such file" in r.stderr
+    (tmp_path / "t.jks").write_bytes(b"\xfe\xed\xfe\xed garbage")
+    r = run("context", "add", "x", "-b", "h:1", "--property", f"ssl.truststore.location={tmp_path / 't.jks'}")
+    assert r.exit_code == ExitCode.USAGE and "a damaged JKS store" in r.stderr
     assert not (tmp_path / "kafkactl" / "config.yaml").exists()
 
 

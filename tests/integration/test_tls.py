@@ -1,0 +1,310 @@
+"""TLS and certificate identities (issue 15): the session sandbox runs with --tls, so every broker also has a
+SASL_SSL listener (password over TLS) and an SSL listener that requires a client certificate (mTLS), with
+`ssl.principal.mapping.rules` mapping a sandbox user's DN to its short name and leaving any other DN whole.
+
+Everything here is asked of the broker as the principal concerned, over the listener concerned: local-tls-<user>
+(SASL_SSL) and local-mtls-<identity> (a certificate). Java key stores in --command-config are made by keytool.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kafkactl.local.tls import APP_PRINCIPAL
+from tests.conftest import run, run_process
+from tests.integration.acl_helpers import token
+from tests.secrets_sweep import register
+
+
+def ok(r):
+    assert r.exit_code == 0, r.output[-3000:]
+    return r
+
+
+def as_ctx(context: str, *args: str):
+    return run("--context", context, *args)
+
+
+def visible_topics(context: str) -> set[str]:
+    r = ok(as_ctx(context, "-o", "json", "topics", "list"))
+    return {t["name"] for t in json.loads(r.stdout or "[]")}
+
+
+def cluster_ops(context: str) -> set[str]:
+    """What the broker says this context's principal may do on the cluster (KIP-430)."""
+    seen = json.loads(ok(as_ctx(context, "-o", "json", "auth", "whoami")).stdout)
+    return set(seen["cluster"]["authorized_operations"]["operations"])
+
+
+@pytest.fixture(scope="module")
+def topic(sandbox):
+    name = f"tls.{token()}"
+    ok(as_ctx("local-mtls-admin", "topics", "create", name))
+    yield name
+    as_ctx("local-admin", "topics", "delete", name, "--yes")
+
+
+def test_sandbox_has_both_tls_listeners_and_their_contexts(sandbox):
+    status = json.loads(ok(run("-o", "json", "local", "status")).stdout)
+    contexts = set(status["contexts"])
+    assert {"local-tls-admin", "local-tls-carol", "local-mtls-admin", "local-mtls-alice", "local-mtls-app"} <= contexts
+    listed = {c["name"]: c for c in json.loads(ok(run("-o", "json", "context", "list")).stdout)}
+    assert listed["local-tls-alice"]["bootstrap_servers"] != listed["local-alice"]["bootstrap_servers"]
+    assert listed["local-mtls-alice"]["bootstrap_servers"] not in (listed["local-tls-alice"]["bootstrap_servers"],
+                                                                   listed["local-alice"]["bootstrap_servers"])
+    # the certificate files hold keys: private to the operator
+    tls_dir = sandbox.home / "tls"
+    assert oct(tls_dir.stat().st_mode & 0o777) == "0o700"
+    for f in tls_dir.iterdir():
+        assert f.stat().st_mode & 0o077 == 0, f
+
+
+@pytest.mark.parametrize("context", ["local-tls-admin", "local-mtls-admin"])
+def test_the_super_user_is_recognised_over_each_tls_listener(sandbox, context):
+    # admin over mTLS is User:admin only through the mapping rule (its DN is CN=admin,OU=sandbox,O=kafkactl)
+    assert {"DESCRIBE", "ALTER", "CLUSTER_ACTION", "IDEMPOTENT_WRITE"} <= cluster_ops(context)
+
+
+@pytest.mark.parametrize("context", ["local-tls-carol", "local-mtls-carol", "local-mtls-app"])
+def test_others_get_nothing_without_acls(sandbox, context):
+    assert cluster_ops(context) == set()
+
+
+@pytest.mark.parametrize("admin, reader", [("local-tls-admin", "local-mtls-alice"),
+                                           ("local-mtls-admin", "local-tls-alice")])
+def test_acl_create_list_check_delete_over_tls(sandbox, topic, admin, reader):
+    """An ACL made over one TLS listener governs the principal over the other: alice by password and alice by
+    certificate are the same User:alice."""
+    assert topic not in visible_topics(reader)
+    ok(as_ctx(admin, "acls", "create", "--allow-principal", "User:alice", "--operation", "Describe",
+              "--topic", topic))
+    listed = json.loads(ok(as_ctx(admin, "-o", "json", "acls", "list", "--topic", topic)).stdout)
+    assert [(b["principal"], b["operation"]) for b in listed] == [("User:alice", "DESCRIBE")]
+    assert json.loads(ok(as_ctx(admin, "-o", "json", "acls", "check", "--principal", "User:alice", "--operation",
+                                "Describe", "--topic", topic)).stdout)["decision"] == "ALLOWED"
+    assert topic in visible_topics(reader)
+    ok(as_ctx(admin, "acls", "delete", "--allow-principal", "User:alice", "--operation", "Describe",
+              "--topic", topic, "--yes"))
+    assert topic not in visible_topics(reader)
+
+
+def test_a_certificate_dn_the_rule_leaves_whole_is_the_principal(sandbox, topic):
+    """The `app` certificate's DN (a comma inside a value, spaces, a non-ASCII letter) is not mapped: the broker
+    authorizes the DN as Kafka writes it (RFC 2253), and kafkactl's name for it is the same string."""
+    assert topic not in visible_topics("local-mtls-app")
+    ok(as_ctx("local-mtls-admin", "acls", "create", "--allow-principal", APP_PRINCIPAL, "--operation", "Describe",
+              "--topic", topic))
+    try:
+        assert topic in visible_topics("local-mtls-app")
+        who = json.loads(ok(as_ctx("local-tls-admin", "-o", "json", "acls", "who-can", "--operation", "Describe",
+                                   "--topic", topic)).stdout)
+        assert APP_PRINCIPAL in {row["principal"] for row in who}
+        assert json.loads(ok(as_ctx("local-tls-admin", "-o", "json", "acls", "check", "--principal", APP_PRINCIPAL,
+                                    "--operation", "Describe", "--topic", topic)).stdout)["decision"] == "ALLOWED"
+    finally:
+        ok(as_ctx("local-mtls-admin", "acls", "delete", "--allow-principal", APP_PRINCIPAL, "--operation", "Describe",
+                  "--topic", topic, "--yes"))
+    assert topic not in visible_topics("local-mtls-app")
+
+
+@pytest.mark.parametrize("writer, reader", [("local-mtls-admin", "local-tls-admin"),
+                                            ("local-tls-admin", "local-mtls-admin")])
+def test_configs_over_tls(sandbox, topic, writer, reader):
+    value = str(3_600_000 + len(writer))
+    ok(as_ctx(writer, "configs", "alter", "--topic", topic, "--add-config", f"retention.ms={value}"))
+    described = json.loads(ok(as_ctx(reader, "-o", "json", "configs", "describe", "--topic", topic)).stdout)
+    rows = described if isinstance(described, list) else described.get("configs", [])
+    assert any(r.get("name") == "retention.ms" and r.get("value") == value for r in rows), described
+
+
+def test_desired_state_plan_apply_over_tls(sandbox, topic, tmp_path):
+    t = token()
+    doc = tmp_path / "state.yaml"
+    doc.write_text(
+        "scope:\n"
+        f"  principals: ['{APP_PRINCIPAL}', 'User:{t}-svc']\n"
+        "acls:\n"
+        f"  - principal: '{APP_PRINCIPAL}'\n"
+        f"    allow:\n      - topic: '{topic}'\n        operations: [Describe, Read]\n"
+        f"  - principal: 'User:{t}-svc'\n"
+        f"    allow:\n      - topic: '{topic}'\n        operations: [Write]\n", encoding="utf-8")
+    r = run("--context", "local-mtls-admin", "acls", "plan", str(doc), "--detailed-exitcode")
+    assert r.exit_code == 2, r.output  # changes present
+    ok(run("--context", "local-mtls-admin", "acls", "apply", str(doc), "--yes"))
+    try:
+        assert topic in visible_topics("local-mtls-app")
+        r = run("--context", "local-tls-admin", "acls", "plan", str(doc), "--detailed-exitcode")
+        assert r.exit_code == 0, r.output  # the other listener sees exactly the state applied
+    finally:
+        doc.write_text("scope:\n" f"  principals: ['{APP_PRINCIPAL}', 'User:{t}-svc']\n" "acls: []\n",
+                       encoding="utf-8")
+        ok(run("--context", "local-tls-admin", "acls", "apply", str(doc), "--yes"))
+    assert topic not in visible_topics("local-mtls-app")
+
+
+@pytest.mark.parametrize("identity", ["tls-admin", "mtls-admin"])
+def test_the_sandbox_properties_files_work_with_the_java_tools(sandbox, identity):
+    """kafka-acls.sh itself (AclCommand from the Maven jars) with the client properties `local up --tls` wrote:
+    a PEM truststore, and for mTLS a PEM keystore holding an unencrypted key and its chain."""
+    from kafkactl.local.sandbox import Sandbox
+
+    state = Sandbox().load_state()
+    bootstrap = state.tls_bootstrap if identity.startswith("tls") else state.mtls_bootstrap
+    p = subprocess.run(_acl_command(sandbox, bootstrap, sandbox.home / f"client-{identity}.properties", "--list"),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    assert "tests.bystander" in p.stdout
+
+
+def _acl_command(sandbox, bootstrap: str, properties: Path, *args: str) -> list[str]:
+    from kafkactl.local.assembly import ensure_tools, java_command
+
+    return java_command(ensure_tools(), "org.apache.kafka.tools.AclCommand", "--bootstrap-server", bootstrap,
+                        "--command-config", str(properties), *args,
+                        extra=(f"-Dlog4j2.configurationFile={sandbox.home / 'log4j2.properties'}",
+                               "-XX:TieredStopAtLevel=1"))
+
+
+# ------------------------------------------------------------------------------------------ Java key stores
+
+
+@pytest.fixture(scope="module")
+def keystores(sandbox, tmp_path_factory):
+    """alice's certificate and the CA in stores made by keytool: JKS (key password differs from the store's) and
+    PKCS12, and JKS and PKCS12 truststores."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import (BestAvailableEncryption, load_pem_private_key,
+                                                              pkcs12)
+
+    keytool = shutil.which("keytool") or str(Path(os.environ.get("JAVA_HOME", "/usr")) / "bin" / "keytool")
+    d = tmp_path_factory.mktemp("stores")
+    pw = {k: f"{k}-{token()}{token()}" for k in ("src", "store", "key", "trust")}
+    for k, v in pw.items():
+        register(v, f"the {k} password of a test key store")
+    tls = sandbox.home / "tls"
+    pem = (tls / "alice.pem").read_bytes()
+    certs = x509.load_pem_x509_certificates(pem)
+    key = load_pem_private_key(pem, None)
+    (d / "src.p12").write_bytes(pkcs12.serialize_key_and_certificates(
+        b"alice", key, certs[0], certs[1:], BestAvailableEncryption(pw["src"].encode())))
+
+    def keytool_run(*args: str) -> None:
+        p = subprocess.run([keytool, *args, "-noprompt"], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stdout + p.stderr
+
+    common = ("-importkeystore", "-srckeystore", str(d / "src.p12"), "-srcstoretype", "PKCS12", "-srcstorepass", pw["src"])
+    keytool_run(*common, "-destkeystore", str(d / "alice.jks"), "-deststoretype", "JKS", "-deststorepass", pw["store"],
+                "-destkeypass", pw["key"])
+    keytool_run(*common, "-destkeystore", str(d / "alice.p12"), "-deststoretype", "PKCS12",
+                "-deststorepass", pw["store"])
+    for kind in ("JKS", "PKCS12"):
+        keytool_run("-importcert", "-file", str(tls / "ca.pem"), "-alias", "sandbox-ca", "-keystore",
+                    str(d / f"trust.{kind.lower()}"), "-storetype", kind, "-storepass", pw["trust"])
+    return d, pw
+
+
+def _properties(d: Path, name: str, **props: str) -> Path:
+    path = d / f"{name}.properties"
+    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("keystore, truststore", [("JKS", "JKS"), ("PKCS12", "PKCS12"), ("JKS", "PKCS12"),
+                                                  ("PKCS12", "JKS")])
+def test_java_key_stores_work_unchanged_with_command_config(sandbox, topic, keystores, keystore, truststore,
+                                                            tmp_path):
+    """A kafka-*.sh client.properties with JKS/PKCS12 stores: alice by certificate, proved by what the broker
+    lets her see; the PEM material kafkactl made from the stores is gone when the process ends."""
+    d, pw = keystores
+    from kafkactl.local.sandbox import Sandbox
+
+    state = Sandbox().load_state()
+    props = {"security.protocol": "SSL",
+             "ssl.truststore.location": str(d / f"trust.{truststore.lower()}"), "ssl.truststore.type": truststore,
+             "ssl.truststore.password": pw["trust"],
+             "ssl.keystore.location": str(d / f"alice.{'jks' if keystore == 'JKS' else 'p12'}"),
+             "ssl.keystore.type": keystore, "ssl.keystore.password": pw["store"]}
+    if keystore == "JKS":
+        props["ssl.key.password"] = pw["key"]
+    config = _properties(tmp_path, "client", **props)
+    ok(as_ctx("local-admin", "acls", "create", "--allow-principal", "User:alice", "--operation", "Describe",
+              "--topic", topic))
+    try:
+        scratch = tmp_path / "tmp"
+        scratch.mkdir()
+        r = run_process("-b", state.mtls_bootstrap, "--command-config", str(config), "-o", "json", "topics", "list",
+                        env={"TMPDIR": str(scratch)})
+        assert r.exit_code == 0, r.output
+        assert topic in {t["name"] for t in json.loads(r.stdout)}
+        assert list(scratch.iterdir()) == []  # the private PEM files went with the process
+    finally:
+        ok(as_ctx("local-admin", "acls", "delete", "--allow-principal", "User:alice", "--operation", "Describe",
+                  "--topic", topic, "--yes"))
+
+
+def test_wrong_store_passwords_and_bad_stores_are_one_line_errors(sandbox, keystores, tmp_path):
+    d, pw = keystores
+    from kafkactl.local.sandbox import Sandbox
+
+    b = Sandbox().load_state().mtls_bootstrap
+    base = {"security.protocol": "SSL", "ssl.truststore.location": str(d / "trust.jks"),
+            "ssl.truststore.password": pw["trust"]}
+    cases = {
+        "wrong-store-pw": ({**base, "ssl.keystore.location": str(d / "alice.jks"), "ssl.keystore.password": "nope-nope",
+                            "ssl.key.password": pw["key"]}, 2, "ssl.keystore.password is wrong"),
+        "wrong-key-pw": ({**base, "ssl.keystore.location": str(d / "alice.jks"), "ssl.keystore.password": pw["store"],
+                          "ssl.key.password": "nope-nope"}, 2, "ssl.key.password does not decrypt"),
+        "wrong-p12-pw": ({**base, "ssl.keystore.location": str(d / "alice.p12"), "ssl.keystore.type": "PKCS12",
+                          "ssl.keystore.password": "nope-nope"}, 2, "cannot be read with the given ssl.keystore.password"),
+        "wrong-trust-pw": ({**base, "ssl.truststore.password": "nope-nope"}, 2, "ssl.truststore.password is wrong"),
+        "missing": ({**base, "ssl.keystore.location": str(d / "absent.jks"), "ssl.keystore.password": "x"}, 7,
+                    "no such file"),
+        "garbage": ({**base, "ssl.keystore.location": str(_garbage(tmp_path)), "ssl.keystore.password": "x"}, 2,
+                    "neither a JKS, JCEKS, PKCS12 nor PEM store"),
+        "device": ({**base, "ssl.truststore.location": "/dev/zero"}, 2, "not a regular file"),
+        "trust-is-keystore-type-pem": ({**base, "ssl.truststore.type": "PEM"}, 2, "holds no PEM block"),
+    }
+    for name, (props, code, words) in cases.items():
+        config = _properties(tmp_path, name, **props)
+        r = run("-b", b, "--command-config", str(config), "--timeout", "5", "topics", "list")
+        assert r.exit_code == code, (name, r.output)
+        assert words in r.stderr and len(r.stderr.strip().splitlines()) == 1, (name, r.stderr)
+        for secret in pw.values():
+            assert secret not in r.output
+
+
+def _garbage(tmp_path: Path) -> Path:
+    path = tmp_path / "garbage.jks"
+    path.write_bytes(bytes(range(7, 250)) * 5)
+    return path
+
+
+@pytest.mark.parametrize("props, words", [
+    ({"security.protocol": "SSL", "ssl.ca.location": "{ca}"}, "refused the client certificate"),
+    ({"security.protocol": "SSL"}, "certificate is not trusted"),
+])
+def test_tls_handshake_failures_are_authentication_errors_at_once(sandbox, tmp_path, props, words):
+    from kafkactl.local.sandbox import Sandbox
+
+    b = Sandbox().load_state().mtls_bootstrap
+    config = _properties(tmp_path, "c", **{k: v.format(ca=sandbox.home / "tls" / "ca.pem") for k, v in props.items()})
+    r = run("-b", b, "--command-config", str(config), "--timeout", "30", "topics", "list")
+    assert r.exit_code == 6, r.output
+    assert words in r.stderr and "TLS handshake" in r.stderr
+
+
+def test_sasl_ssl_wrong_password_is_an_authentication_error(sandbox, tmp_path):
+    from kafkactl.local.sandbox import Sandbox
+
+    b = Sandbox().load_state().tls_bootstrap
+    config = _properties(tmp_path, "c", **{"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+                                           "sasl.username": "alice", "sasl.password": "wrong-password-here",
+                                           "ssl.ca.location": str(sandbox.home / "tls" / "ca.pem")})
+    r = run("-b", b, "--command-config", str(config), "topics", "list")
+    assert r.exit_code == 6 and "authentication failed for User:alice" in r.stderr, r.output
