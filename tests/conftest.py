@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 # fails any test whose output holds a piece of a known secret, and scans the logs tests leave (tests/secrets_sweep.py)
-pytest_plugins = ["tests.secrets_sweep"]
+pytest_plugins = ["tests.secrets_sweep", "tests.part_times"]
 
 _SESSION_HOME = Path(tempfile.mkdtemp(prefix="kafkactl-tests-"))
 os.environ["XDG_CONFIG_HOME"] = str(_SESSION_HOME / "config")
