@@ -111,6 +111,8 @@ def yaml_document(path: Path) -> Any:
         else:  # a ReaderError (a control character in the text) has only an offset
             line = text.count("\n", 0, getattr(exc, "position", 0) or 0) + 1
         what = getattr(exc, "problem", None) or getattr(exc, "reason", None) or "syntax error"
+        if what == "exceeded maximum nesting depth":  # libyaml >= 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000
+            what = f"nested deeper than {MAX_DEPTH} levels"
         raise StateFileError(f"{path}:{line}: not valid YAML ({first_line(what)})") from None
     except RecursionError:
         raise StateFileError(f"{path}: not valid YAML (nested too deeply)") from None
