@@ -308,3 +308,76 @@ def test_sasl_ssl_wrong_password_is_an_authentication_error(sandbox, tmp_path):
                                            "ssl.ca.location": str(sandbox.home / "tls" / "ca.pem")})
     r = run("-b", b, "--command-config", str(config), "topics", "list")
     assert r.exit_code == 6 and "authentication failed for User:alice" in r.stderr, r.output
+
+
+@pytest.mark.parametrize("identity", ["alice", "admin", "app"])
+def test_auth_principal_maps_a_certificate_as_the_brokers_do(sandbox, identity):
+    """The rules come from the cluster (a broker's ssl.principal.mapping.rules); the answer is the principal the
+    broker gave the same certificate over mTLS, which whoami's super-user operations and the ACL below show."""
+    from kafkactl.local.tls import identity_principal
+
+    pem = sandbox.home / "tls" / f"{identity}.pem"
+    r = ok(as_ctx("local-admin", "-o", "json", "auth", "principal", "--cert", str(pem)))
+    got = json.loads(r.stdout)
+    assert got["principal"] == identity_principal(identity)
+    assert got["rules"].startswith("RULE:^CN=") and got["rules_from"].startswith("broker ")
+    assert "ssl.principal.mapping.rules from broker" in r.stderr
+    # the same certificate over mTLS: the broker's own answer
+    mapped = json.loads(ok(as_ctx(f"local-mtls-{identity}", "-o", "json", "auth", "whoami")).stdout)
+    assert ("ALTER" in mapped["cluster"]["authorized_operations"]["operations"]) == (identity == "admin")
+
+
+def test_auth_principal_without_describe_configs_says_what_is_needed(sandbox):
+    r = as_ctx("local-alice", "auth", "principal", "--ssl-dn", "CN=alice,OU=sandbox,O=kafkactl")
+    assert r.exit_code == 3, r.output
+    assert "DescribeConfigs on the cluster (or give --rules)" in r.stderr and "Traceback" not in r.output
+    r = ok(as_ctx("local-alice", "auth", "principal", "--ssl-dn", "CN=alice,OU=sandbox,O=kafkactl",
+                  "--rules", "RULE:^CN=([^,]+),.*$/$1/L"))
+    assert r.stdout.splitlines()[0].split("\t") == ["principal", "User:alice"]
+
+
+def test_acls_check_with_an_ssl_dn_asks_for_the_principal_the_broker_builds(sandbox, topic):
+    """An ACL for User:carol lets the certificate CN=carol,OU=sandbox,O=kafkactl in: check --ssl-dn says so before
+    the client connects, and the client really sees the topic over the mTLS listener."""
+    dn = "CN=carol,OU=sandbox,O=kafkactl"
+
+    def decision() -> str:
+        r = as_ctx("local-admin", "-o", "json", "acls", "check", "--ssl-dn", dn, "--operation", "Describe",
+                   "--topic", topic)
+        assert r.exit_code in (0, 8) and "--ssl-dn maps to User:carol" in r.stderr, r.output
+        return json.loads(r.stdout)["decision"]
+
+    assert decision() == "DENIED" and topic not in visible_topics("local-mtls-carol")
+    ok(as_ctx("local-admin", "acls", "create", "--allow-principal", "User:carol", "--operation", "Describe",
+              "--topic", topic))
+    try:
+        assert decision() == "ALLOWED" and topic in visible_topics("local-mtls-carol")
+        r = ok(as_ctx("local-admin", "-o", "json", "acls", "explain", "--ssl-dn", dn, "--topic", topic))
+        rows = json.loads(r.stdout)
+        assert {row["operation"] for row in rows if row["decision"] == "ALLOWED"} == {"DESCRIBE"}, rows
+        assert {row["principal"] for row in rows} == {"User:carol"}
+        # a DN the rule leaves whole is asked as the whole DN, and nothing matches it
+        r = as_ctx("local-admin", "-o", "json", "acls", "check", "--ssl-dn", "CN=carol,OU=elsewhere",
+                   "--operation", "Describe", "--topic", topic)
+        assert r.exit_code == 8 and json.loads(r.stdout)["decision"] == "DENIED"
+        assert "maps to User:CN=carol,OU=elsewhere" in r.stderr
+    finally:
+        ok(as_ctx("local-admin", "acls", "delete", "--allow-principal", "User:carol", "--operation", "Describe",
+                  "--topic", topic, "--yes"))
+
+
+@pytest.mark.parametrize("args, code, words", [
+    (["--ssl-dn", "CN=x", "--rules", "RULE:^CN=(.*$/$1/"], 2, "Unclosed group"),
+    (["--ssl-dn", "CN=x", "--rules", "NOPE"], 2, "NOPE"),
+    (["--ssl-dn", "CN=x", "--rules", "RULE:^CN=y$/$1/"], 6, "CN=x"),
+    (["--kerberos", "a/b@R", "--rules", "RULE:[2:$1@$0](.*)s/x/y/"], 6, "Non-simple name a@R"),
+    (["--kerberos", "a/b@R", "--rules", "RULE:[9:$1]"], 6, "No rules apply to a/b@R"),
+    (["--kerberos", "a/b@R", "--rules", "RULE:[2:$1"], 2, "Invalid rule: RULE:[2:$1"),
+    (["--kerberos", "a/b@R", "--rules", "DEFAULT"], 2, "--default-realm"),
+    (["--kerberos", "a/b@R", "--rules", "DEFAULT", "--default-realm", "R"], 0, ""),
+    (["--kerberos", "a/b@S", "--rules", "DEFAULT", "--default-realm", "R"], 6, "No rules apply to a/b@S"),
+])
+def test_auth_principal_bad_rules_and_refused_names(sandbox, args, code, words):
+    r = as_ctx("local-alice", "auth", "principal", *args)
+    assert r.exit_code == code, r.output
+    assert words in r.stderr and "Traceback" not in r.output

@@ -9,7 +9,9 @@ import typer
 from kafkactl.cli import completers as complete
 from kafkactl.cli.options import Cluster, DelegationTokens, Groups, Topics, TransactionalIds, UserPrincipals
 
-PrincipalOpt = Annotated[str, typer.Option("--principal", help="The principal asking, Type:name.", autocompletion=complete.principals)]
+PrincipalOpt = Annotated[Optional[str], typer.Option("--principal", help="The principal asking, Type:name (or --ssl-dn).", autocompletion=complete.principals, show_default=False)]
+SslDn = Annotated[Optional[str], typer.Option("--ssl-dn", metavar="DN", show_default=False, help="Instead of --principal: a client certificate's subject DN, mapped to its principal by the cluster's ssl.principal.mapping.rules (or --ssl-rules).")]
+SslRules = Annotated[Optional[str], typer.Option("--ssl-rules", show_default=False, help="With --ssl-dn: these ssl.principal.mapping.rules instead of the cluster's.")]
 HostOpt = Annotated[str, typer.Option("--host", help="The client's IP as the broker sees it (default *: only ACLs for every host apply).")]
 AclsFile = Annotated[Optional[str], typer.Option("--acls-file", help="Read the ACLs from a desired-state file or `acls list -o json` output instead of the cluster (works offline).", show_default=False)]
 SuperUsers = Annotated[Optional[list[str]], typer.Option("--super-user", help="A super user (repeatable; default: the context's super users).", show_default=False)]
@@ -61,6 +63,31 @@ def _authorizer(app_ctx, acls_file: str | None, super_user: list[str] | None, al
                       allow_everyone_if_no_acl=_allow_everyone(app_ctx, acls_file, allow_everyone), cidr_hosts=cidr)
 
 
+def _asking(app_ctx, principal: str | None, ssl_dn: str | None, ssl_rules: str | None) -> str:
+    """The principal of --principal, or the one the broker builds for --ssl-dn (said on stderr)."""
+    from kafkactl.acl.model import validate_principal
+    from kafkactl.errors import UsageError
+
+    if (principal is None) == (ssl_dn is None):
+        raise UsageError("give one of --principal and --ssl-dn")
+    if ssl_rules is not None and ssl_dn is None:
+        raise UsageError("--ssl-rules is for --ssl-dn")
+    if principal is not None:
+        validate_principal(principal, "--principal")
+        return principal
+    from kafkactl.mapping.preview import SSL_RULES, cluster_rules, map_dn
+
+    rules: str | None
+    if ssl_rules is not None:
+        rules, source = ssl_rules, "--ssl-rules"
+    else:
+        rules, source = cluster_rules(app_ctx.gateway(), SSL_RULES)
+    mapped = map_dn(ssl_dn or "", rules, source)
+    app_ctx.note(f"--ssl-dn maps to {mapped.principal} ({SSL_RULES} from {source})")
+    validate_principal(mapped.principal, "--ssl-dn")
+    return mapped.principal
+
+
 def _allow_everyone(app_ctx, acls_file: str | None, flag: bool) -> bool:
     if flag:
         return True
@@ -70,25 +97,26 @@ def _allow_everyone(app_ctx, acls_file: str | None, flag: bool) -> bool:
 
 def acls_check(
     ctx: typer.Context,
-    principal: PrincipalOpt,
     operation: Annotated[str, typer.Option("--operation", help="The operation asked, e.g. Read.", autocompletion=complete.operations)],
+    principal: PrincipalOpt = None,
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
     delegation_token: DelegationTokens = None, user_principal: UserPrincipals = None,
     host: HostOpt = "*", acls_file: AclsFile = None, super_user: SuperUsers = None,
     allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
+    ssl_dn: SslDn = None, ssl_rules: SslRules = None,
 ) -> None:
     """Decide one request as StandardAuthorizer would: ALLOWED (exit 0) or DENIED (exit 8), and why.
 
     Example:  kafkactl acls check --principal User:alice --operation Read --topic orders.eu
     """
     from kafkactl.acl.authorizer import Check
-    from kafkactl.acl.model import check_operation_supported, parse_operation, validate_principal
+    from kafkactl.acl.model import check_operation_supported, parse_operation
     from kafkactl.exitcodes import ExitCode
 
     rtype, name = _resource(topic, group, cluster, transactional_id, delegation_token, user_principal)
-    validate_principal(principal, "--principal")
     op = parse_operation(operation, "--operation")
     check_operation_supported(rtype, op, "--operation")
+    principal = _asking(ctx.obj, principal, ssl_dn, ssl_rules)
     az = _authorizer(ctx.obj, acls_file, super_user, allow_everyone_if_no_acl, cidr_hosts, (rtype, name))
     d = az.authorize(principal, host, op, rtype, name)
     ctx.obj.render(Check.of(principal, host, op, rtype, name, d))
@@ -98,21 +126,21 @@ def acls_check(
 
 def acls_explain(
     ctx: typer.Context,
-    principal: PrincipalOpt,
+    principal: PrincipalOpt = None,
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
     delegation_token: DelegationTokens = None, user_principal: UserPrincipals = None,
     host: HostOpt = "*", acls_file: AclsFile = None, super_user: SuperUsers = None,
     allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
+    ssl_dn: SslDn = None, ssl_rules: SslRules = None,
 ) -> None:
     """Every operation of the resource for one principal, each with the reason of its decision.
 
     Example:  kafkactl acls explain --principal User:alice --topic orders.eu
     """
     from kafkactl.acl.authorizer import Check
-    from kafkactl.acl.model import validate_principal
 
     rtype, name = _resource(topic, group, cluster, transactional_id, delegation_token, user_principal)
-    validate_principal(principal, "--principal")
+    principal = _asking(ctx.obj, principal, ssl_dn, ssl_rules)
     az = _authorizer(ctx.obj, acls_file, super_user, allow_everyone_if_no_acl, cidr_hosts, (rtype, name))
     ctx.obj.render([Check.of(principal, host, op, rtype, name, d)
                     for op, d in az.matrix(principal, host, rtype, name).items()])
