@@ -5,6 +5,7 @@ The formats themselves (reading and writing YAML, JSON, JSONL, CSV, Parquet): ka
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,11 +69,55 @@ class Scope:
             d["resourcePrefixes"] = {TYPE_KEYS[t]: list(p) for t, p in sorted(self.resource_prefixes.items())}
         return d
 
-    def merge(self, other: "Scope") -> "Scope":
-        res = {t: tuple(dict.fromkeys(self.resource_prefixes.get(t, ()) + other.resource_prefixes.get(t, ())))
-               for t in set(self.resource_prefixes) | set(other.resource_prefixes)}
-        return Scope(self.principals | other.principals,
-                     tuple(dict.fromkeys(self.principal_prefixes + other.principal_prefixes)), res)
+    def merge(self, other: "Scope", where: str) -> "Scope":
+        """The scope of both, exactly: the files' union, or an error where no one scope is that union.
+
+        A scope is a set of principals times a set of resources. Two such products make one product only when
+        they share a dimension or one holds the other; otherwise merging each dimension (principals A+B times
+        resources A+B) would also manage A's principals on B's resources, and plan deletes there that neither
+        file asked for."""
+        if not self.declared():
+            return other
+        if not other.declared() or other.within(self):
+            return self
+        if self.within(other):
+            return other
+        if self._principal_key() == other._principal_key():
+            res = {t: tuple(dict.fromkeys(self.resource_prefixes.get(t, ()) + other.resource_prefixes.get(t, ())))
+                   for t in set(self.resource_prefixes) | set(other.resource_prefixes)}
+            return Scope(self.principals, self.principal_prefixes, res)
+        if self._resource_key() == other._resource_key():
+            return Scope(self.principals | other.principals,
+                         tuple(dict.fromkeys(self.principal_prefixes + other.principal_prefixes)), self.resource_prefixes)
+        raise StateFileError(
+            f"{where}: its scope {json.dumps(other.to_json())} and the scope read before it "
+            f"{json.dumps(self.to_json())} differ in principals and in resources, so no one scope is their union "
+            "(merging them would manage each one's principals on the other's resources): plan them separately, "
+            "or give them the same principals or the same resources")
+
+    def within(self, other: "Scope") -> bool:
+        """Every binding this scope holds, `other` holds (judged from the declarations: it may say no when the
+        answer is yes, never yes when it is no)."""
+        if other.principals or other.principal_prefixes:
+            if not (self.principals or self.principal_prefixes):
+                return False
+            if not all(p in other.principals or p.startswith(other.principal_prefixes) for p in self.principals):
+                return False
+            if not all(p.startswith(other.principal_prefixes) for p in self.principal_prefixes):
+                return False
+        if other.resource_prefixes:
+            if not self.resource_prefixes:
+                return False
+            for rtype, prefixes in self.resource_prefixes.items():
+                if not all(p.startswith(other.resource_prefixes.get(rtype, ())) for p in prefixes):
+                    return False
+        return True
+
+    def _principal_key(self) -> tuple:
+        return self.principals, frozenset(self.principal_prefixes)
+
+    def _resource_key(self) -> dict:
+        return {t: frozenset(p) for t, p in self.resource_prefixes.items()}
 
 
 @dataclass

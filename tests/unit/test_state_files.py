@@ -286,3 +286,78 @@ def test_a_scope_file_may_hold_only_its_scope(tmp_path):
     assert state.scope.principals == frozenset({"User:x"}) and len(state.bindings) == 1
     with pytest.raises(StateFileError, match="scope.principals: 'User:x' is not of type 'array'"):
         read_state([rows], write(tmp_path, "bad.yaml", "scope:\n  principals: User:x\n"))
+
+
+def _scope_doc(tmp_path, name: str, scope: str, acls: str = "[]") -> str:
+    return write(tmp_path, name, f"apiVersion: kafkactl/v1\nkind: AclState\nscope: {scope}\nacls: {acls}\n")
+
+
+A_ON_X = "{principals: ['User:a'], resourcePrefixes: {topic: ['x.']}}"
+B_ON_Y = "{principals: ['User:b'], resourcePrefixes: {topic: ['y.']}}"
+
+
+def test_two_files_whose_scopes_make_no_one_scope_are_refused(tmp_path):
+    """The adversary's widening: a scope for User:a on x.* and one for User:b on y.* merged per dimension would
+    manage User:a on y.* (and b on x.*), and plan deletes of ACLs neither file mentions."""
+    a, b = _scope_doc(tmp_path, "a.yaml", A_ON_X), _scope_doc(tmp_path, "b.yaml", B_ON_Y)
+    with pytest.raises(StateFileError, match=r"b.yaml:3: its scope .* differ in principals and in resources"):
+        read_state([a, b])
+    # the same through --scope FILE, a JSONL scope line and Parquet metadata
+    with pytest.raises(StateFileError, match=r"--scope .*b.yaml: its scope"):
+        read_state([a], b)
+    jl = write(tmp_path, "b.jsonl", json.dumps({"kind": "scope", "principals": ["User:b"],
+                                                "resourcePrefixes": {"topic": ["y."]}}) + "\n")
+    with pytest.raises(StateFileError, match=r"b.jsonl:1: its scope"):
+        read_state([a, jl])
+    # an undeclared dimension is every principal (or resource): User:b on everything with User:a on x.* is no
+    # one scope either
+    every = _scope_doc(tmp_path, "c.yaml", "{principals: ['User:b']}")
+    with pytest.raises(StateFileError, match="no one scope is their union"):
+        read_state([a, every])
+
+
+@pytest.mark.parametrize("first, second, principals, prefixes, resources", [
+    # the same principals: the resources add up
+    (A_ON_X, "{principals: ['User:a'], resourcePrefixes: {topic: ['y.'], group: ['g.']}}",
+     {"User:a"}, (), {ResourceType.TOPIC: ("x.", "y."), ResourceType.GROUP: ("g.",)}),
+    # the same resources: the principals add up
+    (A_ON_X, "{principals: ['User:b'], resourcePrefixes: {topic: ['x.']}}", {"User:a", "User:b"}, (),
+     {ResourceType.TOPIC: ("x.",)}),
+    # one inside the other: the wider one
+    (A_ON_X, "{principalPrefixes: ['User:'], resourcePrefixes: {topic: ['']}}", set(), ("User:",),
+     {ResourceType.TOPIC: ("",)}),
+    ("{principalPrefixes: ['User:'], resourcePrefixes: {topic: ['x']}}", A_ON_X, set(), ("User:",),
+     {ResourceType.TOPIC: ("x",)}),
+    (A_ON_X, "{principals: ['User:a']}", {"User:a"}, (), {}),
+])
+def test_scopes_that_make_one_scope_merge_to_exactly_their_union(tmp_path, first, second, principals, prefixes,
+                                                                  resources):
+    state = read_state([_scope_doc(tmp_path, "1.yaml", first), _scope_doc(tmp_path, "2.yaml", second)])
+    assert (state.scope.principals, state.scope.principal_prefixes) == (frozenset(principals), prefixes)
+    assert {t: tuple(sorted(p)) for t, p in state.scope.resource_prefixes.items()} == resources
+
+
+def test_the_merged_scope_never_holds_a_binding_neither_file_holds(tmp_path):
+    """Every pair of scopes from a grid of declarations: each merge read_state accepts holds exactly the bindings
+    one of the files holds (an exact union, never wider, never narrower)."""
+    import itertools
+
+    principals, names = ["User:a", "User:ab", "User:b", "Group:a"], ["x.1", "xy", "y.1", "g.1", "z"]
+    dims_p = ["", "principals: ['User:a']", "principals: ['User:b', 'User:a']", "principalPrefixes: ['User:a']",
+              "principalPrefixes: ['User:']"]
+    dims_r = ["", "resourcePrefixes: {topic: ['x.']}", "resourcePrefixes: {topic: ['x']}",
+              "resourcePrefixes: {topic: ['y.'], group: ['g.']}", "resourcePrefixes: {group: ['']}"]
+    scopes = ["{" + ", ".join(d for d in pair if d) + "}" for pair in itertools.product(dims_p, dims_r) if any(pair)]
+    merged_pairs = 0
+    for n, (s1, s2) in enumerate(itertools.product(scopes, scopes)):
+        f1, f2 = _scope_doc(tmp_path, f"{n}a.yaml", s1), _scope_doc(tmp_path, f"{n}b.yaml", s2)
+        try:
+            merged = read_state([f1, f2]).scope
+        except StateFileError:
+            continue
+        merged_pairs += 1
+        own = [read_state([f1]).scope, read_state([f2]).scope]
+        for principal, rtype, name in itertools.product(principals, (ResourceType.TOPIC, ResourceType.GROUP), names):
+            b = AclBinding(rtype, name, PatternType.LITERAL, principal, "*", AclOperation.READ, Permission.ALLOW)
+            assert merged.contains(b) == any(s.contains(b) for s in own), (s1, s2, b)
+    assert merged_pairs > len(scopes)  # not only each scope with itself

@@ -52,7 +52,7 @@ def read_state(paths: Iterable[str], scope_file: str | None = None, flat_rows: b
     if scope_file:
         extra = DesiredState()
         read_compact(Path(scope_file), extra, scope_only=True)
-        state.scope = state.scope.merge(extra.scope)
+        state.scope = state.scope.merge(extra.scope, f"--scope {scope_file}")
     if not state.scope.declared():
         raise StateFileError(f"{', '.join(state.sources)}: no scope declared (scope: principals, principalPrefixes "
                              "or resourcePrefixes; or --scope FILE); deletions are only ever computed inside a scope")

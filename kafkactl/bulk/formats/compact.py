@@ -20,7 +20,9 @@ def read_compact(path: Path, state: DesiredState, scope_only: bool = False) -> N
         doc["acls"] = []  # a --scope file may hold only its scope
     check_schema(path, doc)
     if doc.get("scope") is not None:
-        state.scope = state.scope.merge(parse_scope(path, doc["scope"]))
+        scope = doc["scope"]
+        state.scope = state.scope.merge(parse_scope(path, scope),
+                                        f"{path}:{scope.line}" if hasattr(scope, "line") else str(path))
     if scope_only:
         return
     state.clusters += doc.get("clusters") or []

@@ -66,7 +66,8 @@ def _jsonl_records(path: Path, state: DesiredState, head_only: bool = False) -> 
                 _check_other_fields(f"{path}:{n}", row)
             yield n, row
         elif kind == "scope" and first:
-            state.scope = state.scope.merge(parse_scope(f"{path}:{n}", {k: v for k, v in row.items() if k != "kind"}))
+            state.scope = state.scope.merge(parse_scope(f"{path}:{n}", {k: v for k, v in row.items() if k != "kind"}),
+                                            f"{path}:{n}")
         elif kind == "scope":
             raise StateFileError(f"{path}:{n}: a scope line must be the first line of the file (one per file)")
         elif kind == "clusters" and head:
@@ -99,7 +100,8 @@ def _check_other_fields(where: str, row: dict) -> None:
 def _parquet_scope(path: Path, pf: Any, state: DesiredState) -> None:
     value = parquet_metadata(path, pf, b"kafkactl.scope")
     if value is not None:
-        state.scope = state.scope.merge(parse_scope(f"{path} metadata kafkactl.scope", value))
+        state.scope = state.scope.merge(parse_scope(f"{path} metadata kafkactl.scope", value),
+                                        f"{path} metadata kafkactl.scope")
 
 
 def read_flat_head(path: Path, state: DesiredState) -> None:
