@@ -9,7 +9,7 @@ from typing import Any, Callable, Literal, Sequence, TextIO
 
 from kafkactl.bulk.plan import Guards, Plan, make_plan
 from kafkactl.bulk.formats import read_state
-from kafkactl.bulk.targets import resolve_targets
+from kafkactl.bulk.targets import check_choice, resolve_targets
 from kafkactl.profiles import Selection
 
 # --spark auto: above this many desired bindings (summed over targets) the diff goes to Spark
@@ -104,6 +104,7 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     # them (and counts them for --spark auto). Every file error comes before any request either way.
     spark_anyway = choose_engine(request) == "spark"
     state = read_state(files, scope_file, flat_rows=not spark_anyway)
+    check_choice(request.contexts, state.clusters, request.selection)
     targets = resolve_targets(request.contexts, state.clusters, request.selection)
     engine = choose_engine(request, len(state.bindings) * len(targets), _flat_bytes(files))
     notes: list[str] = []

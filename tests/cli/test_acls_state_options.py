@@ -47,3 +47,17 @@ def test_spark_auto_is_never_taken_for_a_file(closed, tmp_path, spelling, verb):
     r = run("-b", closed, "acls", verb, *[a.format(f=missing) for a in spelling])
     assert r.exit_code == ExitCode.NOT_FOUND, r.output
     assert r.stderr == f"error: {missing}: no such file\n"
+
+
+@pytest.mark.parametrize("verb", ["plan", "apply"])
+def test_a_file_naming_clusters_and_a_b_choosing_another_is_refused_before_any_request(closed, tmp_path, verb):
+    state = tmp_path / "s.yaml"
+    state.write_text("apiVersion: kafkactl/v1\nkind: AclState\nclusters: [prod-eu]\n"
+                     "scope: {principals: ['User:a']}\nacls: []\n")
+    r = run("-b", closed, "--timeout", "1", "acls", verb, str(state), *(["--yes"] if verb == "apply" else []))
+    assert r.exit_code == ExitCode.USAGE, r.output
+    assert r.stderr == (f"error: the file names clusters prod-eu and -b {closed} chooses another: say which with the "
+                        "command's --context (repeatable)\n")
+    r = run("--timeout", "1", "acls", verb, str(state), "--context", "prod-eu", *(["--yes"] if verb == "apply" else []),
+            env={"KAFKACTL_BOOTSTRAP_SERVERS": closed})
+    assert r.exit_code == ExitCode.USAGE and "both choose the cluster" in r.stderr, r.output
