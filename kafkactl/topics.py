@@ -67,14 +67,18 @@ class ItemResult:
         return {"name": self.name, "status": self.status, "error": self.error}
 
 
-def parse_config_pairs(pairs: list[str]) -> dict[str, str]:
+def parse_config_pairs(pairs: list[str], option: str = "--config") -> dict[str, str]:
     out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             from kafkactl.limits import shown
+            from kafkactl.redact import may_be_secret
 
-            raise UsageError(f"--config {shown(pair)}: expected key=value")
+            # `sasl.password hunter2` (a space for the =) holds a password: only its first word is repeated
+            words = pair.split(None, 1)
+            what = f"{shown(words[0])} (the rest not shown)" if words and may_be_secret(pair) else shown(pair)
+            raise UsageError(f"{option} {what} is not key=value")
         out[key.strip()] = value.strip()
     return out
 

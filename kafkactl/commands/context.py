@@ -88,7 +88,7 @@ def context_add(
     from kafkactl.topics import parse_config_pairs
 
     app_ctx = ctx.obj
-    props = parse_config_pairs(prop or [])
+    props = parse_config_pairs(prop or [], "--property")
     if security_protocol:
         props["security.protocol"] = security_protocol
     if sasl_mechanism:
@@ -96,7 +96,7 @@ def context_add(
     if username:
         props["sasl.username"] = username
     if password_stdin:
-        props["sasl.password"] = sys.stdin.readline().rstrip("\r\n")
+        props["sasl.password"] = _password_from_stdin()
     settings_from_properties(props, f"context {name}")  # validate now, not at first use
     bootstrap_server = parse_bootstrap(bootstrap_server)
     store = _store(app_ctx)
@@ -107,6 +107,22 @@ def context_add(
         store.current = name
     store.save()
     app_ctx.note(f"context {name} saved to {store.path}" + (" (current)" if store.current == name else ""))
+
+
+def _password_from_stdin() -> str:
+    """The first line of standard input, as UTF-8 (what the SASL mechanisms send); the value is never shown."""
+    from kafkactl.errors import UsageError
+
+    raw = sys.stdin.buffer.readline(1 << 16) if hasattr(sys.stdin, "buffer") else sys.stdin.readline().encode()
+    try:
+        password = raw.decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError:
+        raise UsageError("--password-stdin: the password read is not UTF-8 text (SASL sends it as UTF-8)") from None
+    if not password:
+        raise UsageError("--password-stdin: standard input held no password (an empty first line)")
+    if "\x00" in password:
+        raise UsageError("--password-stdin: the password holds a NUL character, which SASL/PLAIN cannot send")
+    return password
 
 
 @app.command("delete")

@@ -166,6 +166,11 @@ def _ssl_stores(props: Mapping[str, str]) -> dict[str, Any]:
 
 def settings_from_properties(props: Mapping[str, str], source: str = "--command-config") -> dict[str, Any]:
     """Turn kafka-*.sh client properties (or librdkafka-style equivalents) into Profile fields."""
+    for key, value in props.items():
+        # bytes that are not UTF-8 (Python keeps them as lone surrogates) would be written to the contexts file
+        # as text no reader takes back, and sent to the broker as something else: refused, the value not shown
+        if any("\ud800" <= c <= "\udfff" for c in key + value):
+            raise ConfigError(f"{source}: the value of {key.encode('utf-8', 'replace').decode()} is not UTF-8 text")
     out: dict[str, Any] = {}
     if "bootstrap.servers" in props:
         out["bootstrap_servers"] = props["bootstrap.servers"].strip()

@@ -70,6 +70,10 @@ def parse_bootstrap(text: str, source: str = "-b/--bootstrap-server") -> str:
     outside 1-65535 is refused rather than passed on: librdkafka would take 99999 modulo 65536."""
     from kafkactl.limits import bounded_int, shown
 
+    if "@" in text:  # user:password@host: the part before @ may be a password, so none of it is repeated
+        after = [e.rpartition("@")[2].strip() for e in text.split(",")]
+        raise ConfigError(f"{source}: an address holds no credentials (the part before '@' in "
+                          f"{shown(','.join(after))} is not shown): put them in the context or --command-config")
     entries = [e.strip() for e in text.split(",")]
     if not any(entries):
         raise ConfigError(f"{source} {shown(text)}: no address given (host:port[,host:port])")

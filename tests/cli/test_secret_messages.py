@@ -183,3 +183,35 @@ def test_a_context_s_jaas_fault_names_the_context(tmp_path, closed, monkeypatch)
     r = run("--context", "broken", "topics", "list")
     assert r.exit_code == 2 and "context broken" in r.stderr and "is not terminated by ';'" in r.stderr, r.output
     assert not _leaked(r.output), r.output
+
+
+def test_a_property_written_with_a_space_for_the_equals_sign_is_refused_without_its_value(tmp_path):
+    r = run("context", "add", "c", "-b", "127.0.0.1:9092", "--property", f"sasl.password {SECRET}",
+            env={"XDG_CONFIG_HOME": str(tmp_path)})
+    assert r.exit_code == 2 and not _leaked(r.output), r.output
+    assert r.stderr == "error: --property 'sasl.password' (the rest not shown) is not key=value\n"
+
+
+def test_credentials_in_a_bootstrap_address_are_refused_without_them(closed):
+    for value in (f"u:{SECRET}@{closed}", f"SASL_SSL://u:{SECRET}@{closed},{closed}"):
+        r = run("-b", value, "--timeout", "1", "topics", "list")
+        assert r.exit_code == 2 and not _leaked(r.output), r.output
+        assert "an address holds no credentials" in r.stderr
+        r = run("--timeout", "1", "topics", "list", env={"KAFKACTL_BOOTSTRAP_SERVERS": value})
+        assert r.exit_code == 2 and not _leaked(r.output) and "KAFKACTL_BOOTSTRAP_SERVERS" in r.stderr, r.output
+
+
+@pytest.mark.parametrize("data, words", [
+    (SECRET.encode() + b"\xff\n", "is not UTF-8 text"),
+    (b"\n", "held no password"),
+    (b"", "held no password"),
+    (SECRET.encode() + b"\x00x\n", "NUL"),
+], ids=["latin-1", "empty-line", "no-input", "nul"])
+def test_password_stdin_that_is_no_password_is_refused_and_nothing_saved(tmp_path, data, words):
+    """From the adversary pass: a non-UTF-8 password was saved, and the contexts file could not be read again."""
+    env = {"XDG_CONFIG_HOME": str(tmp_path)}
+    r = run("context", "add", "c", "-b", "127.0.0.1:9092", "--sasl-mechanism", "PLAIN", "--username", "u",
+            "--password-stdin", input=data, env=env)  # type: ignore[arg-type]
+    assert r.exit_code == 2 and words in r.stderr and not _leaked(r.output), r.output
+    listed = run("context", "list", env=env)
+    assert listed.exit_code == 0 and "c" not in listed.stdout.split(), listed.output
