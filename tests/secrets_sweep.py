@@ -166,7 +166,8 @@ def _candidates(root: Path):
         dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
         for name in files:
             path = Path(base, name)
-            if name in SECRET_STORES or path.suffix in SKIP_SUFFIXES or path.is_symlink():
+            # a FIFO a test made would block the sweep; only regular files hold what a run wrote
+            if name in SECRET_STORES or path.suffix in SKIP_SUFFIXES or path.is_symlink() or not path.is_file():
                 if name == "state.json":
                     _register_sandbox(path)
                 continue

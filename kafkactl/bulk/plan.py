@@ -311,7 +311,11 @@ def _load_saved(plandir: str) -> Plan:
     clusters = []
     from kafkactl.bulk.formats.compact import parse_scope
 
-    scope = parse_scope(d / "plan.json", meta.get("scope") or {})
+    if not isinstance(meta, dict) or not meta.get("scope"):
+        raise StateFileError(f"{d / 'plan.json'}: no scope (acls plan always saves one; the plan was edited)")
+    scope = parse_scope(d / "plan.json", meta["scope"])
+    if not scope.declared():
+        raise StateFileError(f"{d / 'plan.json'}: an empty scope (acls plan always saves one; the plan was edited)")
     for c in meta["clusters"]:
         cp = ClusterPlan(c["cluster"], current_total=c["current_total"], current_in_scope=c["current_in_scope"],
                          desired=c["desired"], protected_skipped=c["protected_skipped"],

@@ -37,10 +37,20 @@ def parse_properties_text(text: str, source: str = "<properties>") -> dict[str, 
         raise ConfigError(f"{source}: not a valid Java properties file ({exc.__class__.__name__})") from None
 
 
+MAX_PROPERTIES_BYTES = 1 << 20  # a client.properties is a few hundred bytes
+
+
 def read_properties_file(path: str | os.PathLike[str]) -> dict[str, str]:
     p = Path(path).expanduser()
     try:
-        text = p.read_text(encoding="utf-8")
+        if p.exists() and not p.is_file():  # /dev/zero would never end, a FIFO would block
+            raise ConfigError(f"--command-config {path}: not a regular file")
+        with p.open("rb") as fh:
+            data = fh.read(MAX_PROPERTIES_BYTES + 1)
+        if len(data) > MAX_PROPERTIES_BYTES:
+            raise ConfigError(f"--command-config {path}: over {MAX_PROPERTIES_BYTES >> 20} MiB, not a client "
+                              "properties file")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise MissingFileError(f"--command-config {path}: no such file") from None
     except OSError as exc:

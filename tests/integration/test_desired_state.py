@@ -325,7 +325,7 @@ def test_apply_of_a_saved_plan_is_held_to_the_guards_given_with_it(sandbox, team
     assert {b.principal for b in mine(gw, team)} == {new}
 
 
-def _forge(saved, extra_rows=(), edit_meta=None, edit_row=None) -> None:
+def _forge(saved, extra_rows=(), edit_meta=None, edit_row=None, edit_plan=None) -> None:
     """Edit a saved plan as an attacker would: rows added or changed, the fingerprint recomputed to match."""
     from kafkactl.bulk.plan import binding_key
     from kafkactl.bulk.state import flat_binding
@@ -342,6 +342,8 @@ def _forge(saved, extra_rows=(), edit_meta=None, edit_row=None) -> None:
         if edit_meta:
             edit_meta(c)
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    if edit_plan:
+        edit_plan(meta)
     (saved / "plan.json").write_text(json.dumps(meta))
 
 
@@ -366,6 +368,10 @@ def test_a_tampered_saved_plan_is_refused(sandbox, team, tmp_path):
         ({"extra_rows": [{**row, "principal": outsider}]}, [], "outside the plan's scope"),
         ({"extra_rows": [{**row, "principal": f"User:{team}admin"}]}, ["--protect", f"User:{team}a*"], "protected"),
         ({}, ["--scope="], "--scope '' is empty"),
+        # a scope taken out holds every binding: an outsider's row would pass the scope check
+        ({"extra_rows": [{**row, "principal": outsider}], "edit_plan": lambda m: m.pop("scope")}, [], "no scope"),
+        ({"extra_rows": [{**row, "principal": outsider}], "edit_plan": lambda m: m.update(scope={})}, [],
+         "no scope"),
     ]
     for i, (edit, extra, needle) in enumerate(cases):
         saved = tmp_path / f"p{i}"

@@ -153,3 +153,27 @@ def test_error_lines_escape_control_characters(text, shown):
 
     assert one_line(text) == shown
     assert len(one_line(text).splitlines()) == 1
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_command_config_that_is_no_regular_file_is_refused(tmp_path, kind):
+    import os
+
+    from kafkactl.profiles import read_properties_file
+
+    p = tmp_path / "c.properties"
+    if kind == "fifo":
+        os.mkfifo(p)
+    else:
+        p.symlink_to("/dev/zero")
+    with pytest.raises(ConfigError, match=r"c\.properties: not a regular file"):
+        read_properties_file(p)
+
+
+def test_a_command_config_over_a_mebibyte_is_refused_unread(tmp_path):
+    from kafkactl.profiles import read_properties_file
+
+    p = tmp_path / "c.properties"
+    p.write_bytes(b"# padding\n" * 200_000)
+    with pytest.raises(ConfigError, match=r"c\.properties: over 1 MiB"):
+        read_properties_file(p)

@@ -361,3 +361,24 @@ def test_the_merged_scope_never_holds_a_binding_neither_file_holds(tmp_path):
             b = AclBinding(rtype, name, PatternType.LITERAL, principal, "*", AclOperation.READ, Permission.ALLOW)
             assert merged.contains(b) == any(s.contains(b) for s in own), (s1, s2, b)
     assert merged_pairs > len(scopes)  # not only each scope with itself
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+@pytest.mark.parametrize("as_scope", [False, True])
+def test_a_state_file_that_is_no_regular_file_is_refused_without_reading(tmp_path, kind, as_scope):
+    # a FIFO would block the reader for ever and /dev/zero would never end: both are refused before any open
+    import os
+
+    if kind == "fifo":
+        path = tmp_path / "x.yaml"
+        os.mkfifo(path)
+    elif kind == "device":
+        path = tmp_path / "x.yaml"
+        path.symlink_to("/dev/zero")
+    else:
+        path = tmp_path / "x.yaml"
+        path.mkdir()
+    good = write(tmp_path, "good.yaml", GOOD)
+    args = ([good], str(path)) if as_scope else ([str(path)], None)
+    with pytest.raises(StateFileError, match=r"x\.yaml: not a regular file"):
+        read_state(*args)

@@ -18,6 +18,7 @@ from typing import Iterable, TextIO
 
 from kafkactl.acl.model import AclBinding
 from kafkactl.bulk.formats.compact import read_compact, write_compact
+from kafkactl.bulk.formats.text import check_regular
 from kafkactl.bulk.formats.flat import (JSONL_SUFFIXES, flat_records, flat_where, read_flat_head, write_csv,
                                         write_jsonl, write_parquet)
 from kafkactl.bulk.state import DesiredState, Scope, StateFileError, flat_binding
@@ -42,6 +43,8 @@ def read_state(paths: Iterable[str], scope_file: str | None = None, flat_rows: b
     """Parse and validate. With flat_rows=False (the Spark engine) flat files contribute only their scope;
     Spark reads and validates their rows itself."""
     state = DesiredState()
+    for p in [*paths, *([scope_file] if scope_file else [])]:
+        check_regular(Path(p))
     for p in paths:
         path = Path(p)
         if not flat_rows and path.suffix.lower() in FLAT_SUFFIXES:
@@ -65,6 +68,7 @@ def read_state(paths: Iterable[str], scope_file: str | None = None, flat_rows: b
 def read_one(path: Path, state: DesiredState) -> None:
     if not path.exists():
         raise MissingFileError(f"{path}: no such file")
+    check_regular(path)
     suffix = path.suffix.lower()
     if suffix in COMPACT_SUFFIXES:
         read_compact(path, state)
