@@ -1,7 +1,8 @@
 """Values for shell completion that only the cluster knows: topic and group names, principals, config keys.
 
 A shell waits for these while the operator waits for the shell, so every lookup runs under a hard budget
-(LOOKUP_BUDGET): a slow or down cluster yields nothing rather than a hung prompt. Answers are cached per
+(LOOKUP_BUDGET, or KAFKACTL_COMPLETION_BUDGET seconds for a cluster at the far end of a slow link): a slow or
+down cluster yields nothing rather than a hung prompt. Answers are cached per
 cluster for CACHE_TTL seconds in the user's cache directory, so repeated TABs cost a file read.
 """
 
@@ -21,6 +22,16 @@ from kafkactl.profiles import Selection
 CACHE_TTL = 30.0
 LOOKUP_BUDGET = 0.8  # seconds, connection included
 MAX_VALUES = 5000
+
+
+def lookup_budget() -> float:
+    """KAFKACTL_COMPLETION_BUDGET (0.1-10 s) when set to a number in range, else LOOKUP_BUDGET: completion never
+    reports an error, so a bad value is ignored rather than refused."""
+    try:
+        value = float(os.environ.get("KAFKACTL_COMPLETION_BUDGET", ""))
+    except ValueError:
+        return LOOKUP_BUDGET
+    return value if 0.1 <= value <= 10 else LOOKUP_BUDGET
 
 
 def cache_dir() -> Path:
@@ -50,8 +61,9 @@ def _current_context_name() -> str:
 
 
 def cached(kind: str, selection: Selection, fetch: Callable[[Selection], list[str]],
-           ttl: float = CACHE_TTL, budget: float = LOOKUP_BUDGET) -> list[str]:
+           ttl: float = CACHE_TTL, budget: float | None = None) -> list[str]:
     """`fetch` under the budget, through the cache; any failure (down, refused, not authorized) is []."""
+    budget = lookup_budget() if budget is None else budget
     key = f"{cluster_key(selection)}|{kind}"
     path = cache_dir() / (hashlib.sha256(key.encode()).hexdigest()[:24] + ".json")
     try:

@@ -26,6 +26,8 @@ MINIMAL_ARGS: dict[str, list[str]] = {
     "acls plan": ["{state}"],
     "acls apply": ["{state}", "--yes"],
     "auth whoami": [],
+    # without --rules the brokers' ssl.principal.mapping.rules are read: DescribeConfigs on a broker
+    "auth principal": ["--ssl-dn", f"CN={PROBE},OU=x"],
     "cluster describe": [],
     "configs list": [],
     "configs describe": ["--topic", PROBE],
@@ -55,6 +57,8 @@ OFFLINE = {
     "context delete": "writes the contexts file",
     "local up": "starts a sandbox", "local down": "stops a sandbox", "local status": "reads the sandbox state",
     "local env": "prints exports",
+    "local spark up": "starts a Spark cluster", "local spark down": "stops a Spark cluster",
+    "local spark status": "reads the Spark cluster's state",
     "completion bash": "prints a script", "completion zsh": "prints a script", "completion fish": "prints a script",
 }
 
