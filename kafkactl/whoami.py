@@ -25,6 +25,22 @@ class WhoAmI:
     cluster: ResourceOps
     topics: tuple[ResourceOps, ...]
     groups: tuple[ResourceOps, ...]
+    certificate_dn: str | None = None  # a client authenticated by certificate: the subject the rules map
+
+
+def principal_of(gw: Gateway) -> str | None:
+    """The principal the brokers build for this client: the SASL user, or the certificate's subject mapped by the
+    brokers' ssl.principal.mapping.rules (read from a broker; None when they cannot be read)."""
+    if gw.principal or not gw.certificate_dn:
+        return gw.principal
+    from kafkactl.errors import KafkactlError
+    from kafkactl.mapping.preview import SSL_RULES, cluster_rules, map_dn
+
+    try:
+        rules, source = cluster_rules(gw, SSL_RULES)
+        return map_dn(gw.certificate_dn, rules, source).principal
+    except KafkactlError:  # (no DescribeConfigs on the cluster) the subject is still shown
+        return None
 
 
 def whoami(gw: Gateway) -> WhoAmI:
@@ -33,8 +49,9 @@ def whoami(gw: Gateway) -> WhoAmI:
     groups, _ = describe_groups(gw, None, authorized_operations=True)
     none = decode(None, ResourceType.TOPIC)  # asked for above: the broker supplies them (None: not supplied)
     return WhoAmI(
-        principal=gw.principal,
+        principal=principal_of(gw),
         cluster=ResourceOps("CLUSTER", "kafka-cluster", cluster.authorized_operations or none),
         topics=tuple(ResourceOps("TOPIC", t.name, t.authorized_operations or none) for t in topics),
         groups=tuple(ResourceOps("GROUP", g.group, g.authorized_operations or none) for g in groups),
+        certificate_dn=gw.certificate_dn,
     )

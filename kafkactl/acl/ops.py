@@ -79,7 +79,7 @@ def create_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
         existing = existing_among(gw, bindings)
     except NotAuthorizedError:
         # Alter on the cluster implies Describe, so this caller could not create them either
-        raise NotAuthorizedError(f"{gw.principal or 'the anonymous principal'} is not authorized to create ACLs: "
+        raise NotAuthorizedError(f"{gw.who()} is not authorized to create ACLs: "
                                  "needs Alter on the Cluster (CLUSTER_AUTHORIZATION_FAILED)") from None
     # Every binding is sent, existing ones too: the read above may be stale, and CreateAcls is
     # idempotent (an existing ACL reports success and writes no record). The read only labels them.
@@ -198,8 +198,11 @@ def _raise_on_failures(gw, result: ChangeResult, what: str, needs: str) -> None:
     first = failed[0]
     if first.error_code == INVALID_REQUEST and "invalid operation" in (first.error or "").lower():
         op = first.binding.operation
-        raise BrokerError(f"cannot {what}: this broker does not know the {op.pascal} operation"
-                          f"{OPERATION_SINCE.get(op, '')}; upgrade the broker or leave the operation out")
+        why = (f"this broker does not know the {op.pascal} operation{OPERATION_SINCE.get(op, '')}; upgrade the "
+               "broker or leave the operation out")
+        if len(failed) < len(result.results):  # the broker took the others: say which, exit 5
+            raise PartialFailure(f"{len(failed)} of {len(result.results)} ACL bindings failed: {why}", result=result)
+        raise BrokerError(f"cannot {what}: {why}")
     if len(failed) == len(result.results) and len(codes) == 1:
         # nothing worked, for one reason (e.g. not authorized): report it with its own exit code
         message = (first.error or "").rsplit(" (", 1)[0]  # "message (NAME)": code_error names it once

@@ -311,11 +311,15 @@ def _load_saved(plandir: str) -> Plan:
     clusters = []
     from kafkactl.bulk.formats.compact import parse_scope
 
-    if not isinstance(meta, dict) or not meta.get("scope"):
-        raise StateFileError(f"{d / 'plan.json'}: no scope (acls plan always saves one; the plan was edited)")
+    if not isinstance(meta, dict):
+        raise StateFileError(f"{d}: not a readable saved plan (plan.json is no JSON object)")
+    # a scope taken out (or emptied) would hold every binding, an outsider's row included
+    edited = "acls plan always saves one; the plan was edited"
+    if not meta.get("scope"):
+        raise StateFileError(f"{d}: not a readable saved plan (plan.json has no scope: {edited})")
     scope = parse_scope(d / "plan.json", meta["scope"])
     if not scope.declared():
-        raise StateFileError(f"{d / 'plan.json'}: an empty scope (acls plan always saves one; the plan was edited)")
+        raise StateFileError(f"{d}: not a readable saved plan (plan.json has an empty scope: {edited})")
     for c in meta["clusters"]:
         cp = ClusterPlan(c["cluster"], current_total=c["current_total"], current_in_scope=c["current_in_scope"],
                          desired=c["desired"], protected_skipped=c["protected_skipped"],

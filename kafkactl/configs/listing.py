@@ -103,6 +103,17 @@ def _fallback(gw: Gateway, types: list[int], out: Listing) -> Listing:
             out.notes.append(f"{unreadable} visible group(s) left out: reading their configs needs "
                              "DescribeConfigs on each group")
     skipped = [ENTITY_OF[t] for t in (BROKER, BROKER_LOGGER, CLIENT_METRICS) if t in wanted]
+    if BROKER in wanted or BROKER_LOGGER in wanted:
+        # the brokers the cluster names, kept when their configs can be read (DescribeConfigs on CLUSTER)
+        from kafkactl.cluster import describe_cluster
+
+        ids = [str(b.id) for b in describe_cluster(gw).brokers]
+        described = gw.describe_configs([(BROKER, i) for i in ids]) if ids else {}
+        if ids and not any(isinstance(described.get((BROKER, i)), Exception) for i in ids):
+            for t in (BROKER, BROKER_LOGGER):
+                if t in wanted:
+                    out.resources += [ConfigResource(ENTITY_OF[t], i) for i in ids]
+                    skipped.remove(ENTITY_OF[t])
     if skipped:
         out.notes.append(f"{', '.join(skipped)} left out: they need DescribeConfigs on CLUSTER")
     out.notes.append("the result above is possibly incomplete")

@@ -98,7 +98,11 @@ def _whoami(v: WhoamiView, fmt: OutputFormat, out: TextIO, console: Any) -> None
     if fmt in (OutputFormat.json, OutputFormat.yaml):
         _render(me, fmt, out, console)
     elif fmt is OutputFormat.table:
-        console.print(f"principal: {me.principal or 'ANONYMOUS'}", highlight=False)
+        if me.principal or not me.certificate_dn:
+            console.print(f"principal: {me.principal or 'ANONYMOUS'}", highlight=False)
+        if me.certificate_dn:
+            console.print(f"certificate: {me.certificate_dn}" + ("" if me.principal else
+                          " (the brokers' ssl.principal.mapping.rules could not be read to map it)"), highlight=False)
         for title, items in sections:
             if items:
                 _render(authz.matrix([(r.name, r.authorized_operations) for r in items], title), fmt, out, console)

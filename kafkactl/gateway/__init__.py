@@ -91,6 +91,29 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
     def principal(self) -> str | None:
         return f"User:{self.profile.username}" if self.profile.username else None
 
+    @property
+    def certificate_dn(self) -> str | None:
+        """The subject of the client certificate the brokers authenticate this client by (SSL without SASL), as
+        their Java spells it; None when there is none (or it cannot be read: connecting will say why)."""
+        p = self.profile
+        if not p.uses_ssl or p.uses_sasl or not p.ssl_certfile:
+            return None
+        from pathlib import Path
+
+        from kafkactl.certdn import pem_subject
+
+        try:
+            return pem_subject(Path(p.ssl_certfile).read_bytes(), p.ssl_certfile)
+        except (OSError, KafkactlError):
+            return None
+
+    def who(self) -> str:
+        """Who the brokers see, for messages: the SASL user, the certificate's subject, or nobody."""
+        if self.principal:
+            return self.principal
+        dn = self.certificate_dn
+        return f"the principal of certificate {dn}" if dn else "the anonymous principal"
+
     def confluent_config(self) -> dict[str, Any]:
         p = self.profile
         conf: dict[str, Any] = {
@@ -285,7 +308,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
                 raise AuthenticationError(tls_failure(e.message))
             if e.code in _AUTHN:
                 raise AuthenticationError(
-                    f"authentication failed for {self._who()} at {self.profile.bootstrap_servers} "
+                    f"authentication failed for {self.who()} at {self.profile.bootstrap_servers} "
                     f"({self.profile.sasl_mechanism or self.profile.security_protocol}): check user and password",
                     hint="the broker said: invalid credentials")
 
@@ -323,9 +346,6 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         """Some of the cluster's brokers did not answer (the others did): which, and how many of how many."""
         return UnreachableError(brokers_not_answering(what, down, total, why))
 
-    def _who(self) -> str:
-        return self.principal or "the anonymous principal"
-
     def translate(self, exc: BaseException, what: str, resource: str | None = None,
                   needs: str | None = None) -> KafkactlError:
         """Map a client exception to kafkactl's error classes (and so to an exit code)."""
@@ -335,9 +355,9 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         self._raise_fatal_client_error(what)
         if info.code in _AUTHZ:
             need = f": needs {needs}" if needs else ""
-            return NotAuthorizedError(f"{self._who()} is not authorized to {what}{need} ({info.name})")
+            return NotAuthorizedError(f"{self.who()} is not authorized to {what}{need} ({info.name})")
         if info.code in _AUTHN:
-            return AuthenticationError(f"authentication failed for {self._who()}: {info.message}")
+            return AuthenticationError(f"authentication failed for {self.who()}: {info.message}")
         if info.code in _UNREACHABLE:
             return self._unreachable(what)
         if info.code in _NOT_FOUND:

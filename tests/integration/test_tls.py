@@ -381,3 +381,26 @@ def test_auth_principal_bad_rules_and_refused_names(sandbox, args, code, words):
     r = as_ctx("local-alice", "auth", "principal", *args)
     assert r.exit_code == code, r.output
     assert words in r.stderr and "Traceback" not in r.output
+
+
+def test_whoami_over_mtls_names_the_principal_the_mapping_rules_make(sandbox):
+    """The super user may read the brokers' ssl.principal.mapping.rules, so its certificate is mapped as the broker
+    maps it; a principal without DescribeConfigs still sees its certificate's subject, never ANONYMOUS."""
+    me = json.loads(ok(as_ctx("local-mtls-admin", "-o", "json", "auth", "whoami")).stdout)
+    assert me["principal"] == "User:admin" and me["certificate_dn"] == "CN=admin,OU=sandbox,O=kafkactl"
+    r = ok(as_ctx("local-mtls-app", "auth", "whoami", "-o", "json"))
+    me = json.loads(r.stdout)
+    assert me["principal"] is None and me["certificate_dn"] == APP_PRINCIPAL.split(":", 1)[1]
+    r = ok(as_ctx("local-mtls-app", "-o", "table", "auth", "whoami"))
+    assert "ANONYMOUS" not in r.stdout and "certificate: CN=app one" in r.stdout
+
+
+@pytest.mark.parametrize("args, what", [
+    (["acls", "list"], "list ACLs"),
+    (["configs", "describe", "--broker", "1"], "describe configs"),
+])
+def test_a_refusal_over_mtls_names_the_certificate_not_anonymous(sandbox, args, what):
+    r = as_ctx("local-mtls-carol", *args)
+    assert r.exit_code == 3, r.output[-2000:]
+    assert "the principal of certificate CN=carol,OU=sandbox,O=kafkactl is not authorized to " + what in r.stderr
+    assert "anonymous" not in r.stderr

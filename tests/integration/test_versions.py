@@ -106,6 +106,11 @@ def test_configs_and_list_config_resources_with_the_fallback_explained(versioned
     assert topic in r.stdout
     explained = "before Kafka 4.1" in r.stderr
     assert explained == (not LISTS_EVERY_CONFIG_RESOURCE[versioned]), r.stderr
+    # the super user gets the brokers on every version: from LIST_CONFIG_RESOURCES, or read one by one
+    for entity in ("brokers", "broker-loggers"):
+        r = ok(run("--context", "local-admin", "-o", "json", "configs", "list", "--entity-type", entity))
+        assert [(x["entity_type"], x["name"]) for x in json.loads(r.stdout)] == [(entity, "1")], r.output
+        assert "left out" not in r.stderr, r.stderr
 
 
 def test_groups(versioned):
@@ -142,6 +147,19 @@ def test_what_a_version_lacks_is_a_message_not_a_crash(versioned):
     else:
         assert r.exit_code == 0, r.output
         ok(run("--context", "local-admin", "acls", "delete", *args, "--yes"))
+    # with operations the broker knows: they are created, and the one it refuses is named per binding (exit 5)
+    mixed = [*args, "--operation", "Write", "--operation", "Describe"]
+    r = run("--context", "local-admin", "-o", "json", "acls", "create", *mixed)
+    try:
+        if versioned in ("3.9.1", "4.0.1"):
+            assert r.exit_code == ExitCode.PARTIAL, r.output
+            statuses = {row["operation"]: row["status"] for row in json.loads(r.stdout)["results"]}
+            assert statuses == {"WRITE": "created", "DESCRIBE": "created", "TWO_PHASE_COMMIT": "failed"}, r.stdout
+            assert "1 of 3 ACL bindings failed: this broker does not know the TwoPhaseCommit operation" in r.stderr
+        else:
+            assert r.exit_code == 0, r.output
+    finally:
+        run("--context", "local-admin", "acls", "delete", "--principal", f"User:{t}-tx", "--yes")
 
 
 def test_a_topic_named_twice_is_deleted_once(versioned):
