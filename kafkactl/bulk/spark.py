@@ -5,8 +5,8 @@ scope -> full outer join on (cluster, key, binding) -> plan rows written as Parq
 cluster and phase. Only counts, fingerprints and the first invalid row ever reach the driver.
 Apply (each phase a Spark job, then every broker confirms it): spark_apply.py.
 
-Executors resolve targets by context name from the contexts file: in local mode that is this machine's
-file; on a real cluster the workers need the same file (passwords never travel inside task closures).
+Executors connect with what the driver resolved, delivered inside the job's tasks (bulk/delivery.py): a
+worker needs no contexts file, key store or certificate of its own.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -25,6 +25,7 @@ from kafkactl.bulk.plan import KEY_SEP, PHASES, SEED, ClusterPlan, Guards, Plan,
 from kafkactl.bulk.state import DesiredState, Scope, StateFileError
 from kafkactl.bulk.formats.flat import checked_rows, flat_row
 from kafkactl.errors import KafkactlError, UsageError
+from kafkactl.privatefile import private_tempdir, write_private
 
 _sessions: dict[tuple, Any] = {}
 BINDING = ["principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type"]
@@ -54,7 +55,40 @@ def _probe(url: str, timeout: float = 10.0) -> None:
                                f"at {host}:{port} ({exc.strerror or type(exc).__name__})") from None
 
 
-def session(master: str | None = None, remote: str | None = None, driver_memory: str = "2g") -> Any:
+# what the JVM and Spark print on every start, whatever the log configuration: only --debug shows them
+_JVM_NOISE = re.compile(r"WARNING: Using incubator modules|Setting default log level to|To adjust logging level use "
+                        r"sc\.setLogLevel|WARNING: .*(sun\.misc\.Unsafe|restricted method|--enable-native-access)")
+
+
+@contextlib.contextmanager
+def _jvm_stderr(debug: bool) -> Iterator[None]:
+    """The driver JVM inherits this process's stderr when it starts: give it a pipe instead, read by a thread that
+    passes on Spark's own messages (log4j's `spark: ` lines) and drops the start-up noise unless --debug."""
+    import threading
+
+    read, write = os.pipe()
+    saved = os.dup(2)
+    os.dup2(write, 2)
+    os.close(write)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+    def forward() -> None:
+        with os.fdopen(read, "rb", buffering=0) as pipe:
+            for line in iter(pipe.readline, b""):
+                text = line.decode("utf-8", "replace")
+                if debug or not _JVM_NOISE.match(text):
+                    sys.stderr.write(text)
+                    sys.stderr.flush()
+
+    threading.Thread(target=forward, name="kafkactl-spark-stderr", daemon=True).start()
+
+
+def session(master: str | None = None, remote: str | None = None, driver_memory: str = "2g",
+            debug: bool = False) -> Any:
     """One SparkSession per process and target: local[*] unless a master or a Spark Connect URL is given."""
     key = (master, remote)
     if key in _sessions:
@@ -68,8 +102,9 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
-    log_conf = Path(tempfile.gettempdir()) / "kafkactl-spark-log4j2.properties"
-    log_conf.write_text("rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\n"
+    # this process's own (0600 in a 0700 directory, removed at exit): one shared name could be planted or raced
+    log_conf = private_tempdir("kafkactl-spark-") / "log4j2.properties"
+    write_private(log_conf, "rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\n"
                         "appender.console.type = Console\nappender.console.name = console\n"
                         "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
                         "appender.console.layout.pattern = spark: %p %m%n\n"
@@ -86,11 +121,16 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
         cores = os.cpu_count() or 2
         builder = (builder.master(master or "local[*]")
                    .config("spark.driver.memory", driver_memory)
-                   .config("spark.ui.enabled", "false")
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.shuffle.partitions", str(4 * cores))
                    .config("spark.speculation", "false"))
-    spark = builder.getOrCreate()
+        if not master or master.startswith("local"):  # a cluster's operators expect its UI; one command does not
+            builder = builder.config("spark.ui.enabled", "false")
+    if remote:
+        spark = builder.getOrCreate()
+    else:
+        with _jvm_stderr(debug):
+            spark = builder.getOrCreate()
     # a speculative duplicate task would send the same batch twice; creates are idempotent, but say it
     if (spark.conf.get("spark.speculation", "false") or "").lower() == "true":
         raise UsageError("spark.speculation must be false for kafkactl apply")
@@ -108,7 +148,9 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
     """`current` (a DataFrame of cluster + binding columns) replaces reading the brokers: for benchmarks."""
     from pyspark.sql import functions as F
 
-    where = {t.name: t.profile.selection for t in targets}
+    from kafkactl.bulk.delivery import deliver
+
+    where = {t.name: deliver(t.profile) for t in targets}
     spark = session(master, remote)
     from pyspark.sql import Observation
 
@@ -154,7 +196,9 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
     changes = changes.observe(seen_plan, *metrics)
     if guards.no_delete:  # observed above, so the withheld deletes are still counted
         changes = changes.where("action = 'CREATE'")
-    out = Path(out_dir or tempfile.mkdtemp(prefix="kafkactl-plan-"))
+    # without --out the plan lives as long as the command (removed at exit); on a cluster of several machines
+    # --out must name storage every executor and the driver share (hdfs://, s3a://, NFS)
+    out = Path(out_dir) if out_dir else private_tempdir("kafkactl-plan-")
     with join_settings(spark):
         changes.write.mode("overwrite").partitionBy("cluster", "phase").parquet(str(out / "rows"))
     cur, want_m, planned = seen_current.get, seen_desired.get, seen_plan.get
@@ -335,22 +379,10 @@ RESULT_SCHEMA = PLAN_ROW_SCHEMA + ", status string, error string"
 
 def _current_df(spark, where: dict):
     """One task per shard. DataFrame API only (mapInArrow), so it runs under Spark Connect as well. `where`:
-    cluster -> the Selection its executors resolve (a context, a bootstrap, a properties file's path)."""
+    cluster -> the Delivery its executors connect with."""
     specs = [(c, int(f.resource_type), int(f.pattern_type), int(f.permission)) for c in where for f in shard_filters()]
     df = spark.createDataFrame(specs, "cluster string, rt int, pt int, perm int").repartition(len(specs))
     return df.mapInArrow(lambda batches: _read_shards_arrow(batches, where), CURRENT_SCHEMA)
-
-
-def _executor_gateway(gateways: dict, where: dict, cluster: str):
-    """The executor's client for a cluster, resolved as the driver resolved it (contexts file, properties file)."""
-    from dataclasses import replace
-
-    from kafkactl.gateway import Gateway
-    from kafkactl.profiles import resolve
-
-    if cluster not in gateways:
-        gateways[cluster] = Gateway(resolve(replace(where[cluster], timeout=60), env={}))
-    return gateways[cluster]
 
 
 def _read_shards_arrow(batches, where: dict):
@@ -366,17 +398,13 @@ def _read_shards_arrow(batches, where: dict):
 def _read_shards(specs: Iterator[tuple], where: dict) -> Iterator[tuple]:
     """Runs on executors: one admin client per cluster per partition, one describe per shard."""
     from kafkactl.acl.model import AclFilter, PatternType, Permission, ResourceType
+    from kafkactl.bulk.delivery import ExecutorClients
 
-    gateways: dict = {}
-    try:
+    with ExecutorClients(where) as clients:
         for cluster, rt, pt, perm in specs:
-            gw = _executor_gateway(gateways, where, cluster)
             shard = AclFilter(ResourceType(rt), None, PatternType(pt), None, None, permission=Permission(perm))
-            for b in gw.describe_acls(shard, bulk=True):
+            for b in clients[cluster].describe_acls(shard, bulk=True):
                 yield (cluster, *[flat_row(b)[c] for c in BINDING])
-    finally:
-        for gw in gateways.values():
-            gw.close()
 
 
 def _in_scope(scope: Scope):

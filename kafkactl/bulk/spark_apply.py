@@ -5,14 +5,14 @@ lists the phase's outcome. Planning, sessions and the shared schemas: spark.py."
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
 from kafkactl.bulk.formats.flat import flat_row
 from kafkactl.bulk.plan import PHASES, Plan, shard_filters
 from kafkactl.bulk.state import FLAT_FIELDS
-from kafkactl.bulk.spark import BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, _executor_gateway, session
+from kafkactl.bulk.delivery import ExecutorClients, deliver
+from kafkactl.bulk.spark import BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, session
 
 
 def spark_apply(plan: Plan, gateways: dict, progress=None, report=None, master: str | None = None,
@@ -30,9 +30,11 @@ def spark_apply(plan: Plan, gateways: dict, progress=None, report=None, master: 
     else:
         rows = spark.createDataFrame([(r.cluster, r.phase, r.action, *[flat_row(r.binding)[c] for c in BINDING])
                                       for r in plan.rows()], PLAN_ROW_SCHEMA)
-        results_dir = Path(tempfile.mkdtemp(prefix="kafkactl-apply-"))
+        from kafkactl.privatefile import private_tempdir
+
+        results_dir = private_tempdir("kafkactl-apply-")
     result = ApplyResult()
-    where = {c: gw.profile.selection for c, gw in gateways.items()}
+    where = {c: deliver(gw.profile) for c, gw in gateways.items()}
     for cp in plan.clusters:
         for phase, (action, _) in PHASES.items():
             part = rows.where((F.col("cluster") == cp.cluster) & (F.col("phase") == phase))
@@ -100,14 +102,14 @@ def _apply_partition(rows: Iterator[Any], action: str, where: dict) -> Iterator[
     from kafkactl.bulk.state import flat_binding
 
     batch: list[tuple[str, int, AclBinding]] = []
-    gateways: dict = {}
+    clients = ExecutorClients(where)
 
     def flush() -> Iterator[tuple]:
         by_cluster: dict[str, list] = {}
         for item in batch:
             by_cluster.setdefault(item[0], []).append(item)
         for cluster, items in by_cluster.items():
-            gw = _executor_gateway(gateways, where, cluster)
+            gw = clients[cluster]
             bindings = [b for _, _, b in items]
             if action == "CREATE":
                 outcomes = [("failed", f"{e.message} ({e.name})") if e else ("created", None) for e in gw.create_acls(bindings)]
@@ -128,8 +130,7 @@ def _apply_partition(rows: Iterator[Any], action: str, where: dict) -> Iterator[
         if batch:
             yield from flush()
     finally:
-        for gw in gateways.values():
-            gw.close()
+        clients.close()
 
 
 def _confirmed(spark, gw, where: dict, done, action: str, timeout: float = 60.0):
@@ -194,12 +195,12 @@ def _read_broker_shards_arrow(batches, where: dict, cluster: str):
 
     names = ["broker", *BINDING, "error"]
     schema = pa.schema([("broker", pa.int32()), *[(c, pa.string()) for c in BINDING], ("error", pa.string())])
-    gateways: dict = {}
+    clients = ExecutorClients(where)
     try:
         for batch in batches:
             rows: list[tuple] = []
             for spec in batch.to_pylist():
-                gw = _executor_gateway(gateways, where, cluster)
+                gw = clients[cluster]
                 shard = AclFilter(ResourceType(spec["rt"]), None, PatternType(spec["pt"]), None, None,
                                   permission=Permission(spec["perm"]))
                 try:
@@ -210,5 +211,4 @@ def _read_broker_shards_arrow(batches, where: dict, cluster: str):
                 rows += [(spec["broker"], *[flat_row(b)[c] for c in BINDING], None) for b in found]
             yield pa.RecordBatch.from_pydict({n: [r[i] for r in rows] for i, n in enumerate(names)}, schema=schema)
     finally:
-        for gw in gateways.values():
-            gw.close()
+        clients.close()

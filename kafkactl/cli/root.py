@@ -110,8 +110,11 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             cached = _noun_group(importlib.import_module(f"kafkactl.commands.{module}").app)
             cached.name = cmd_name
             cached._global_help = self.global_help()
-            for cmd in getattr(cached, "commands", {}).values():  # a noun built whole
+            todo = list(getattr(cached, "commands", {}).values())  # a noun built whole, its nested groups too
+            while todo:
+                cmd = todo.pop()
                 cmd.epilog = cmd.epilog or cached._global_help
+                todo += getattr(cmd, "commands", {}).values()
             self.commands[cmd_name] = cached
         return cached
 

@@ -96,3 +96,57 @@ def local_env(
 
     env = shell_env(user)
     ctx.obj.render(ShellExports(env.lines(), env.variables, env.kafka_sh_arguments))
+
+
+spark_app = typer.Typer(help="Run a Spark standalone cluster on this machine (a master and workers) for --spark-master.",
+                        no_args_is_help=True)
+app.add_typer(spark_app, name="spark")
+
+
+@spark_app.command("up")
+def local_spark_up(
+    ctx: typer.Context,
+    workers: Annotated[int, typer.Option("--workers", metavar="N", help="Workers, each its own JVM (1-8).")] = 2,
+    worker_cores: Annotated[int, typer.Option("--worker-cores", metavar="N", help="Cores each worker offers.")] = 1,
+    worker_memory: Annotated[str, typer.Option("--worker-memory", metavar="SIZE", help="Memory each worker offers (512m, 1g).")] = "1g",
+    wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for every worker to register.", metavar="SECONDS")] = 120.0,
+) -> None:
+    """Start a Spark master and workers from the installed pyspark; print the master URL for --spark-master.
+
+    Example:  kafkactl acls apply policy.yaml --spark-master "$(kafkactl local spark up -o plain | cut -f2)"
+    """
+    from kafkactl.local.spark_cluster import SparkCluster
+    from kafkactl.profiles import check_timeout
+
+    check_timeout(wait, "--wait")
+    status = SparkCluster().up(workers, worker_cores, worker_memory, timeout=wait)
+    ctx.obj.note(f"Spark master at {status.master_url} (UI {status.ui_url}) with {len(status.workers)} workers; "
+                 f"use --spark-master {status.master_url}")
+    ctx.obj.render(status)
+
+
+@spark_app.command("down")
+def local_spark_down(
+    ctx: typer.Context,
+    purge: Annotated[bool, typer.Option("--purge", help="Also delete the workers' work directories and the logs.")] = False,
+) -> None:
+    """Stop the local Spark master and workers.
+
+    Example:  kafkactl local spark down --purge
+    """
+    from kafkactl.local.spark_cluster import SparkCluster
+
+    cluster = SparkCluster()
+    cluster.down(purge=purge)
+    ctx.obj.note("Spark cluster stopped" + ("; its directory deleted" if purge else f"; logs kept in {cluster.home}"))
+
+
+@spark_app.command("status")
+def local_spark_status(ctx: typer.Context) -> None:
+    """Say whether the local Spark cluster runs, its master URL and its workers.
+
+    Example:  kafkactl local spark status -o json
+    """
+    from kafkactl.local.spark_cluster import SparkCluster
+
+    ctx.obj.render(SparkCluster().status())

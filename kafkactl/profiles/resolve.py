@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from kafkactl.errors import ConfigError
@@ -38,8 +38,6 @@ class Profile:
     # what the authorizer model needs to know about the cluster (kafka-semantics §4)
     super_users: tuple[str, ...] = ()
     allow_everyone_if_no_acl_found: bool = False
-    # how to resolve this profile again elsewhere (a Spark executor): names and paths only, never a secret
-    selection: "Selection | None" = field(default=None, compare=False, repr=False)
 
     @property
     def uses_sasl(self) -> bool:
@@ -185,9 +183,7 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
         settings["security_protocol"] = "SASL_PLAINTEXT"
     if sel.timeout is not None:
         settings["timeout"] = check_timeout(sel.timeout)
-    again = Selection(context=ctx_name, bootstrap_servers=sel.bootstrap_servers, timeout=sel.timeout,
-                      command_config=os.path.abspath(sel.command_config) if sel.command_config else None)
-    return Profile(context=ctx_name, selection=again, **settings)
+    return Profile(context=ctx_name, **settings)
 
 
 def with_timeout(profile: Profile, timeout: float) -> Profile:

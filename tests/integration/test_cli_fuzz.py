@@ -29,7 +29,7 @@ CASES = int(os.environ.get("KAFKACTL_FUZZ_CASES", "2000"))
 SEED = int(os.environ["KAFKACTL_FUZZ_SEED"])
 DOCUMENTED = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 130, 141}
 # never fuzzed: starting or stopping a sandbox, Spark sessions (seconds each), and the guard's own escape hatch
-SKIP_COMMANDS = {"local up", "local down"}
+SKIP_COMMANDS = {"local up", "local down", "local spark up", "local spark down"}
 SKIP_OPTIONS = {"--all", "--spark", "--spark-master", "--spark-remote", "--help", "-h", "--version"}
 # commands that act on local files only run against an empty configuration of their own
 LOCAL_NOUNS = ("context", "local", "completion")

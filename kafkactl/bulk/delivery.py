@@ -1,0 +1,107 @@
+"""Connection settings for Spark executors, delivered by the driver for the duration of a job.
+
+Executors on a real Spark cluster run on machines without the operator's contexts file, key stores or PEM files,
+so the driver resolves each cluster once (contexts, -b, --command-config, JKS/PKCS12 stores) and hands the
+executors a `Delivery`: the resolved settings with the certificate material inlined. It travels only inside the
+job's tasks (Spark's own task channel, held in memory: protect that channel on a shared cluster with
+spark.authenticate and spark.network.crypto.enabled), never in Spark's configuration, environment or files, so
+nothing of it reaches the Spark UI, the event log, worker logs or work directories. On the executor, the PEM
+material goes to 0600 files in a 0700 directory for as long as the task's clients live, then is removed.
+
+`Secret` refuses to be pickled by accident; a Delivery is the one deliberate exception and says so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from kafkactl.profiles import Profile
+from kafkactl.redact import MASK, Secret
+
+_SECRETS = ("password", "ssl_key_password")
+_FILES = ("ssl_cafile", "ssl_certfile", "ssl_keyfile")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One cluster's resolved connection, made portable: secrets revealed, file paths replaced by their bytes."""
+
+    values: tuple[tuple[str, Any], ...]
+    material: tuple[tuple[str, bytes], ...]
+
+    def __repr__(self) -> str:  # a failing task's message must never show what it carries
+        return f"Delivery({MASK})"
+
+    __str__ = __repr__
+
+
+def deliver(profile: Profile) -> Delivery:
+    """On the driver: everything an executor needs to connect as this profile does."""
+    values: list[tuple[str, Any]] = []
+    material: list[tuple[str, bytes]] = []
+    for f in fields(Profile):
+        value = getattr(profile, f.name)
+        if f.name == "selection":
+            continue
+        if f.name in _SECRETS and value is not None:
+            value = value.reveal()
+        if f.name in _FILES and value:
+            material.append((f.name, Path(value).read_bytes()))
+            continue
+        values.append((f.name, value))
+    return Delivery(tuple(values), tuple(material))
+
+
+class ExecutorClients:
+    """On an executor: one client per cluster for one task, built from the driver's deliveries; `close` stops the
+    clients and removes the certificate files they read."""
+
+    def __init__(self, deliveries: dict[str, Delivery], timeout: float = 60.0, debug: bool = False) -> None:
+        self._deliveries = deliveries
+        self._timeout = timeout
+        self._debug = debug
+        self._gateways: dict[str, Any] = {}
+        self._dirs: list[Path] = []
+
+    def __getitem__(self, cluster: str) -> Any:
+        if cluster not in self._gateways:
+            from kafkactl.gateway import Gateway
+
+            self._gateways[cluster] = Gateway(self._profile(self._deliveries[cluster]), debug=self._debug)
+        return self._gateways[cluster]
+
+    def _profile(self, d: Delivery) -> Profile:
+        kw = dict(d.values)
+        for name in _SECRETS:
+            if kw.get(name) is not None:
+                kw[name] = Secret(kw[name])  # registered, so this executor's messages mask it too
+        if d.material:
+            where = Path(tempfile.mkdtemp(prefix="kafkactl-task-ssl-"))  # 0700
+            self._dirs.append(where)
+            for name, data in d.material:
+                path = where / name
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                kw[name] = str(path)
+        return replace(Profile(**kw), timeout=self._timeout)
+
+    def close(self) -> None:
+        try:
+            for gw in self._gateways.values():
+                gw.close()
+        finally:
+            self._gateways.clear()
+            while self._dirs:
+                shutil.rmtree(self._dirs.pop(), ignore_errors=True)
+
+    def __enter__(self) -> "ExecutorClients":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
