@@ -181,8 +181,11 @@ def _register_sandbox(state_file: Path) -> None:
         passwords = json.loads(state_file.read_text()).get("passwords") or {}
     except (OSError, ValueError, AttributeError):
         return
+    if not isinstance(passwords, dict):  # a test's deliberately damaged state file
+        return
     for user, password in passwords.items():
-        register(password, f"the password of {user} in {state_file.parent}")
+        if isinstance(password, str):
+            register(password, f"the password of {user} in {state_file.parent}")
 
 
 def _check_file(path: Path, text: str, what: str, root: Path) -> list[str]:

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kafkactl.local.assembly import KAFKA_VERSION
+from kafkactl.local.assembly import KAFKA_VERSION, KAFKA_VERSIONS
 from kafkactl.local.process import HOST
 
 if TYPE_CHECKING:
@@ -33,6 +33,9 @@ CONTROLLER_COUNTS = (1, 3, 5)
 FIRST_CONTROLLER_ID = 3001  # brokers are 1..N; controller ids never collide with them
 # heaps sized so that 3 brokers and 3 controllers run on 2 cores and a few GiB
 HEAPS = {"broker,controller": "1g", "broker": "512m", "controller": "192m"}
+
+
+ROLES = ("broker,controller", "broker", "controller")
 
 
 @dataclass
@@ -79,7 +82,47 @@ class SandboxState:
             data["nodes"] = [{"node_id": 1, "roles": "broker,controller", "port": data.pop("broker_port"),
                               "controller_port": data.pop("controller_port"), "pid": data.pop("pid", None)}]
         nodes = [NodeState(**n) for n in data.pop("nodes")]
-        return cls(nodes=nodes, **data)
+        state = cls(nodes=nodes, **data)
+        state.check()
+        return state
+
+    def check(self) -> None:
+        """Every field of the right type and in range: a state file edited by hand (or damaged) must not send a
+        version into a path, a port out of range into a socket, or a sandbox of no nodes into the contexts."""
+        def bad(field: str) -> ValueError:
+            return ValueError(f"bad {field}")
+
+        def port(value: Any, field: str, optional: bool = True) -> None:
+            if value is None and optional:
+                return
+            if type(value) is not int or not 1 <= value <= 65535:
+                raise bad(field)
+
+        if self.kafka_version not in KAFKA_VERSIONS:
+            raise bad("kafka_version")
+        if not isinstance(self.cluster_id, str) or not self.cluster_id or type(self.tls) is not bool:
+            raise bad("cluster_id or tls")
+        if not isinstance(self.passwords, dict) or not all(isinstance(k, str) and isinstance(v, str) and v
+                                                           for k, v in self.passwords.items()):
+            raise bad("passwords")
+        if self.keystore_password is not None and not isinstance(self.keystore_password, str):
+            raise bad("keystore_password")
+        if not self.nodes or not self.brokers or not self.controllers:
+            raise bad("nodes")
+        ids = [n.node_id for n in self.nodes]
+        if len(set(ids)) != len(ids):
+            raise bad("node_id")
+        for n in self.nodes:
+            if type(n.node_id) is not int or not 0 <= n.node_id < 1 << 31 or n.roles not in ROLES:
+                raise bad("node_id or roles")
+            if n.pid is not None and (type(n.pid) is not int or not 0 < n.pid < 1 << 22):
+                raise bad("pid")
+            port(n.port, "port", optional=not n.is_broker)
+            port(n.controller_port, "controller_port", optional=not n.is_controller)
+            port(n.tls_port, "tls_port", optional=not (self.tls and n.is_broker))
+            port(n.mtls_port, "mtls_port", optional=not (self.tls and n.is_broker))
+            if n.directory_id is not None and not isinstance(n.directory_id, str):
+                raise bad("directory_id")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -117,9 +117,9 @@ class Sandbox:
             return SandboxState.from_json(json.loads(self.state_file.read_text()))
         except FileNotFoundError:
             return None
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            raise SandboxError(f"{self.state_file} is damaged ({exc.__class__.__name__}); "
-                               "run kafkactl local down --purge") from None
+        except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError) as exc:
+            why = str(exc) if str(exc).startswith("bad ") else exc.__class__.__name__
+            raise SandboxError(f"{self.state_file} is damaged ({why}); run kafkactl local down --purge") from None
 
     def _save_state(self, state: SandboxState) -> None:
         _write_private(self.state_file, json.dumps(state.to_json(), indent=2))
@@ -375,6 +375,21 @@ class Sandbox:
             n.pid = None
 
     # ---------------------------------------------------------------- down
+    def _nodes_by_command_line(self) -> list[int]:
+        """The java processes whose arguments name a file in this sandbox's directory (its nodes' properties)."""
+        inside = {(str(h) + os.sep).encode() for h in (self.home, self.home.resolve())}
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if argv and argv[0].endswith(b"java") and any(i in a for i in inside for a in argv[1:]):
+                found.append(int(entry.name))
+        return found
+
     def down(self, purge: bool = False, timeout: float = 30.0) -> SandboxStatus:
         """Stop every node. Their data (topics, ACLs, users) and contexts stay for the next `up`, unless `purge`."""
         try:
@@ -383,6 +398,8 @@ class Sandbox:
             if not purge:
                 raise
             state = None
+            # the state naming the nodes is unreadable: find them by the files of this sandbox they run with
+            stop(self._nodes_by_command_line(), timeout)
         if state:
             self._stop_nodes(state, timeout)
             self._save_state(state)

@@ -58,3 +58,28 @@ def test_a_broker_that_cannot_start_reports_its_log(sandbox, tmp_path, monkeypat
         assert all(p not in r.output for p in state.passwords.values())
     finally:
         run("local", "down", "--purge")
+
+
+def test_down_purge_of_a_damaged_state_stops_the_nodes_it_no_longer_names(sandbox, tmp_path, monkeypatch):
+    """The state file is what names the nodes; truncated, `down --purge` (what the error recommends) must still stop
+    the running broker, found by the sandbox files its command line names, and not leave it holding its ports."""
+    from kafkactl.local.process import pid_alive
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert run("local", "up").exit_code == 0
+    state = Sandbox().load_state()
+    assert state is not None and state.pid and pid_alive(state.pid)
+    try:
+        Sandbox().state_file.write_text('{"broken')
+        r = run("local", "down")
+        assert r.exit_code == ExitCode.ERROR and "is damaged" in r.stderr and "down --purge" in r.stderr, r.output
+        assert run("local", "down", "--purge").exit_code == 0
+        assert not pid_alive(state.pid), "the broker of the damaged sandbox still runs"
+        assert pid_alive(sandbox.pid), "the session's own sandbox was stopped too"
+    finally:
+        if pid_alive(state.pid):
+            import os
+            import signal
+
+            os.killpg(state.pid, signal.SIGKILL)
