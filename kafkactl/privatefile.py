@@ -47,8 +47,27 @@ def private_tempdir(prefix: str) -> Path:
     path = Path(tempfile.mkdtemp(prefix=prefix))
     if not _TEMP_DIRS:
         atexit.register(remove_tempdirs)
+        _remove_on_signals()
     _TEMP_DIRS.append(path)
     return path
+
+
+def _remove_on_signals() -> None:
+    """SIGTERM (timeout, systemd, a CI cancel) and SIGHUP (a closed terminal) end Python without atexit: remove the
+    directories first, then die of the same signal, so the caller still sees 143 or 129."""
+    import signal
+
+    def handler(signum: int, frame: object) -> None:
+        remove_tempdirs()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            if signal.getsignal(sig) is signal.SIG_DFL:  # never over a handler someone else set
+                signal.signal(sig, handler)
+        except ValueError:  # not the main thread: atexit is all there is
+            pass
 
 
 def remove_tempdirs() -> None:

@@ -98,6 +98,12 @@ _BLANK_ALLOWED = {"--transactional-id"}
 _CHECKED_LATER = {"-b", "--bootstrap-server", "--timeout", "-o", "--output"}
 
 
+def _is_number(param: Any) -> bool:
+    import click
+
+    return isinstance(getattr(param, "type", None), (click.types.IntParamType, click.types.FloatParamType))
+
+
 def check_option_values(root: Any, argv: list[str]) -> None:
     """An option given an empty value, or a blank one, is refused rather than taken as absent; a single-value
     option of the command given twice is refused rather than one value silently dropped (global options, which
@@ -128,6 +134,9 @@ def check_option_values(root: Any, argv: list[str]) -> None:
             value = argv[i + 1]
             i += 1
         i += 1
+        if value is not None and option in takes_value and _is_number(params[option]) and not value.isascii():
+            # int() and float() read "３" and "٣" as 3: not a number anyone typed as one
+            raise UsageError(f"{option} {shown(value)}: not a number (write it with the digits 0-9)")
         if option not in takes_value or value is None or option in _CHECKED_LATER:
             continue
         if value == "" or (not value.strip() and option not in _BLANK_ALLOWED):

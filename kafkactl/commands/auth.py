@@ -61,6 +61,10 @@ def auth_principal(
         raise UsageError("give one of --ssl-dn, --cert and --kerberos" + (f" (not {' and '.join(given)})" if given else ""))
     if default_realm is not None and kerberos is None:
         raise UsageError("--default-realm is for --kerberos")
+    for option, text in (("--ssl-dn", ssl_dn), ("--kerberos", kerberos), ("--rules", rules)):
+        bad = next((i for i, ch in enumerate(text or "") if "\ud800" <= ch <= "\udfff"), None)
+        if bad is not None:  # bytes that were not UTF-8: no broker builds such a name, and JSON cannot hold it
+            raise UsageError(f"{option}: not UTF-8 text (an invalid byte at position {bad})")
     app_ctx: AppContext = ctx.obj
     key = KERBEROS_RULES if kerberos is not None else SSL_RULES
     value, source = _rules(app_ctx, rules, key)

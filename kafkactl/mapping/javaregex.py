@@ -119,6 +119,8 @@ def compile_java(source: str) -> JavaPattern:
         regex = re.compile(translated)
     except re.error as exc:
         raise Unsupported(f"not reproduced by kafkactl's preview ({exc.msg})") from None
+    except OverflowError:  # a bound Java takes (up to 2^31-1) over Python's own limit
+        raise Unsupported("not reproduced by kafkactl's preview (a repetition bound over Python's limit)") from None
     return JavaPattern(source, regex, groups, names)
 
 
@@ -198,7 +200,8 @@ class _Translator:
                 raise JavaPatternError("Unclosed counted closure")
             self.i += 1
             low, high = int(m.group(1)), m.group(3)
-            if high and low > int(high):
+            # Java reads each bound as an int: past 2^31-1 the pattern is refused (Python would overflow later)
+            if (high and low > int(high)) or max(low, int(high or 0)) > 2**31 - 1:
                 raise JavaPatternError("Illegal repetition range")
             text = m.group(0) + "}"
         else:

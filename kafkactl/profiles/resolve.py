@@ -173,6 +173,9 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
     elif sel.bootstrap_servers is not None:
         source = "-b/--bootstrap-server" if flags.bootstrap_servers is not None else "KAFKACTL_BOOTSTRAP_SERVERS"
         settings["bootstrap_servers"] = parse_bootstrap(sel.bootstrap_servers, source)
+    if not settings.get("bootstrap_servers") and ctx is not None:
+        raise ConfigError(f"context {ctx.name} has no bootstrap servers: give -b, or set them with kafkactl context "
+                          f"add {ctx.name} --bootstrap-server HOST:PORT ...")
     if not settings.get("bootstrap_servers"):
         raise ConfigError(
             "no cluster selected: give -b/--bootstrap-server, set KAFKACTL_BOOTSTRAP_SERVERS, "

@@ -16,6 +16,7 @@ is a one-line error naming the key and the file, never a password.
 from __future__ import annotations
 
 import os
+import stat
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,9 +69,11 @@ def read_store_file(props: Mapping[str, str], kind: str) -> bytes:
     location = props[f"ssl.{kind}.location"]
     path = Path(location).expanduser()
     try:
-        if not path.is_file():
-            if not path.exists():
-                raise MissingFileError(f"ssl.{kind}.location {location}: no such file")
+        try:
+            mode = path.stat().st_mode  # (a loop of links is ELOOP here, where exists() said "no such file")
+        except FileNotFoundError:
+            raise MissingFileError(f"ssl.{kind}.location {location}: no such file") from None
+        if not stat.S_ISREG(mode):
             raise ConfigError(f"ssl.{kind}.location {location}: not a regular file")
         with open(path, "rb") as fh:
             data = fh.read(MAX_STORE_BYTES + 1)

@@ -77,6 +77,12 @@ def test_kerberos_names():
     (["--cert", "/nonexistent/x.pem", "--rules", "DEFAULT"], ExitCode.NOT_FOUND, "/nonexistent/x.pem"),
     (["--cert", "/dev/zero", "--rules", "DEFAULT"], ExitCode.USAGE, "/dev/zero"),
     (["--cert", "/", "--rules", "DEFAULT"], ExitCode.USAGE, "not a regular file"),
+    # Java reads a repetition bound as an int: past 2^31-1 it refuses the pattern (Python overflowed: exit 1)
+    (["--ssl-dn", "x", "--rules", "RULE:x{99999999999}/y/"], ExitCode.USAGE, "Illegal repetition range"),
+    (["--ssl-dn", "x", "--rules", "RULE:x{2147483648}/y/"], ExitCode.USAGE, "Illegal repetition range"),
+    (["--ssl-dn", "x", "--rules", "RULE:x{1,4294967296}/y/"], ExitCode.USAGE, "Illegal repetition range"),
+    # bytes that were not UTF-8 reach Python as lone surrogates: refused, not written into JSON
+    (["--ssl-dn", "CN=\udcff\udcfe", "--rules", "DEFAULT"], ExitCode.USAGE, "--ssl-dn: not UTF-8 text"),
 ])
 def test_bad_input_is_one_line_with_its_exit_code(args, code, words):
     r = run("auth", "principal", *args)

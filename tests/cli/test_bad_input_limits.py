@@ -250,3 +250,16 @@ def test_broker_text_with_line_breaks_is_one_line(closed, monkeypatch):
     r = run("-b", closed, "topics", "list")
     assert r.exit_code == 1, r.output
     one_line_error(r, "line one\\nline two\\r\\n\\x1b[2Jcleared\\u2028end\\x85")
+
+
+@pytest.mark.parametrize("argv", [
+    ["local", "up", "--brokers", "３"],  # fullwidth
+    ["topics", "create", "t", "--partitions", "٣", "--dry-run"],  # Arabic-Indic
+    ["--timeout", "３", "topics", "list"],
+    ["topics", "list", "--timeout=１０"],
+    ["local", "spark", "up", "--workers", "２"],
+])
+def test_numbers_in_other_scripts_digits_are_refused(closed, argv):
+    """Python's int() and float() read any script's decimal digits: a number is written with 0-9."""
+    r = run("-b", closed, *argv)
+    assert r.exit_code == 2 and "not a number (write it with the digits 0-9)" in r.stderr, r.output

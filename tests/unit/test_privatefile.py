@@ -52,3 +52,22 @@ def test_without_fresh_a_link_is_refused_rather_than_followed(tmp_path):
     with pytest.raises(OSError):
         write_private(link, "payload", atomic=False)
     assert victim.read_text() == "untouched"
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_private_temporary_directories_go_when_the_process_is_terminated(tmp_path, signame):
+    """timeout(1), systemd and CI cancels send SIGTERM, a closed terminal SIGHUP: Python runs no atexit for them."""
+    import signal
+    import subprocess
+    import sys
+
+    code = ("import sys, time\nfrom kafkactl.privatefile import private_tempdir\n"
+            "d = private_tempdir('kafkactl-test-')\n(d / 'key.pem').write_text('x')\n"
+            "print(d, flush=True)\ntime.sleep(60)\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                         env={**os.environ, "TMPDIR": str(tmp_path)})
+    made = p.stdout.readline().strip()
+    assert made and os.path.isdir(made)
+    p.send_signal(getattr(signal, signame))
+    assert p.wait(timeout=20) == -getattr(signal, signame)  # still dies of the signal: 143 / 129 in a shell
+    assert not os.path.exists(made)

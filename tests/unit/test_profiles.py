@@ -152,6 +152,14 @@ def test_no_cluster_at_all_is_a_config_error(tmp_path):
         resolve(Selection(), env={}, store=ContextStore(path=tmp_path / "none.yaml"))
 
 
+def test_a_context_without_an_address_is_named(tmp_path):
+    s = ContextStore(path=tmp_path / "config.yaml")
+    s.put(Context(name="half"))
+    with pytest.raises(ConfigError, match="context half has no bootstrap servers: give -b"):
+        resolve(Selection(context="half"), env={}, store=s)
+    assert resolve(Selection(context="half", bootstrap_servers="h:1"), env={}, store=s).bootstrap_servers == "h:1"
+
+
 def test_missing_command_config_file_is_not_found(tmp_path):
     with pytest.raises(NotFoundError, match="no such file"):
         resolve(Selection(bootstrap_servers="h:1", command_config=str(tmp_path / "missing.properties")), env={},

@@ -110,6 +110,13 @@ def test_a_device_is_refused_without_reading_it():
         settings_from_properties({"ssl.truststore.location": "/dev/zero"})
 
 
+def test_a_loop_of_links_is_named_as_such_not_as_missing(tmp_path):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    with pytest.raises(ConfigError, match="cannot be read \\(Too many levels of symbolic links\\)"):
+        settings_from_properties({"ssl.keystore.location": str(tmp_path / "a"), "ssl.keystore.password": "x"})
+
+
 def test_the_private_directory_is_removed(p12):
     from kafkactl.privatefile import remove_tempdirs
 
