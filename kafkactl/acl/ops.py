@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Iterable, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 from kafkactl.acl.model import AclBinding, AclFilter, AclOperation
 from kafkactl.acl.visibility import await_visible, lookup_filters
-from kafkactl.errors import BrokerError, NotAuthorizedError, PartialFailure, UsageError
+from kafkactl.errors import (BrokerError, KafkactlError, NotAuthorizedError, PartialFailure, UnreachableError,
+                             UsageError)
 from kafkactl.results import ChangeResult
 
 # CreateAcls and DeleteAcls refuse more than 10,000 records per request (kafka-semantics §5)
@@ -17,6 +18,9 @@ CREATE_CHUNK = 5_000
 Progress = Callable[[int], None]
 INVALID_REQUEST = 42
 # ACL operations newer than some brokers kafkactl supports (the sandbox's versions, tests/integration/test_versions.py)
+# how long create and delete wait for every live broker to show the change (as apply's barrier): a broker that
+# stopped is waited for until the cluster stops listing it (its session times out, 9 s by default)
+BARRIER_S = 60.0
 OPERATION_SINCE = {AclOperation.TWO_PHASE_COMMIT: " (Kafka 4.0 and older lack it; KIP-939)"}
 
 
@@ -91,10 +95,9 @@ def create_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
             progress(len(chunk))
     result = ChangeResult("AclCreateResult", tuple(outcome[b] for b in bindings))
     _raise_on_failures(gw, result, "create ACLs", "Alter on the Cluster")
-    seen = await_visible(gw, [r.binding for r in result.results if r.status == "created"], [])
+    seen = await_visible(gw, [r.binding for r in result.results if r.status == "created"], [], timeout=BARRIER_S)
     if not seen:
-        raise BrokerError(f"the ACLs were created but {', '.join(seen.missing)} do not list them yet "
-                          f"(every broker authorizes by its own copy); check again shortly{_why(seen.why)}")
+        raise _unconfirmed(result, seen, "created", "do not list them yet")
     return result
 
 
@@ -183,11 +186,23 @@ def delete_acls(gw, preview: DeletePreview, dry_run: bool = False, progress: Pro
             progress(sum(len(p.expected) for p in request))
     result = ChangeResult("AclDeleteResult", tuple(outcome[b] for b in wanted) + tuple(extra[b] for b in sorted(extra)))
     _raise_on_failures(gw, result, "delete ACLs", "Alter on the Cluster")
-    seen = await_visible(gw, [], [r.binding for r in result.results if r.status.startswith("deleted")])
+    seen = await_visible(gw, [], [r.binding for r in result.results if r.status.startswith("deleted")],
+                         timeout=BARRIER_S)
     if not seen:
-        raise BrokerError(f"the ACLs were deleted but {', '.join(seen.missing)} still list some of them "
-                          f"(every broker authorizes by its own copy); check again shortly{_why(seen.why)}")
+        raise _unconfirmed(result, seen, "deleted", "still list some of them")
     return result
+
+
+def _unconfirmed(result: ChangeResult, seen: Any, done: str, lagging: str) -> KafkactlError:
+    """The change is made (the controller took it) but some brokers do not show it yet: the per-binding result still
+    goes to stdout; exit 4 when a broker did not answer, else 1."""
+    one = len(seen.missing) == 1
+    verb = lagging.replace("do not", "does not").replace("still list", "still lists") if one else lagging
+    message = (f"the ACLs were {done} but {', '.join(seen.missing)} {verb} after {BARRIER_S:g} s (every broker "
+               f"authorizes by its own copy); check again shortly{_why(seen.why)}")
+    err: KafkactlError = UnreachableError(message) if seen.why else BrokerError(message)
+    err.result = result  # type: ignore[attr-defined]
+    return err
 
 
 def _raise_on_failures(gw, result: ChangeResult, what: str, needs: str) -> None:

@@ -54,7 +54,32 @@ _DIAGNOSE_AFTER_S = 0.3
 _NOT_FOUND = {3, 69}  # UNKNOWN_TOPIC_OR_PARTITION, GROUP_ID_NOT_FOUND
 
 
-def tls_failure(message: str) -> str:
+def client_certificate_problem(pem_path: str | None) -> str:
+    """Why a broker may refuse the client certificate in this PEM file: its dates, else its issuer; or that no
+    certificate was given at all."""
+    if not pem_path:
+        return ("it wants one signed by a CA it trusts: set ssl.keystore.location (or ssl.certificate.location and "
+                "ssl.key.location)")
+    import datetime
+
+    from cryptography import x509
+
+    try:
+        with open(pem_path, "rb") as fh:
+            cert = x509.load_pem_x509_certificate(fh.read(1 << 20))
+    except (OSError, ValueError):
+        return "check the client certificate (ssl.keystore.location or ssl.certificate.location)"
+    now = datetime.datetime.now(datetime.timezone.utc)
+    subject = cert.subject.rfc4514_string()
+    if cert.not_valid_after_utc < now:
+        return f"the client certificate {subject} expired on {cert.not_valid_after_utc:%Y-%m-%d %H:%M} UTC"
+    if cert.not_valid_before_utc > now:
+        return f"the client certificate {subject} is not valid before {cert.not_valid_before_utc:%Y-%m-%d %H:%M} UTC"
+    return (f"the client certificate {subject} is issued by {cert.issuer.rfc4514_string()}, a CA the broker's "
+            "ssl.truststore does not hold (or the chain is incomplete)")
+
+
+def tls_failure(message: str, client_cert: str | None = None) -> str:
     """What a librdkafka TLS handshake error means for the operator, with OpenSSL's reason."""
     m = re.match(r"^(?:[A-Za-z_]+://)?(?P<address>[^\s/]+)/\S*: (?P<rest>.*)$", message, re.S)
     address, rest = (m["address"], m["rest"]) if m else ("the broker", message)
@@ -66,8 +91,7 @@ def tls_failure(message: str) -> str:
                 "ssl.truststore.location (or ssl.ca.location) to the CA that signed the brokers' certificates")
     if any(k in low for k in ("bad certificate", "certificate required", "unknown ca", "certificate unknown")):
         return (f"the TLS handshake with {address} failed: the broker refused the client certificate ({reason}); "
-                "it wants one signed by a CA it trusts: set ssl.keystore.location (or ssl.certificate.location and "
-                "ssl.key.location)")
+                f"{client_certificate_problem(client_cert)}")
     return f"the TLS handshake with {address} failed: {reason}"
 
 
@@ -305,7 +329,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
                     f"(it offers {offered or 'others'}): set sasl.mechanism")
             # a refused client certificate arrives as the broker's TLS alert on a transport error
             if e.code == _SSL or (e.code == -195 and "ssl routines" in e.message.lower() and " alert " in e.message):
-                raise AuthenticationError(tls_failure(e.message))
+                raise AuthenticationError(tls_failure(e.message, self.profile.ssl_certfile))
             if e.code in _AUTHN:
                 raise AuthenticationError(
                     f"authentication failed for {self.who()} at {self.profile.bootstrap_servers} "

@@ -404,3 +404,50 @@ def test_a_refusal_over_mtls_names_the_certificate_not_anonymous(sandbox, args, 
     assert r.exit_code == 3, r.output[-2000:]
     assert "the principal of certificate CN=carol,OU=sandbox,O=kafkactl is not authorized to " + what in r.stderr
     assert "anonymous" not in r.stderr
+
+
+def _client_pem(path: Path, sandbox, days: tuple[int, int], own_ca: bool = False) -> Path:
+    """A client certificate and key in one PEM file, valid from now+days[0] to now+days[1], signed by the sandbox CA
+    (or by a CA of its own)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    if own_ca:
+        ca_key = ec.generate_private_key(ec.SECP256R1())
+        issuer = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "rogue ca")])
+    else:
+        ca_key = serialization.load_pem_private_key((sandbox.home / "tls" / "ca-key.pem").read_bytes(), None)
+        issuer = x509.load_pem_x509_certificate((sandbox.home / "tls" / "ca.pem").read_bytes()).subject
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "dated")]))
+            .issuer_name(issuer).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now + datetime.timedelta(days=days[0]))
+            .not_valid_after(now + datetime.timedelta(days=days[1])).sign(ca_key, hashes.SHA256()))
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                       serialization.NoEncryption()) + cert.public_bytes(serialization.Encoding.PEM))
+    path.chmod(0o600)
+    return path
+
+
+@pytest.mark.parametrize("days, own_ca, words", [
+    ((-30, -1), False, "the client certificate CN=dated expired on "),
+    ((2, 30), False, "the client certificate CN=dated is not valid before "),
+    ((-1, 30), True, "the client certificate CN=dated is issued by CN=rogue ca, a CA the broker's ssl.truststore "
+                     "does not hold"),
+])
+def test_a_refused_client_certificate_says_what_is_wrong_with_it(sandbox, tmp_path, days, own_ca, words):
+    """Not "set ssl.keystore.location" (it is set): its dates, or its issuer."""
+    from kafkactl.local.sandbox import Sandbox
+
+    pem = _client_pem(tmp_path / "client.pem", sandbox, days, own_ca)
+    config = _properties(tmp_path, "c", **{"security.protocol": "SSL", "ssl.ca.location": str(sandbox.home / "tls" / "ca.pem"),
+                                           "ssl.certificate.location": str(pem), "ssl.key.location": str(pem)})
+    r = run("-b", Sandbox().load_state().mtls_bootstrap, "--command-config", str(config), "--timeout", "30",
+            "topics", "list")
+    assert r.exit_code == 6, r.output
+    assert "refused the client certificate" in r.stderr and words in r.stderr, r.stderr
