@@ -165,7 +165,13 @@ def _read_jks(data: bytes, found: str, kind: str, location: str, password: str |
     entries = sorted(store.private_keys.items())
     if not entries:
         return [], None
-    alias, entry = entries[0]  # the JVM picks one key per handshake; a client keystore holds one
+    if len(entries) > 1:
+        # Java's key manager picks, per handshake, the key whose issuer the broker asks for; librdkafka and Python's
+        # ssl take one key, and the first alias may be the wrong one (a refused handshake): say so instead
+        raise ConfigError(f"ssl.keystore.location {location}: the {found} store holds {len(entries)} private keys "
+                          f"({', '.join(a for a, _ in entries)}); kafkactl's clients use one: keep only the key for "
+                          "this cluster (keytool -delete -alias NAME)")
+    alias, entry = entries[0]
     secret = key_password if key_password is not None else password
     if secret is None:
         raise ConfigError(f"ssl.keystore.location {location}: the key {alias!r} needs ssl.key.password or "

@@ -203,6 +203,10 @@ def keystores(sandbox, tmp_path_factory):
                 "-destkeypass", pw["key"])
     keytool_run(*common, "-destkeystore", str(d / "alice.p12"), "-deststoretype", "PKCS12",
                 "-deststorepass", pw["store"])
+    # a second, self-signed key beside alice's (its alias sorts first): Java picks per handshake, kafkactl cannot
+    shutil.copy(d / "alice.jks", d / "two-keys.jks")
+    keytool_run("-genkeypair", "-alias", "aaa", "-keyalg", "EC", "-dname", "CN=aaa", "-keystore", str(d / "two-keys.jks"),
+                "-storetype", "JKS", "-storepass", pw["store"], "-keypass", pw["key"])
     for kind in ("JKS", "PKCS12"):
         keytool_run("-importcert", "-file", str(tls / "ca.pem"), "-alias", "sandbox-ca", "-keystore",
                     str(d / f"trust.{kind.lower()}"), "-storetype", kind, "-storepass", pw["trust"])
@@ -269,6 +273,8 @@ def test_wrong_store_passwords_and_bad_stores_are_one_line_errors(sandbox, keyst
                     "neither a JKS, JCEKS, PKCS12 nor PEM store"),
         "device": ({**base, "ssl.truststore.location": "/dev/zero"}, 2, "not a regular file"),
         "trust-is-keystore-type-pem": ({**base, "ssl.truststore.type": "PEM"}, 2, "holds no PEM block"),
+        "two-keys": ({**base, "ssl.keystore.location": str(d / "two-keys.jks"), "ssl.keystore.password": pw["store"],
+                      "ssl.key.password": pw["key"]}, 2, "the JKS store holds 2 private keys (aaa, alice)"),
     }
     for name, (props, code, words) in cases.items():
         config = _properties(tmp_path, name, **props)
