@@ -116,3 +116,17 @@ def test_acls_check_with_ssl_dn_offline(tmp_path):
                         (["--ssl-dn", "CN=a", "--ssl-rules", "RULE:x"], "ssl.principal.mapping.rules")]:
         r = run("acls", "check", *args, "--operation", "Read", "--topic", "t", "--acls-file", str(acls))
         assert r.exit_code == ExitCode.USAGE and words in r.stderr, (args, r.output)
+
+
+def test_a_pattern_that_backtracks_for_ever_is_cut_off_at_the_budget(monkeypatch):
+    """^(a+)+$ against forty a's and a '!' backtracks for hours (Java's matcher as well as Python's); Python's re
+    cannot be interrupted, so the match runs in a child process that is killed at the budget."""
+    import time
+
+    import kafkactl.mapping.preview as preview
+
+    monkeypatch.setattr(preview, "MATCH_BUDGET_S", 0.5)
+    started = time.monotonic()
+    r = run("auth", "principal", "--ssl-dn", "a" * 40 + "!", "--rules", "RULE:^(a+)+$/x/,DEFAULT")
+    assert r.exit_code == ExitCode.USAGE and "took over 0.5 s on this name" in r.stderr, r.output
+    assert time.monotonic() - started < 5
