@@ -35,6 +35,8 @@ class PlanRequest:
     spark_remote: str | None = None
     selection: Selection = field(default_factory=Selection)
     debug: bool = False
+    # told (what runs, tasks done, tasks in all) while Spark works: the CLI's progress on a terminal
+    watch: Callable[[str, int, int], None] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -55,7 +57,7 @@ class PlanResult:
             from kafkactl.bulk.spark_apply import spark_apply
 
             return spark_apply(self.plan, self.gateways, progress, report, self.request.spark_master,
-                               self.request.spark_remote)
+                               self.request.spark_remote, self.request.watch, self.request.debug)
         from kafkactl.bulk.apply import apply as apply_local
 
         return apply_local(self.plan.materialize(), self.gateways, progress=progress, report=report,
@@ -117,7 +119,8 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
         if engine == "spark":
             from kafkactl.bulk.spark import spark_plan
 
-            result = spark_plan(state, targets, guards, request.spark_master, request.spark_remote)
+            result = spark_plan(state, targets, guards, request.spark_master, request.spark_remote,
+                                watch=request.watch, debug=request.debug)
         elif engine == "arrow":
             result = _arrow_plan(files, scope_file, targets, gateways, guards)
         else:

@@ -110,9 +110,13 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
                         "appender.console.layout.pattern = spark: %p %m%n\n"
                         # PySpark counts as a REPL: Spark prints "Setting default log level" unless this matches
                         "logger.repl.name = org.apache.spark.repl.Main\nlogger.repl.level = error\n")
-    # the driver JVM starts with these; builder configs come too late for its logging set-up
-    os.environ.setdefault("PYSPARK_SUBMIT_ARGS",
-                          f"--driver-java-options -Dlog4j2.configurationFile={log_conf} pyspark-shell")
+    # the driver JVM starts with these; builder configs come too late for its logging set-up. Java ignores TMPDIR
+    # (its scratch and Spark's local directories go to /tmp): give it the directory Python uses
+    import shlex
+    import tempfile
+
+    java = f"-Dlog4j2.configurationFile={log_conf} -Djava.io.tmpdir={tempfile.gettempdir()}"
+    os.environ.setdefault("PYSPARK_SUBMIT_ARGS", f"--driver-java-options {shlex.quote(java)} pyspark-shell")
     builder = SparkSession.builder.appName("kafkactl")
     if remote:
         builder = builder.remote(remote)
@@ -140,18 +144,60 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
     return spark
 
 
+SparkWatch = Any  # Callable[[str, int, int], None]: (what runs, tasks done, tasks in all)
+
+
+@contextlib.contextmanager
+def tracking(spark: Any, watch: SparkWatch | None, every: float = 0.25) -> Iterator[None]:
+    """While the block runs, Spark's status tracker is read every `every` s and `watch` told the active stages'
+    tasks done of their total (Spark Connect has no tracker on the client: nothing is reported there)."""
+    import threading
+
+    sc = getattr(spark, "sparkContext", None) if watch is not None and not _is_connect(spark) else None
+    if sc is None or watch is None:
+        yield
+        return
+    report = watch
+    tracker = sc.statusTracker()
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.wait(every):
+            try:
+                stages = [i for i in (tracker.getStageInfo(s) for s in tracker.getActiveStageIds()) if i]
+            except Exception:  # the session is stopping: nothing left to report
+                return
+            if stages:
+                done = sum(i.numCompletedTasks for i in stages)
+                total = sum(i.numTasks for i in stages)
+                report(f"Spark stage {', '.join(str(i.stageId) for i in stages)}", done, total)
+
+    thread = threading.Thread(target=poll, name="kafkactl-spark-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(2)
+
+
+def _is_connect(spark: Any) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
 # --------------------------------------------------------------------------------------------- plan
 
 
 def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None = None, remote: str | None = None,
-               out_dir: str | None = None, current: Any = None) -> Plan:
+               out_dir: str | None = None, current: Any = None, watch: SparkWatch | None = None,
+               debug: bool = False) -> Plan:
     """`current` (a DataFrame of cluster + binding columns) replaces reading the brokers: for benchmarks."""
     from pyspark.sql import functions as F
 
     from kafkactl.bulk.delivery import deliver
 
     where = {t.name: deliver(t.profile) for t in targets}
-    spark = session(master, remote)
+    spark = session(master, remote, debug=debug)
     from pyspark.sql import Observation
 
     desired = _desired_df(spark, state)
@@ -199,7 +245,7 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
     # without --out the plan lives as long as the command (removed at exit); on a cluster of several machines
     # --out must name storage every executor and the driver share (hdfs://, s3a://, NFS)
     out = Path(out_dir) if out_dir else private_tempdir("kafkactl-plan-")
-    with join_settings(spark):
+    with join_settings(spark), tracking(spark, watch):
         changes.write.mode("overwrite").partitionBy("cluster", "phase").parquet(str(out / "rows"))
     cur, want_m, planned = seen_current.get, seen_desired.get, seen_plan.get
     clusters = []

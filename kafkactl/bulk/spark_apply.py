@@ -12,18 +12,18 @@ from kafkactl.bulk.formats.flat import flat_row
 from kafkactl.bulk.plan import PHASES, Plan, shard_filters
 from kafkactl.bulk.state import FLAT_FIELDS
 from kafkactl.bulk.delivery import ExecutorClients, deliver
-from kafkactl.bulk.spark import BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, session
+from kafkactl.bulk.spark import BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, session, tracking
 
 
 def spark_apply(plan: Plan, gateways: dict, progress=None, report=None, master: str | None = None,
-                remote: str | None = None):
+                remote: str | None = None, watch=None, debug: bool = False):
     """Each phase is a Spark job; the next starts only when every binding of this one is confirmed. The rows are
     the plan's Parquet (a plan made on Spark) or its rows in memory (a saved plan, read and checked on the driver)."""
     from pyspark.sql import functions as F
 
     from kafkactl.bulk.apply import ApplyResult, ApplyRow, phase_failure, unconfirmed
 
-    spark = session(master, remote)
+    spark = session(master, remote, debug=debug)
     if plan.location is not None:
         rows = spark.read.parquet(str(Path(plan.location) / "rows"))
         results_dir = Path(plan.location) / "results"
@@ -44,7 +44,8 @@ def spark_apply(plan: Plan, gateways: dict, progress=None, report=None, master: 
             res = part.repartition(max(1, min(8, n // 2000 + 1))).mapInArrow(
                 lambda batches, a=action: _apply_arrow(batches, a, where), RESULT_SCHEMA)
             target = results_dir / f"cluster={cp.cluster}" / f"phase={phase}"
-            res.write.mode("overwrite").parquet(str(target))
+            with tracking(spark, watch):
+                res.write.mode("overwrite").parquet(str(target))
             if report is not None:
                 _stream_report(target, report)
             done = spark.read.parquet(str(target))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -533,3 +534,35 @@ def test_an_acls_file_is_judged_with_the_contexts_super_users(sandbox, tmp_path)
     online = json.loads(ok(sandbox.as_user("admin", *ask)).stdout)
     offline = json.loads(ok(sandbox.as_user("admin", *ask, "--acls-file", str(acls))).stdout)
     assert online["decision"] == offline["decision"] == "ALLOWED" and offline["reason"] == "super-user"
+
+
+def test_spark_runs_quietly_and_leaves_no_temporary_file(sandbox, team, tmp_path):
+    """Issue 16: no JVM or Spark start-up lines on stderr (only --debug shows them), and nothing left in the
+    temporary directory (the log configuration, the plan and the results are private and removed at exit)."""
+    from tests.conftest import run_process
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    f = tmp_path / "q.yaml"
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}q", "allow": [{"topic": f"{team}q", "operations": ["Read"]}]}]))
+    noise = ("Using incubator modules", "Setting default log level", "To adjust logging level")
+    r = run_process("--context", "local-admin", "acls", "apply", str(f), "--spark", "--yes",
+                    env={"TMPDIR": str(scratch)}, timeout=300)
+    assert r.exit_code == 0, r.stderr[-2000:]
+    assert not [n for n in noise if n in r.stderr], r.stderr
+    assert [p.name for p in scratch.iterdir()] == []
+    # the driver JVM ended with the command (it was started with -Djava.io.tmpdir=<scratch>)
+    time.sleep(1)
+    marker = f"-Djava.io.tmpdir={scratch}".encode()
+    alive = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and marker in (proc / "cmdline").read_bytes():
+                alive.append(proc.name)
+        except OSError:
+            pass
+    assert not alive, f"the Spark driver JVM outlived the command: pids {alive}"
+    r = run_process("--debug", "--context", "local-admin", "acls", "plan", str(f), "--spark",
+                    env={"TMPDIR": str(scratch)}, timeout=300)
+    assert r.exit_code == 0 and "Using incubator modules" in r.stderr, r.stderr[-2000:]
+    assert [p.name for p in scratch.iterdir()] == []

@@ -194,3 +194,63 @@ def test_a_worker_killed_mid_apply_of_25000_bindings(sandbox, cluster, tmp_path)
             remove_exactly(gw, sorted(gone, key=str)[k:k + 5_000])
         r = run_process("local", "spark", "up", "--workers", "2", env=cluster.env, timeout=240)  # the worker again
         assert r.exit_code == 0, r.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def two_more_clusters(sandbox, tmp_path_factory):
+    """Two more single-node sandboxes (their own state), reachable from the session's contexts as fan-a and fan-b
+    through their admin properties files: three clusters for one policy."""
+    homes = []
+    names = []
+    try:
+        for name in ("fan-a", "fan-b"):
+            base = tmp_path_factory.mktemp(name)
+            env = {"XDG_STATE_HOME": str(base / "state"), "XDG_CONFIG_HOME": str(base / "config")}
+            r = run_process("local", "up", "-o", "json", env=env, timeout=240)
+            assert r.exit_code == 0, r.stderr[-3000:]
+            homes.append(env)
+            status = json.loads(r.stdout)
+            props = Path(status["state_dir"]) / "client-admin.properties"
+            state = json.loads((Path(status["state_dir"]) / "state.json").read_text())
+            from tests.secrets_sweep import register
+
+            for user, password in state["passwords"].items():
+                register(password, f"the {name} sandbox password of {user}")
+            r = run_process("context", "add", name, "-b", status["bootstrap_servers"], "--command-config", str(props),
+                            "--super-user", "User:admin")
+            assert r.exit_code == 0, r.stderr
+            names.append(name)
+        yield names
+    finally:
+        for name in names:
+            run_process("context", "delete", name)
+        for env in homes:
+            run_process("local", "down", "--purge", env=env, timeout=120)
+
+
+def test_one_policy_fanned_out_to_three_clusters_on_the_standalone_cluster(sandbox, cluster, two_more_clusters,
+                                                                           tmp_path):
+    """One apply, three targets (the command's --context, repeated): each executor task connects to its cluster with
+    that cluster's own credentials, delivered by the driver; each cluster ends with exactly the policy."""
+    from kafkactl.gateway import Gateway
+    from kafkactl.profiles import Selection, resolve
+
+    contexts = ["local-admin", *two_more_clusters]
+    prefix = f"fo{token()}"
+    policy = _policy(tmp_path / "fan.yaml", prefix, 2_000)
+    where = [a for c in contexts for a in ("--context", c)]  # the command's own, repeatable --context
+    gateways = [Gateway(resolve(Selection(context=c))) for c in contexts]
+    try:
+        started = time.monotonic()
+        r = run_process("acls", "apply", str(policy), *where, "--spark-master", cluster.url, "--yes",
+                        env=cluster.driver_env, timeout=600)
+        assert r.exit_code == 0, r.stderr[-3000:]
+        print(f"\none policy of 2,000 bindings to 3 clusters on the standalone cluster: {time.monotonic() - started:.1f} s")
+        for c, gw in zip(contexts, gateways):
+            assert len(snapshot(gw, prefix)) == 2_000, c
+        r = run_process("acls", "plan", str(policy), *where, "--detailed-exitcode", timeout=300)
+        assert r.exit_code == 0, r.stderr[-2000:]
+    finally:
+        for gw in gateways:
+            remove_exactly(gw, snapshot(gw, prefix))
+            gw.close()

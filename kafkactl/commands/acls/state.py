@@ -63,14 +63,14 @@ def _spark_mode(spark: bool, spark_auto: bool) -> SparkMode:
 
 
 def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_deletes, spark, master, remote,
-             spark_auto=False):
+             spark_auto=False, watch=None):
     """The plan (new or saved) through the core API; its notes and warnings shown on stderr."""
     from kafkactl.bulk.engine import PlanRequest, make
 
     result = make(PlanRequest(files=tuple(files or ()), plan_dir=plan_dir, contexts=tuple(contexts or ()),
                               scope_file=scope, protect=tuple(protect or ()), no_delete=no_delete,
                               max_deletes=max_deletes, spark=_spark_mode(spark, spark_auto), spark_master=master,
-                              spark_remote=remote, selection=app_ctx.selection, debug=app_ctx.debug))
+                              spark_remote=remote, selection=app_ctx.selection, debug=app_ctx.debug, watch=watch))
     app_ctx.adopt(result)
     for w in result.warnings:
         app_ctx.warn(w)
@@ -109,8 +109,11 @@ def acls_plan(
     from kafkactl.formatters.views import PlanLinesView, PlanView
 
     app_ctx = ctx.obj
-    plan = _compute(app_ctx, files, None, context, scope, protect, no_delete, max_deletes, spark,
-                    spark_master, spark_remote, spark_auto).plan
+    from kafkactl.cli.progress import spark_progress
+
+    with spark_progress(app_ctx) as watch:
+        plan = _compute(app_ctx, files, None, context, scope, protect, no_delete, max_deletes, spark,
+                        spark_master, spark_remote, spark_auto, watch).plan
     if out:
         save(plan, out)
         app_ctx.note(f"plan saved to {out}")
@@ -135,11 +138,20 @@ def acls_apply(
 
     Example:  kafkactl acls apply team-a.yaml --report apply.jsonl --yes
     """
-    from kafkactl.cli.progress import progress_bar
+    from kafkactl.cli.progress import spark_progress
 
     app_ctx = ctx.obj
-    planned = _compute(app_ctx, files, plan_dir, context, scope, protect, no_delete, max_deletes, spark,
-                       spark_master, spark_remote, spark_auto)
+    with spark_progress(app_ctx) as watch:
+        planned = _compute(app_ctx, files, plan_dir, context, scope, protect, no_delete, max_deletes, spark,
+                           spark_master, spark_remote, spark_auto, watch)
+        if watch is not None:
+            watch.close()  # (a prompt may follow: no live display under it)
+        _apply(app_ctx, planned, report, yes, dry_run, watch)
+
+
+def _apply(app_ctx, planned, report, yes, dry_run, watch) -> None:
+    from kafkactl.cli.progress import progress_bar
+
     plan = planned.plan
     _show_summary(app_ctx, plan)
     if not plan.changes:
@@ -150,11 +162,16 @@ def acls_apply(
                         "apply ACL changes")
     report_fh = open(report, "w", encoding="utf-8") if report else None
     try:
-        with progress_bar(app_ctx, plan.changes, "applying", threshold=0) as advance:
-            result = planned.apply(advance, report_fh, dry_run)
+        if watch is not None and planned.mode == "spark" and not dry_run:
+            result = planned.apply(watch.bindings(plan.changes, "applying"), report_fh, dry_run)
+        else:
+            with progress_bar(app_ctx, plan.changes, "applying", threshold=0) as advance:
+                result = planned.apply(advance, report_fh, dry_run)
     finally:
         if report_fh:
             report_fh.close()
+        if watch is not None:
+            watch.close()
     app_ctx.render(result)
     confirmed = result.slowest()
     if confirmed:
