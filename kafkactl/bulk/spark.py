@@ -427,8 +427,19 @@ def _current_df(spark, where: dict):
     """One task per shard. DataFrame API only (mapInArrow), so it runs under Spark Connect as well. `where`:
     cluster -> the Delivery its executors connect with."""
     specs = [(c, int(f.resource_type), int(f.pattern_type), int(f.permission)) for c in where for f in shard_filters()]
-    df = spark.createDataFrame(specs, "cluster string, rt int, pt int, perm int").repartition(len(specs))
+    df = spark.createDataFrame(specs, "cluster string, rt int, pt int, perm int").repartition(
+        shard_tasks(spark, len(specs)))
     return df.mapInArrow(lambda batches: _read_shards_arrow(batches, where), CURRENT_SCHEMA)
+
+
+def shard_tasks(spark: Any, shards: int) -> int:
+    """As many tasks as the executors have cores (each task's client reads its shards one after another), not one
+    task per shard: every task pays a Python worker's client start and a login, 24 shards a cluster."""
+    try:
+        cores = int(spark.sparkContext.defaultParallelism)
+    except Exception:  # Spark Connect: no SparkContext on the client
+        cores = int(spark.conf.get("spark.default.parallelism", "0") or 0) or 8
+    return max(1, min(shards, cores))
 
 
 def _read_shards_arrow(batches, where: dict):

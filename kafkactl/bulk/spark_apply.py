@@ -12,7 +12,7 @@ from kafkactl.bulk.formats.flat import flat_row
 from kafkactl.bulk.plan import PHASES, Plan, shard_filters
 from kafkactl.bulk.state import FLAT_FIELDS
 from kafkactl.bulk.delivery import ExecutorClients, deliver
-from kafkactl.bulk.spark import BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, session, tracking
+from kafkactl.bulk.spark import BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, session, shard_tasks, tracking
 
 
 def spark_apply(plan: Plan, gateways: dict, progress=None, report=None, master: str | None = None,
@@ -184,7 +184,7 @@ def _current_by_broker_df(spark, where: dict, brokers: list[int]):
     one row with its error instead of its ACLs."""
     (cluster,) = where
     specs = [(b, int(f.resource_type), int(f.pattern_type), int(f.permission)) for b in brokers for f in shard_filters()]
-    df = spark.createDataFrame(specs, "broker int, rt int, pt int, perm int").repartition(max(1, len(specs)))
+    df = spark.createDataFrame(specs, "broker int, rt int, pt int, perm int").repartition(shard_tasks(spark, len(specs)))
     return df.mapInArrow(lambda batches: _read_broker_shards_arrow(batches, where, cluster), BY_BROKER_SCHEMA)
 
 
