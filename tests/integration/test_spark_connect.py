@@ -31,8 +31,11 @@ def connect_url(tmp_path_factory):
     env = {**os.environ, "SPARK_HOME": str(home), "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1",
            "SPARK_LOG_DIR": str(work / "logs"), "SPARK_PID_DIR": str(work / "pids"),
            "SPARK_IDENT_STRING": f"kafkactl-tests-{port}"}
+    (work / "events").mkdir()
     subprocess.run(["bash", str(home / "sbin" / "start-connect-server.sh"), "--conf",
-                    f"spark.connect.grpc.binding.port={port}", "--conf", "spark.ui.enabled=false"],
+                    f"spark.connect.grpc.binding.port={port}", "--conf", "spark.ui.enabled=false",
+                    "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir=file://{work / 'events'}",
+                    "--conf", "spark.eventLog.compress=false"],  # (Spark 4 compresses it: a grep would see nothing)
                    env=env, check=True, capture_output=True, timeout=120)
     try:
         deadline = time.monotonic() + 90
@@ -44,13 +47,18 @@ def connect_url(tmp_path_factory):
         else:
             pytest.fail("the Spark Connect server did not start: " + "".join(
                 p.read_text()[-2000:] for p in (work / "logs").glob("*")))
-        yield f"sc://127.0.0.1:{port}"
+        yield f"sc://127.0.0.1:{port}", work
     finally:
         subprocess.run(["bash", str(home / "sbin" / "stop-connect-server.sh")], env=env, capture_output=True,
                        timeout=120)
 
 
 def test_plan_and_apply_through_spark_connect(sandbox, connect_url, tmp_path):
+    """The executors connect with what the driver delivers inside the job (no contexts file is read on the server
+    side), and nothing of a password reaches the Connect server's logs or its event log."""
+    from tests.secrets_sweep import find_leaks
+
+    connect_url, work = connect_url
     gw = sandbox.gateway("admin")
     t = token()
     f = tmp_path / "remote.yaml"
@@ -70,3 +78,8 @@ def test_plan_and_apply_through_spark_connect(sandbox, connect_url, tmp_path):
         assert r.exit_code == 0, r.stderr[-2000:]
     finally:
         remove_exactly(gw, snapshot(gw, f"sc{t}"))
+    files = [p for p in work.rglob("*") if p.is_file()]
+    events = [p for p in files if "events" in p.relative_to(work).parts]
+    assert any(b"SparkListenerJobStart" in p.read_bytes() for p in events), "no readable event log was written"
+    leaks = [f"{p}: {found}" for p in files for found in find_leaks(p.read_bytes().decode("utf-8", "replace"))]
+    assert not leaks, leaks[:5]
