@@ -30,6 +30,15 @@ for var in ("KAFKACTL_CONTEXT", "KAFKACTL_BOOTSTRAP_SERVERS", "KAFKACTL_COMMAND_
             "KAFKACTL_DEBUG", "NO_COLOR"):
     os.environ.pop(var, None)
 
+
+
+def pytest_unconfigure(config) -> None:
+    """The session's contexts and sandbox state go with the session (the secrets sweep has read them by now)."""
+    import shutil
+
+    shutil.rmtree(_SESSION_HOME, ignore_errors=True)
+
+
 USERS = ("admin", "alice", "bob", "carol")
 # the differential test's seed (tests/integration/test_authorizer_differential.py): new each run unless given
 os.environ.setdefault("KAFKACTL_DIFF_SEED", str(random.SystemRandom().randrange(2**31)))

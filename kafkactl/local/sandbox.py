@@ -255,8 +255,12 @@ class Sandbox:
                                render_mtls_properties(identity, self.tls_files))
 
     def _java(self, libs: Path, main: str, *args: str, heap: str = "256m", extra: tuple[str, ...] = ()) -> list[str]:
+        # the JVMs' scratch files (lz4's native library, ...) stay in the sandbox, not in /tmp for ever
+        scratch = self.home / "tmp"
+        scratch.mkdir(parents=True, exist_ok=True, mode=0o700)
         return java_command(libs, main, *args, heap=heap,
-                            extra=(f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}", *extra))
+                            extra=(f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
+                                   f"-Djava.io.tmpdir={scratch}", *extra))
 
     def _format(self, libs: Path, state: SandboxState) -> None:
         """Format every node's storage, the nodes in parallel (each is a JVM start)."""
