@@ -5,17 +5,23 @@ flat files, Spark), for new and saved plans alike. It never receives the CLI's c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Literal, Sequence, TextIO
 
 from kafkactl.bulk.plan import Guards, Plan, make_plan
-from kafkactl.bulk.formats import read_state
+from kafkactl.bulk.formats import FLAT_SUFFIXES, read_state
 from kafkactl.bulk.targets import check_choice, resolve_targets
 from kafkactl.profiles import Selection
 
-# --spark auto: above this many desired bindings (summed over targets) the diff goes to Spark
-AUTO_SPARK_BINDINGS = 2_000_000
+# The in-process engines' peak memory per desired binding, its cluster's current binding included (bench/RESULTS.md,
+# "Desired-state plan engines": 5,000,000 desired and 5,000,000 current bindings peak at 3,082 MB, 616 B a pair)
+IN_PROCESS_BYTES_PER_BINDING = 620
+# auto sends the plan to Spark once the in-process estimate exceeds this share of the memory available. Below it
+# the in-process engines are faster at every size measured (bench/RESULTS.md: 5,000,000 bindings 10.8 s
+# against Spark's 18.4 s; one policy to 3 clusters 8.4 s against 30.4 s): memory is the only reason to leave.
+AUTO_MEMORY_SHARE = 0.5
 
-SparkMode = Literal["off", "on", "auto"]  # --spark absent, --spark, --spark auto
+SparkMode = Literal["off", "on", "auto"]  # --no-spark, --spark, --spark auto (the default)
 Engine = Literal["in-process", "arrow", "spark"]
 
 
@@ -30,7 +36,7 @@ class PlanRequest:
     protect: tuple[str, ...] = ()
     no_delete: bool = False
     max_deletes: str | None = None
-    spark: SparkMode = "off"
+    spark: SparkMode = "auto"
     spark_master: str | None = None
     spark_remote: str | None = None
     selection: Selection = field(default_factory=Selection)
@@ -68,17 +74,102 @@ class PlanResult:
             gw.close()
 
 
-def choose_engine(request: PlanRequest, size: int = 0, flat_bytes: int = 0) -> Engine:
-    """The engine for a request. `size`: the desired bindings summed over the targets (or a saved plan's
-    changes), which only `--spark auto` weighs; `flat_bytes`: the size of the flat input files. A Spark master
-    or Connect URL means Spark whatever the mode; Arrow is for large flat inputs of a new plan."""
+def choose_engine(request: PlanRequest, size: int = 0, flat_bytes: int = 0, available: int | None = None) -> Engine:
+    return engine_choice(request, size, flat_bytes, available)[0]
+
+
+def engine_choice(request: PlanRequest, size: int = 0, flat_bytes: int = 0,
+                  available: int | None = None) -> tuple[Engine, str]:
+    """The engine for a request, and why (said on stderr when the choice was kafkactl's). `size`: the desired
+    bindings summed over the targets (or a saved plan's changes); `flat_bytes`: the size of the flat input files;
+    `available`: the memory this process may still use (read from the system when None). A Spark master or
+    Connect URL means Spark whatever the mode; Arrow is for large flat inputs of the in-process engine."""
     from kafkactl.bulk.arrow_diff import ARROW_BYTES
 
-    if request.spark == "on" or request.spark_master or request.spark_remote:
-        return "spark"
-    if request.spark == "auto" and size > AUTO_SPARK_BINDINGS:
-        return "spark"
-    return "arrow" if flat_bytes > ARROW_BYTES else "in-process"
+    local: Engine = "arrow" if flat_bytes > ARROW_BYTES else "in-process"
+    if request.spark_master or request.spark_remote:
+        return "spark", f"{'--spark-master' if request.spark_master else '--spark-remote'} given"
+    if request.spark != "auto":
+        return ("spark", "--spark given") if request.spark == "on" else (local, "--no-spark given")
+    need = size * IN_PROCESS_BYTES_PER_BINDING
+    have = memory_budget() if available is None else available
+    what = f"{size:,} binding{'s' if size != 1 else ''} need about {_size(need)} in-process"
+    if have is None:
+        return local, f"{what}; the memory available is unknown"
+    if need <= AUTO_MEMORY_SHARE * have:
+        return local, f"{what}, {_size(have)} available"
+    missing = _spark_missing()
+    if missing:
+        return local, f"{what}, more than half of the {_size(have)} available, but {missing}"
+    return "spark", f"{what}, more than half of the {_size(have)} available"
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" or n >= 10 else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TB"  # pragma: no cover (unreachable: GB is the last unit)
+
+
+def memory_budget() -> int | None:
+    """KAFKACTL_MEMORY (bytes, or with a k, m, g or t suffix, as Java's -Xmx) when set: the memory an operator gives
+    kafkactl where the machine's own reading would mislead (a shared host, a limit the kernel does not show);
+    otherwise what this machine has available."""
+    import os
+    import re
+
+    from kafkactl.errors import UsageError
+    from kafkactl.limits import shown
+
+    value = os.environ.get("KAFKACTL_MEMORY")
+    if value is None:
+        return available_memory()
+    m = re.fullmatch(r"([0-9]{1,15})([kKmMgGtT]?)", value.strip(), flags=re.ASCII)
+    if not m or int(m[1]) == 0:
+        raise UsageError(f"KAFKACTL_MEMORY={shown(value)}: expected a size such as 4g, 512m or 1073741824")
+    return int(m[1]) << (10 * " kmgt".index(m[2].lower() or " "))
+
+
+def available_memory() -> int | None:
+    """Bytes this process may still use: the system's available memory, or the cgroup's limit less its use when
+    lower (a container's limit is the one that kills). None where neither can be read."""
+    import os
+
+    found: list[int] = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            found += [int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:")]
+    except (OSError, ValueError, IndexError):
+        try:
+            found.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (ValueError, OSError, AttributeError):
+            pass
+    for limit, used in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),  # cgroup v2, then v1
+                        ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        try:
+            with open(limit, encoding="ascii") as f1, open(used, encoding="ascii") as f2:
+                top, now = f1.read().strip(), f2.read().strip()
+        except OSError:
+            continue
+        if top.isdigit() and now.isdigit() and int(top) < 1 << 60:  # v1 writes "no limit" as a huge number
+            found.append(max(0, int(top) - int(now)))
+        break
+    return min(found) if found else None
+
+
+def _spark_missing() -> str | None:
+    """What auto's Spark would lack on this machine (pyspark, found without importing it, or Java), or None."""
+    import importlib.util
+    import os
+    import shutil
+
+    if importlib.util.find_spec("pyspark") is None:
+        return "pyspark is not installed (pip install 'kafkactl[spark]')"
+    home = os.environ.get("JAVA_HOME")
+    if not (shutil.which("java") or (home and os.path.exists(os.path.join(home, "bin", "java")))):
+        return "Spark needs Java, and none was found (JAVA_HOME, PATH)"
+    return None
 
 
 def make(request: PlanRequest) -> PlanResult:
@@ -102,18 +193,17 @@ def make(request: PlanRequest) -> PlanResult:
 
 def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     files, scope_file = list(request.files), request.scope_file
-    # Spark whatever the size: flat files' rows are read and checked by Spark. Otherwise the Python loader reads
-    # them (and counts them for --spark auto). Every file error comes before any request either way.
-    spark_anyway = choose_engine(request) == "spark"
-    state = read_state(files, scope_file, flat_rows=not spark_anyway)
+    # Flat files' rows are counted, not loaded, until the engine is known: Spark reads and checks them itself, and
+    # a size that needs Spark must not first be loaded here. Every file error comes before any request either way.
+    flat = [f for f in files if Path(f).suffix.lower() in FLAT_SUFFIXES]
+    state = read_state(files, scope_file, flat_rows=False)
     check_choice(request.contexts, state.clusters, request.selection)
     targets = resolve_targets(request.contexts, state.clusters, request.selection)
-    engine = choose_engine(request, len(state.bindings) * len(targets), _flat_bytes(files))
-    notes: list[str] = []
-    if request.spark == "auto":
-        notes.append(f"--spark auto: using the {'Spark' if engine == 'spark' else 'in-process'} engine")
-    if engine == "spark" and not spark_anyway:
-        state = read_state(files, scope_file, flat_rows=False)
+    size = (len(state.bindings) + sum(_flat_rows(f) for f in flat)) * len(targets)
+    engine, why = engine_choice(request, size, _flat_bytes(files))
+    notes = [f"engine: {'Spark' if engine == 'spark' else 'in-process'} ({why})"] if request.spark == "auto" else []
+    if engine != "spark" and flat:
+        state = read_state(files, scope_file, flat_rows=True)
     gateways = {t.name: t.gateway(request.debug) for t in targets}
     try:
         if engine == "spark":
@@ -146,9 +236,8 @@ def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
         for gw in gateways.values():
             gw.close()
         raise
-    engine = choose_engine(request, plan.changes)
-    notes = [f"--spark auto: using the {'Spark' if engine == 'spark' else 'in-process'} engine"] \
-        if request.spark == "auto" else []
+    engine, why = engine_choice(request, plan.changes)
+    notes = [f"engine: {'Spark' if engine == 'spark' else 'in-process'} ({why})"] if request.spark == "auto" else []
     return PlanResult(plan, gateways, engine, notes, [], request)
 
 
@@ -168,11 +257,24 @@ def _check_fresh(plan: Plan, live: dict[str, set]) -> None:
                              "made from); nothing was changed: make a new plan")
 
 
+def _flat_rows(path: str) -> int:
+    """A flat file's rows, counted without reading them: Parquet's footer, or the lines of a CSV or JSONL file (a
+    file that cannot be counted counts 0 here; its reader names the fault)."""
+    try:
+        if Path(path).suffix.lower() == ".parquet":
+            import pyarrow.parquet as pq
+
+            return int(pq.ParquetFile(path).metadata.num_rows)
+        lines = 0
+        with open(path, "rb") as f:  # (JSONL's scope and clusters lines, and a CSV header, are no bindings)
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                lines += chunk.count(b"\n") - chunk.count(b'"kind"')
+        return max(0, lines - (Path(path).suffix.lower() == ".csv"))
+    except Exception:
+        return 0
+
+
 def _flat_bytes(files: Sequence[str]) -> int:
-    from pathlib import Path
-
-    from kafkactl.bulk.formats import FLAT_SUFFIXES
-
     flat = [Path(f) for f in files if Path(f).suffix.lower() in FLAT_SUFFIXES]
     return sum(f.stat().st_size for f in flat if f.exists())
 

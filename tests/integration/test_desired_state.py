@@ -566,3 +566,63 @@ def test_spark_runs_quietly_and_leaves_no_temporary_file(sandbox, team, tmp_path
                     env={"TMPDIR": str(scratch)}, timeout=300)
     assert r.exit_code == 0 and "Using incubator modules" in r.stderr, r.stderr[-2000:]
     assert [p.name for p in scratch.iterdir()] == []
+
+
+def _jsonl_state(path, team: str, n: int) -> None:
+    path.write_text(json.dumps({"kind": "scope", "principalPrefixes": [f"User:{team}"]}) + "\n" + "".join(
+        json.dumps({"principal": f"User:{team}a", "host": "*", "operation": "READ", "permission": "ALLOW",
+                    "resource_type": "TOPIC", "resource_name": f"{team}t{i}", "pattern_type": "LITERAL"}) + "\n"
+        for i in range(n)))
+
+
+def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, team, tmp_path):
+    """Issue 16: with no engine flag the plan is auto's: in-process while it fits in half the memory available,
+    said on stderr with the size and the memory; --no-spark and --spark force and say nothing of a choice."""
+    f = tmp_path / "s.yaml"
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}a", "allow": [{"topic": f"{team}t{i}", "operations": ["Read"]}
+                                                                           for i in range(3)]}]))
+    r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f)))
+    assert json.loads(r.stdout)["engine"] == "in-process"
+    engine_lines = [x for x in r.stderr.splitlines() if x.startswith("engine: ")]
+    assert len(engine_lines) == 1 and engine_lines[0].startswith("engine: in-process (3 bindings need about 1.8 KB "
+                                                                 "in-process, "), r.stderr
+    assert engine_lines[0].endswith(" available)")
+    for forced, engine in (("--no-spark", "in-process"), ("--spark", "spark")):
+        r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f), forced))
+        assert json.loads(r.stdout)["engine"] == engine and "engine: " not in r.stderr, r.stderr
+
+
+def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_result(sandbox, team, tmp_path):
+    """KAFKACTL_MEMORY stands for a small machine: 3,000 bindings (counted from the file, not loaded) need about
+    1.8 MB in-process, more than half of 1 MB, so auto plans on Spark, and the plan is the one --no-spark makes."""
+    gw = sandbox.gateway("admin")
+    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:{team}a", "--topic", f"{team}gone",
+                       "--operation", "Read"))
+    f = tmp_path / "big.jsonl"
+    _jsonl_state(f, team, 3000)
+    small = {"KAFKACTL_MEMORY": "1m"}
+    r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f), env=small))
+    assert "engine: Spark (3,000 bindings need about 1.8 MB in-process, more than half of the 1.0 MB available)" \
+        in r.stderr, r.stderr
+    on_spark = json.loads(r.stdout)
+    r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f), "--no-spark", env=small))
+    in_process = json.loads(r.stdout)
+    assert on_spark["engine"] == "spark" and in_process["engine"] == "in-process"
+    assert on_spark["clusters"] == in_process["clusters"], (on_spark["clusters"], in_process["clusters"])
+    assert [c["counts"] for c in on_spark["clusters"]] and mine(gw, team) == {
+        b for b in snapshot(gw) if b.resource_name == f"{team}gone"}
+
+
+@pytest.mark.parametrize("args,env,needle", [
+    (["--no-spark", "--spark-master", "local[2]"], {}, "--no-spark and --spark-master"),
+    (["--spark", "auto", "--no-spark"], {}, "--spark auto and --no-spark"),
+    ([], {"KAFKACTL_MEMORY": "lots"}, "KAFKACTL_MEMORY='lots'"),
+    ([], {"KAFKACTL_MEMORY": "0"}, "KAFKACTL_MEMORY='0'"),
+])
+def test_contradictory_engine_choices_are_refused_before_any_change(sandbox, team, tmp_path, args, env, needle):
+    f = tmp_path / "s.yaml"
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}a", "allow": [{"topic": f"{team}t", "operations": ["Read"]}]}]))
+    r = sandbox.as_user("admin", "acls", "apply", str(f), "--yes", *args, env=env)
+    assert r.exit_code == ExitCode.USAGE and needle in r.stderr and r.stdout == "", r.output
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert mine(sandbox.gateway("admin"), team) == set()

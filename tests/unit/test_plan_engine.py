@@ -7,28 +7,54 @@ import pytest
 
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.bulk.arrow_diff import ARROW_BYTES, bindings_table, diff_tables
-from kafkactl.bulk.engine import AUTO_SPARK_BINDINGS, PlanRequest, choose_engine, make
+from kafkactl.bulk.engine import (AUTO_MEMORY_SHARE, IN_PROCESS_BYTES_PER_BINDING, PlanRequest,
+                                  available_memory, choose_engine, engine_choice, make)
 from kafkactl.bulk.plan import Guards, diff_cluster
 from kafkactl.bulk.state import Scope
 from kafkactl.errors import UsageError
 from kafkactl.exitcodes import ExitCode
 
 
+GB = 1 << 30
+PAIR = IN_PROCESS_BYTES_PER_BINDING
+FITS = int(GB * AUTO_MEMORY_SHARE) // PAIR  # the most bindings auto keeps in-process with 1 GB available
+
+
 @pytest.mark.parametrize("request_kw,size,flat_bytes,engine", [
-    ({}, 0, 0, "in-process"),
-    ({}, AUTO_SPARK_BINDINGS * 10, 0, "in-process"),  # only auto weighs the size
-    ({}, 0, ARROW_BYTES + 1, "arrow"),
+    ({}, 0, 0, "in-process"),  # auto is the default
+    ({}, FITS, 0, "in-process"),
+    ({}, FITS, ARROW_BYTES + 1, "arrow"),
+    ({}, FITS + 1, 0, "spark"),  # more than half the memory available: Spark
+    ({}, FITS + 1, ARROW_BYTES + 1, "spark"),
+    ({"spark": "off"}, FITS * 100, 0, "in-process"),  # --no-spark forces, whatever the size
+    ({"spark": "off"}, 0, ARROW_BYTES + 1, "arrow"),
     ({"spark": "on"}, 0, 0, "spark"),
     ({"spark": "on"}, 0, ARROW_BYTES + 1, "spark"),
     ({"spark_master": "local[2]"}, 0, 0, "spark"),  # a Spark URL means Spark whatever the mode
     ({"spark_remote": "sc://h:15002"}, 0, 0, "spark"),
-    ({"spark": "auto"}, AUTO_SPARK_BINDINGS, 0, "in-process"),
-    ({"spark": "auto"}, AUTO_SPARK_BINDINGS, ARROW_BYTES + 1, "arrow"),
-    ({"spark": "auto"}, AUTO_SPARK_BINDINGS + 1, 0, "spark"),
     ({"spark": "auto", "spark_master": "local[2]"}, 0, 0, "spark"),
 ])
 def test_one_place_chooses_the_engine(request_kw, size, flat_bytes, engine):
-    assert choose_engine(PlanRequest(**request_kw), size, flat_bytes) == engine
+    assert choose_engine(PlanRequest(**request_kw), size, flat_bytes, available=GB) == engine
+
+
+def test_auto_says_why_and_stays_in_process_when_spark_is_missing(monkeypatch):
+    """The reason names the size and the memory; without Java auto keeps in-process and says what is missing."""
+    engine, why = engine_choice(PlanRequest(), 10_000, 0, available=24 * GB)
+    assert engine == "in-process" and why == "10,000 bindings need about 5.9 MB in-process, 24 GB available", why
+    engine, why = engine_choice(PlanRequest(), 3 * FITS, 0, available=GB)
+    assert engine == "spark" and "more than half of the 1.0 GB available" in why, why
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    engine, why = engine_choice(PlanRequest(), 3 * FITS, 0, available=GB)
+    assert engine == "in-process" and why.endswith("Spark needs Java, and none was found (JAVA_HOME, PATH)"), why
+    assert engine_choice(PlanRequest(), 5, 0, available=None)[1] != ""
+
+
+def test_the_memory_available_is_read_from_this_machine():
+    have = available_memory()
+    meminfo = dict(line.split(":", 1) for line in open("/proc/meminfo"))
+    assert have is not None and 0 < have <= int(meminfo["MemAvailable"].split()[0]) * 1024
 
 
 @pytest.mark.parametrize("request_kw,needle", [
@@ -113,3 +139,26 @@ def test_an_unconfirmed_phase_stops_the_apply():
     assert result.stopped_at == "prod phase 4 (delete DENY)" and err.exit_code == ExitCode.ERROR
     assert err.message == ("prod phase 4 (delete DENY): the broker did not confirm the changes within 60 s; later "
                            "phases were not started (re-run apply to converge)")
+
+
+def test_a_child_that_floods_stderr_while_the_driver_starts_is_read_as_it_writes(capfd):
+    """The driver JVM's stderr goes through a pipe while it starts. The pipe's reader used to start only after
+    the start returned: a JVM writing more than a pipe holds (64 KiB) blocked, and pyspark waited for it for ever.
+    Here a child writes 1 MiB and the caller waits for it, as pyspark waits for the JVM."""
+    import subprocess
+    import sys
+
+    from kafkactl.bulk.spark import _jvm_stderr
+
+    flood = "import sys\nfor i in range(16384): sys.stderr.write(f'spark: line {i:05d} ' + 'x' * 48 + '\\n')\n" \
+            "sys.stderr.write('WARNING: Using incubator modules: jdk.incubator.vector\\n')"
+    with _jvm_stderr(debug=False):
+        subprocess.run([sys.executable, "-c", flood], timeout=30, check=True)
+    import time
+
+    deadline = time.monotonic() + 10
+    err = ""
+    while time.monotonic() < deadline and "line 16383" not in err:
+        time.sleep(0.05)
+        err += capfd.readouterr().err
+    assert err.count("spark: line ") == 16384 and "incubator" not in err  # all of Spark's, none of the noise

@@ -16,7 +16,7 @@ ScopeFile = Annotated[Optional[str], typer.Option("--scope", help="A YAML file w
 Protect = Annotated[Optional[list[str]], typer.Option("--protect", help="A principal (or prefix ending in *) never touched (repeatable).", show_default=False)]
 NoDelete = Annotated[bool, typer.Option("--no-delete", help="Only create; plan no deletions.")]
 MaxDeletes = Annotated[Optional[str], typer.Option("--max-deletes", help="Refuse a plan with more deletions than N or P% of the ACLs in scope.", show_default=False)]
-Spark = Annotated[bool, typer.Option("--spark", help="Run the diff (and the apply) on Spark; `--spark auto` picks by size.", rich_help_panel="Engine")]
+Spark = Annotated[Optional[bool], typer.Option("--spark/--no-spark", help="Force the engine: Spark, or in-process. Default (`--spark auto`): in-process unless the plan would need more than half the memory available; the choice and why go to stderr.", rich_help_panel="Engine", show_default=False)]
 SparkAuto = Annotated[bool, typer.Option("--spark-auto", hidden=True, help="What `--spark auto` becomes.")]
 SparkMaster = Annotated[Optional[str], typer.Option("--spark-master", help="Spark master URL (default local[*]).", rich_help_panel="Engine", show_default=False)]
 SparkRemote = Annotated[Optional[str], typer.Option("--spark-remote", help="Spark Connect URL sc://host:port.", rich_help_panel="Engine", show_default=False)]
@@ -57,9 +57,17 @@ def _refuse_old_output_option(ctx: typer.Context) -> None:
                          "--format csv")
 
 
-def _spark_mode(spark: bool, spark_auto: bool) -> SparkMode:
-    """`--spark auto` (or `--spark=auto`) reaches the command as --spark-auto (kafkactl.cli.argv.optional_values)."""
-    return "auto" if spark_auto else ("on" if spark else "off")
+def _spark_mode(spark: bool | None, spark_auto: bool, master: str | None, remote: str | None) -> SparkMode:
+    """`--spark auto` (or `--spark=auto`) reaches the command as --spark-auto (kafkactl.cli.argv.optional_values);
+    neither --spark nor --no-spark is auto too."""
+    from kafkactl.errors import UsageError
+
+    if spark_auto and spark is not None:
+        raise UsageError(f"--spark auto and {'--spark' if spark else '--no-spark'}: give one engine choice")
+    if spark is False and (master or remote):
+        raise UsageError(f"--no-spark and {'--spark-master' if master else '--spark-remote'}: a Spark URL means "
+                         "the Spark engine; give one or the other")
+    return "auto" if spark is None else ("on" if spark else "off")
 
 
 def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_deletes, spark, master, remote,
@@ -69,7 +77,8 @@ def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_
 
     result = make(PlanRequest(files=tuple(files or ()), plan_dir=plan_dir, contexts=tuple(contexts or ()),
                               scope_file=scope, protect=tuple(protect or ()), no_delete=no_delete,
-                              max_deletes=max_deletes, spark=_spark_mode(spark, spark_auto), spark_master=master,
+                              max_deletes=max_deletes, spark=_spark_mode(spark, spark_auto, master, remote),
+                              spark_master=master,
                               spark_remote=remote, selection=app_ctx.selection, debug=app_ctx.debug, watch=watch))
     app_ctx.adopt(result)
     for w in result.warnings:
@@ -98,7 +107,7 @@ def acls_plan(
     jsonl: Annotated[bool, typer.Option("--jsonl", help="Changes as JSON lines on stdout.")] = False,
     limit: Annotated[int, typer.Option("--limit", help="Rows shown in the table view (0: all).")] = 200,
     detailed_exitcode: Annotated[bool, typer.Option("--detailed-exitcode", help="Exit 0 without changes, 2 with changes, 1 on error.")] = False,
-    spark: Spark = False, spark_master: SparkMaster = None, spark_remote: SparkRemote = None,
+    spark: Spark = None, spark_master: SparkMaster = None, spark_remote: SparkRemote = None,
     spark_auto: SparkAuto = False,
 ) -> None:
     """Show what apply would change, by cluster, phase and resource.
@@ -131,7 +140,7 @@ def acls_apply(
     max_deletes: MaxDeletes = None,
     report: Annotated[Optional[str], typer.Option("--report", help="Write one JSON line per binding (its outcome) here.", show_default=False)] = None,
     yes: Yes = False, dry_run: DryRun = False,
-    spark: Spark = False, spark_master: SparkMaster = None, spark_remote: SparkRemote = None,
+    spark: Spark = None, spark_master: SparkMaster = None, spark_remote: SparkRemote = None,
     spark_auto: SparkAuto = False,
 ) -> None:
     """Make the clusters' ACLs match the desired state: four confirmed phases (DENY first, old DENYs last).
