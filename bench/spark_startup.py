@@ -40,6 +40,32 @@ print({"import": t1 - t0, "session": t2 - t1, "read_join": t3 - t2, "rows": n}, 
 """
 
 
+PARTS = """
+import sys, time
+t0 = time.perf_counter()
+from kafkactl.bulk import spark as ks
+from kafkactl.bulk.formats import read_state
+from kafkactl.bulk.plan import Guards
+from kafkactl.bulk.targets import resolve_targets
+from kafkactl.profiles import Selection
+state = read_state([sys.argv[1]], flat_rows=False)
+targets = resolve_targets(["local-admin"], [], Selection())
+t1 = time.perf_counter()
+early = ks._DriverRead(targets)
+spark = ks.session()
+t2 = time.perf_counter()
+ks._desired_df(spark, state)
+t3 = time.perf_counter()
+current = early.frame(spark)
+t4 = time.perf_counter()
+ks.spark_plan(state, targets, Guards(), current=current)
+t5 = time.perf_counter()
+print({"imports and files": round(t1 - t0, 2), "session (driver read under way)": round(t2 - t1, 2),
+       "first job (desired read, validated)": round(t3 - t2, 2), "waited for the driver read": round(t4 - t3, 2),
+       "diff, statistics, Parquet write (warm)": round(t5 - t4, 2)}, file=sys.stderr)
+"""
+
+
 def prepare() -> tuple[Path, Path]:
     """desired.parquet (N bindings) and, on the cluster and exported, the current side: the same minus 1% plus 1%."""
     import pyarrow as pa
@@ -85,6 +111,7 @@ def wall(cmd: list[str]) -> tuple[float, str]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--parts", action="store_true", help="then one timed breakdown of kafkactl's steps")
     args = ap.parse_args()
     desired, current = prepare()
     bare = OUT / "bare.py"
@@ -105,6 +132,10 @@ def main() -> None:
     print(f"bare pyspark read + join   : median {a:.2f} s  runs {', '.join(f'{x:.2f}' for x in anchor)}")
     print(f"ratio {o / a:.2f}x (target 1.5x)")
     print(f"bare parts (last round): {parts[-1]}")
+    if args.parts:
+        script = OUT / "parts.py"
+        script.write_text(PARTS)
+        print(f"kafkactl parts: {wall([sys.executable, str(script), str(desired)])[1].strip().splitlines()[-1]}")
 
 
 if __name__ == "__main__":
