@@ -23,13 +23,60 @@ import pytest
 # fails any test whose output holds a piece of a known secret, and scans the logs tests leave (tests/secrets_sweep.py)
 pytest_plugins = ["tests.secrets_sweep", "tests.part_times"]
 
+_TMP_ROOT = Path(tempfile.gettempdir())
+_TMP_BEFORE = {e.name for e in os.scandir(_TMP_ROOT)}
 _SESSION_HOME = Path(tempfile.mkdtemp(prefix="kafkactl-tests-"))
 os.environ["XDG_CONFIG_HOME"] = str(_SESSION_HOME / "config")
 os.environ["XDG_STATE_HOME"] = str(_SESSION_HOME / "state")
+# every temporary file of the run (pytest's own tmp_path, Python's and the JVMs' scratch: kafkactl gives Spark's
+# driver java.io.tmpdir=$TMPDIR) lives in the session's directory, removed at the end
+(_SESSION_HOME / "tmp").mkdir(mode=0o700)
+os.environ["TMPDIR"] = str(_SESSION_HOME / "tmp")
+tempfile.tempdir = None
 for var in ("KAFKACTL_CONTEXT", "KAFKACTL_BOOTSTRAP_SERVERS", "KAFKACTL_COMMAND_CONFIG", "KAFKACTL_OUTPUT",
             "KAFKACTL_DEBUG", "NO_COLOR"):
     os.environ.pop(var, None)
 
+
+
+# what the suite's own processes leave in /tmp when something escapes TMPDIR (a JVM's lz4 library, pytest's or
+# Python's temporary directories, Spark's scratch): any new entry of these kinds fails the run; anything else new is
+# listed (another process on the machine may have made it)
+_OURS_IN_TMP = ("liblz4-java", "pytest-of-", "kafkactl-", "tmp", "spark-", "blockmgr-", "pyspark-", "kafka-",
+                "hadoop-", "jetty-", "snappy-", "zstd-", "libzstd", "sqlite", "derby")
+
+
+def _new_in_tmp() -> list[str]:
+    mine = os.getuid()
+    out = []
+    for e in os.scandir(_TMP_ROOT):
+        try:
+            if e.name not in _TMP_BEFORE and e.stat(follow_symlinks=False).st_uid == mine:
+                out.append(e.name)
+        except OSError:
+            continue
+    return sorted(n for n in out if Path(_TMP_ROOT, n) != _SESSION_HOME and not n.startswith("hsperfdata_"))
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:  # noqa: ARG001 (pytest's hook signature)
+    """A run of the whole suite leaves nothing in /tmp (issue 16): its session directory goes at unconfigure."""
+    left = _new_in_tmp()
+    _TMP_LEFT.extend(left)
+    if any(n.startswith(_OURS_IN_TMP) for n in left):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_TMP_LEFT: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    ours = [n for n in _TMP_LEFT if n.startswith(_OURS_IN_TMP)]
+    terminalreporter.write_sep("-", "left in /tmp")
+    terminalreporter.write_line(f"{len(ours)} entries the suite's processes made"
+                                + (f": {', '.join(ours[:20])} (the run fails)" if ours else ""), red=bool(ours))
+    others = [n for n in _TMP_LEFT if n not in ours]
+    if others:
+        terminalreporter.write_line(f"new, of unknown origin (not counted): {', '.join(others[:20])}")
 
 
 def pytest_unconfigure(config) -> None:

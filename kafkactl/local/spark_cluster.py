@@ -151,7 +151,10 @@ class SparkCluster:
             env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_STATE_HOME": str(home / ".state"),
                    "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".data"),
                    "TMPDIR": str(root / "tmp"), "SPARK_LOCAL_DIRS": str(root / "local"),
-                   "SPARK_WORKER_DIR": w["work_dir"]}
+                   "SPARK_WORKER_DIR": w["work_dir"],
+                   # Java ignores TMPDIR: the worker's executors (JVMs it starts, with its environment) would put
+                   # their scratch (lz4's native library) in /tmp, left there when an executor is killed
+                   "JAVA_TOOL_OPTIONS": f"-Djava.io.tmpdir={root / 'tmp'}"}
             w["pid"] = self._spawn(f"worker-{i}", ["org.apache.spark.deploy.worker.Worker", url, "--host", HOST,
                                                    "--cores", str(cores), "--memory", memory,
                                                    "--work-dir", w["work_dir"], "--webui-port", str(w["ui_port"])],
@@ -162,11 +165,13 @@ class SparkCluster:
         home = spark_home()
         logs = self.home / "logs"
         logs.mkdir(parents=True, exist_ok=True, mode=0o700)
+        (self.home / "tmp").mkdir(exist_ok=True, mode=0o700)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("KAFKACTL_", "PYSPARK_SUBMIT", "SPARK_"))}
         env.update({"SPARK_HOME": str(home), "SPARK_LOCAL_IP": HOST, "PYSPARK_PYTHON": sys.executable,
                     "SPARK_DAEMON_MEMORY": DAEMON_HEAP, "SPARK_LOG_DIR": str(logs),
                     # the marker that tells this cluster's JVMs from a recycled pid
-                    "SPARK_DAEMON_JAVA_OPTS": f"-Dkafkactl.spark.cluster={self.home}"})
+                    "SPARK_DAEMON_JAVA_OPTS": f"-Dkafkactl.spark.cluster={self.home} "
+                                              f"-Djava.io.tmpdir={self.home / 'tmp'}"})
         env.update(extra_env or {})
         with open(logs / f"{name}.log", "ab") as log:
             proc = subprocess.Popen([str(home / "bin" / "spark-class"), *args], stdin=subprocess.DEVNULL, stdout=log,
