@@ -39,11 +39,11 @@ for var in ("KAFKACTL_CONTEXT", "KAFKACTL_BOOTSTRAP_SERVERS", "KAFKACTL_COMMAND_
 
 
 
-# what the suite's own processes leave in /tmp when something escapes TMPDIR (a JVM's lz4 library, pytest's or
-# Python's temporary directories, Spark's scratch): any new entry of these kinds fails the run; anything else new is
-# listed (another process on the machine may have made it)
-_OURS_IN_TMP = ("liblz4-java", "pytest-of-", "kafkactl-", "tmp", "spark-", "blockmgr-", "pyspark-", "kafka-",
-                "hadoop-", "jetty-", "snappy-", "zstd-", "libzstd", "sqlite", "derby")
+# what the suite's own processes leave in /tmp when something escapes TMPDIR (a JVM's native libraries, pytest's
+# and kafkactl's temporary directories, Spark's scratch): any new entry of these kinds fails the run. Anything else
+# new (Python's generic tmpXXXX among them) is listed, not counted: another process on the machine may have made it
+_OURS_IN_TMP = ("liblz4-java", "snappy-", "libzstd", "zstd-jni", "pytest-of-", "kafkactl-", "spark-", "blockmgr-",
+                "pyspark-", "hadoop-", "jetty-")
 
 
 def _new_in_tmp() -> list[str]:

@@ -156,8 +156,8 @@ def tracking(spark: Any, watch: SparkWatch | None, every: float = 0.25) -> Itera
     tasks done of their total (Spark Connect has no tracker on the client: nothing is reported there)."""
     import threading
 
-    sc = getattr(spark, "sparkContext", None) if watch is not None and not _is_connect(spark) else None
-    if sc is None or watch is None:
+    sc = None if watch is None or _is_connect(spark) else getattr(spark, "sparkContext", None)
+    if sc is None or watch is None:  # (the second test is for mypy: watch is known to be set when sc is)
         yield
         return
     report = watch
