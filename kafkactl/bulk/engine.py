@@ -4,11 +4,13 @@ flat files, Spark), for new and saved plans alike. It never receives the CLI's c
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence, TextIO
 
 from kafkactl.bulk.plan import Guards, Plan, make_plan
+from kafkactl.bulk.prerequisites import spark_missing
 from kafkactl.bulk.formats import FLAT_SUFFIXES, read_state
 from kafkactl.bulk.targets import check_choice, resolve_targets
 from kafkactl.profiles import Selection
@@ -43,6 +45,8 @@ class PlanRequest:
     debug: bool = False
     # told (what runs, tasks done, tasks in all) while Spark works: the CLI's progress on a terminal
     watch: Callable[[str, int, int], None] | None = field(default=None, compare=False)
+    # told the engine auto chose, and why, as soon as it is chosen (before Spark's work); else it is a note
+    tell: Callable[[str], None] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -93,23 +97,25 @@ def engine_choice(request: PlanRequest, size: int = 0, flat_bytes: int = 0,
         return ("spark", "--spark given") if request.spark == "on" else (local, "--no-spark given")
     need = size * IN_PROCESS_BYTES_PER_BINDING
     have = memory_budget() if available is None else available
-    what = f"{size:,} binding{'s' if size != 1 else ''} need about {_size(need)} in-process"
+    what = f"{size:,} {'binding needs' if size == 1 else 'bindings need'} about {_size(need)} in-process"
     if have is None:
         return local, f"{what}; the memory available is unknown"
     if need <= AUTO_MEMORY_SHARE * have:
         return local, f"{what}, {_size(have)} available"
-    missing = _spark_missing()
+    missing = spark_missing()
     if missing:
         return local, f"{what}, more than half of the {_size(have)} available, but {missing}"
     return "spark", f"{what}, more than half of the {_size(have)} available"
 
 
 def _size(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" or n >= 10 else f"{n:.1f} {unit}"
+    """Binary units, named as such: KAFKACTL_MEMORY=1m is 1 MiB, as Java's -Xmx1m."""
+    unit = "B"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            break
         n /= 1024
-    return f"{n:.1f} TB"  # pragma: no cover (unreachable: GB is the last unit)
+    return f"{n:.0f} {unit}" if unit == "B" or n >= 10 else f"{n:.1f} {unit}"
 
 
 def memory_budget() -> int | None:
@@ -125,10 +131,12 @@ def memory_budget() -> int | None:
     value = os.environ.get("KAFKACTL_MEMORY")
     if value is None:
         return available_memory()
-    m = re.fullmatch(r"([0-9]{1,15})([kKmMgGtT]?)", value.strip(), flags=re.ASCII)
-    if not m or int(m[1]) == 0:
-        raise UsageError(f"KAFKACTL_MEMORY={shown(value)}: expected a size such as 4g, 512m or 1073741824")
-    return int(m[1]) << (10 * " kmgt".index(m[2].lower() or " "))
+    m = re.fullmatch(r"\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*(?:([kmgt])(?:i?b)?|b)?\s*", value, flags=re.ASCII | re.I)
+    size = int(float(m[1]) * (1 << (10 * " kmgt".index((m[2] or " ").lower())))) if m else 0
+    if not 0 < size < 1 << 60:
+        raise UsageError(f"KAFKACTL_MEMORY={shown(value)}: expected a size such as 4g, 512m, 1.5GiB or 1073741824 "
+                         "(binary units, as Java's -Xmx)")
+    return size
 
 
 def available_memory() -> int | None:
@@ -158,26 +166,15 @@ def available_memory() -> int | None:
     return min(found) if found else None
 
 
-def _spark_missing() -> str | None:
-    """What auto's Spark would lack on this machine (pyspark, found without importing it, or Java), or None."""
-    import importlib.util
-    import os
-    import shutil
-
-    if importlib.util.find_spec("pyspark") is None:
-        return "pyspark is not installed (pip install 'kafkactl[spark]')"
-    home = os.environ.get("JAVA_HOME")
-    if not (shutil.which("java") or (home and os.path.exists(os.path.join(home, "bin", "java")))):
-        return "Spark needs Java, and none was found (JAVA_HOME, PATH)"
-    return None
-
-
 def make(request: PlanRequest) -> PlanResult:
     """The one entry point: a new plan from files, or a saved one checked against the clusters as they are now.
     Every bad input (files, guards, options) fails before any request."""
     from kafkactl.errors import UsageError
 
     guards = Guards(tuple(request.protect), request.no_delete, request.max_deletes)  # bad guard values first
+    check_spark_urls(request.spark_master, request.spark_remote)
+    if os.environ.get("KAFKACTL_MEMORY") is not None:
+        memory_budget()  # a bad value is refused whatever the engine and the plan's size
     if request.plan_dir:
         if request.files:
             raise UsageError("give either FILE... or --plan PLANDIR, not both")
@@ -201,7 +198,7 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     targets = resolve_targets(request.contexts, state.clusters, request.selection)
     size = (len(state.bindings) + sum(_flat_rows(f) for f in flat)) * len(targets)
     engine, why = engine_choice(request, size, _flat_bytes(files))
-    notes = [f"engine: {'Spark' if engine == 'spark' else 'in-process'} ({why})"] if request.spark == "auto" else []
+    notes = _say_choice(request, engine, why)
     if engine != "spark" and flat:
         state = read_state(files, scope_file, flat_rows=True)
     gateways = {t.name: t.gateway(request.debug) for t in targets}
@@ -237,8 +234,40 @@ def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
             gw.close()
         raise
     engine, why = engine_choice(request, plan.changes)
-    notes = [f"engine: {'Spark' if engine == 'spark' else 'in-process'} ({why})"] if request.spark == "auto" else []
+    notes = _say_choice(request, engine, why)
     return PlanResult(plan, gateways, engine, notes, [], request)
+
+
+def _say_choice(request: PlanRequest, engine: Engine, why: str) -> list[str]:
+    """The engine auto chose and why, told now (or returned as a note); a forced engine is no choice to explain."""
+    if request.spark != "auto" or request.spark_master or request.spark_remote:
+        return []
+    line = f"engine: {'Spark' if engine == 'spark' else 'in-process'} ({why})"
+    if request.tell is None:
+        return [line]
+    request.tell(line)
+    return []
+
+
+def check_spark_urls(master: str | None, remote: str | None) -> None:
+    """A Spark master or Connect URL Spark would accept, before a JVM starts (Spark's own refusal is a Java stack
+    trace): local, local[N], local[*], local[N,F], local-cluster[N,C,M], spark://host:port[,host:port...], yarn,
+    k8s://...; sc://host[:port][/;params] for Spark Connect. Both at once is refused: one would be ignored."""
+    import re
+
+    from kafkactl.errors import UsageError
+    from kafkactl.limits import shown
+
+    if master and remote:
+        raise UsageError("--spark-master and --spark-remote: give one (Spark Connect names its own master)")
+    hostport = r"[A-Za-z0-9._-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?"
+    ok_master = (r"local(\[([1-9][0-9]{0,3}|\*)(,[1-9][0-9]{0,3})?\])?|local-cluster\[[1-9][0-9]{0,3},[1-9][0-9]{0,3},"
+                 rf"[1-9][0-9]{{0,6}}\]|spark://({hostport})(,({hostport}))*|yarn|k8s://\S+")
+    if master is not None and not re.fullmatch(ok_master, master, flags=re.ASCII):
+        raise UsageError(f"--spark-master {shown(master)}: expected local[*], local[N], spark://HOST:PORT, yarn or "
+                         "k8s://URL")
+    if remote is not None and not re.fullmatch(rf"sc://({hostport})(/\S*)?", remote, flags=re.ASCII):
+        raise UsageError(f"--spark-remote {shown(remote)}: expected sc://HOST:PORT")
 
 
 def _check_fresh(plan: Plan, live: dict[str, set]) -> None:

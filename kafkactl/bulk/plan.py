@@ -104,12 +104,20 @@ class Plan:
 
         if not any((Path(self.location) / "rows").rglob("*.parquet")):
             return []
+        import heapq
+
         dataset = ds.dataset(str(Path(self.location) / "rows"), format="parquet", partitioning="hive")
-        table = dataset.head(limit) if limit else dataset.to_table()
-        out = []
-        for n, d in enumerate(table.to_pylist(), 1):
-            out.append(PlanRow(str(d["cluster"]), int(d["phase"]), d["action"], flat_binding(f"plan row {n}", d)))
-        return sorted(out, key=lambda r: (r.cluster, r.phase, r.binding))
+        # the in-process engine's order (clusters as planned, then phase and binding), so that both engines show the
+        # same first `limit` rows: the smallest of all, a batch at a time (bounded memory), not the first written
+        order = {c.cluster: i for i, c in enumerate(self.clusters)}
+
+        def key(r: PlanRow) -> tuple:
+            return (order.get(r.cluster, len(order)), r.cluster, r.phase, r.binding)
+
+        records = (d for batch in dataset.to_batches() for d in batch.to_pylist())
+        stored = (PlanRow(str(d["cluster"]), int(d["phase"]), d["action"], flat_binding(f"plan row {n}", d))
+                  for n, d in enumerate(records, 1))
+        return heapq.nsmallest(limit, stored, key=key) if limit else sorted(stored, key=key)
 
     def materialize(self) -> "Plan":
         """Rows in memory (for the in-process apply of a plan made on Spark)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -551,8 +550,8 @@ def test_spark_runs_quietly_and_leaves_no_temporary_file(sandbox, team, tmp_path
     assert r.exit_code == 0, r.stderr[-2000:]
     assert not [n for n in noise if n in r.stderr], r.stderr
     assert [p.name for p in scratch.iterdir()] == []
-    # the driver JVM ended with the command (it was started with -Djava.io.tmpdir=<scratch>)
-    time.sleep(1)
+    # the driver JVM ended with the command (it was started with -Djava.io.tmpdir=<scratch>): at once, not a second
+    # later when it noticed its parent gone (with its scratch, blockmgr-* and spark-*, still in TMPDIR until then)
     marker = f"-Djava.io.tmpdir={scratch}".encode()
     alive = []
     for proc in Path("/proc").iterdir():
@@ -584,7 +583,7 @@ def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, team
     r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f)))
     assert json.loads(r.stdout)["engine"] == "in-process"
     engine_lines = [x for x in r.stderr.splitlines() if x.startswith("engine: ")]
-    assert len(engine_lines) == 1 and engine_lines[0].startswith("engine: in-process (3 bindings need about 1.8 KB "
+    assert len(engine_lines) == 1 and engine_lines[0].startswith("engine: in-process (3 bindings need about 1.8 KiB "
                                                                  "in-process, "), r.stderr
     assert engine_lines[0].endswith(" available)")
     for forced, engine in (("--no-spark", "in-process"), ("--spark", "spark")):
@@ -594,7 +593,7 @@ def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, team
 
 def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_result(sandbox, team, tmp_path):
     """KAFKACTL_MEMORY stands for a small machine: 3,000 bindings (counted from the file, not loaded) need about
-    1.8 MB in-process, more than half of 1 MB, so auto plans on Spark, and the plan is the one --no-spark makes."""
+    1.8 MiB in-process, more than half of 1 MiB, so auto plans on Spark, and the plan is the one --no-spark makes."""
     gw = sandbox.gateway("admin")
     ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:{team}a", "--topic", f"{team}gone",
                        "--operation", "Read"))
@@ -602,7 +601,7 @@ def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_resul
     _jsonl_state(f, team, 3000)
     small = {"KAFKACTL_MEMORY": "1m"}
     r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f), env=small))
-    assert "engine: Spark (3,000 bindings need about 1.8 MB in-process, more than half of the 1.0 MB available)" \
+    assert "engine: Spark (3,000 bindings need about 1.8 MiB in-process, more than half of the 1.0 MiB available)" \
         in r.stderr, r.stderr
     on_spark = json.loads(r.stdout)
     r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f), "--no-spark", env=small))
@@ -616,8 +615,14 @@ def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_resul
 @pytest.mark.parametrize("args,env,needle", [
     (["--no-spark", "--spark-master", "local[2]"], {}, "--no-spark and --spark-master"),
     (["--spark", "auto", "--no-spark"], {}, "--spark auto and --no-spark"),
+    (["--spark", "--no-spark"], {}, "--no-spark and --spark: give one or the other"),
+    (["--spark-master", "local[2]", "--spark-remote", "sc://127.0.0.1:1"], {}, "--spark-master and --spark-remote"),
+    (["--spark-master", "bogus"], {}, "--spark-master 'bogus': expected"),
+    (["--spark-master", "local[abc]"], {}, "--spark-master 'local[abc]': expected"),
+    (["--spark-remote", "http://x"], {}, "--spark-remote 'http://x': expected sc://HOST:PORT"),
     ([], {"KAFKACTL_MEMORY": "lots"}, "KAFKACTL_MEMORY='lots'"),
     ([], {"KAFKACTL_MEMORY": "0"}, "KAFKACTL_MEMORY='0'"),
+    (["--no-spark"], {"KAFKACTL_MEMORY": "abc"}, "KAFKACTL_MEMORY='abc'"),  # refused whatever the engine
 ])
 def test_contradictory_engine_choices_are_refused_before_any_change(sandbox, team, tmp_path, args, env, needle):
     f = tmp_path / "s.yaml"
@@ -626,3 +631,42 @@ def test_contradictory_engine_choices_are_refused_before_any_change(sandbox, tea
     assert r.exit_code == ExitCode.USAGE and needle in r.stderr and r.stdout == "", r.output
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert mine(sandbox.gateway("admin"), team) == set()
+
+
+def test_both_engines_show_the_same_first_rows_of_a_plan(sandbox, team, tmp_path):
+    """The table shows the first --limit changes: Spark showed the first rows it wrote, by cluster name, where
+    in-process shows the clusters in the order given (the new-user pass compared screens). Both now show the
+    smallest in the in-process engine's order: here local-tls-admin's rows first (two contexts of one cluster)."""
+    f = tmp_path / "rows.jsonl"
+    _jsonl_state(f, team, 40)
+    for i in range(3):  # deletes too: another phase
+        ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:{team}z", "--topic", f"{team}old{i}",
+                           "--operation", "Read"))
+    both = ("--context", "local-tls-admin", "--context", "local-admin")
+    shown = {}
+    for engine in ("--no-spark", "--spark"):
+        r = ok(run("-o", "plain", "acls", "plan", str(f), *both, engine))
+        assert len(r.stdout.strip().splitlines()) == 2 * 43
+        rows = ok(run("-o", "table", "acls", "plan", str(f), *both, engine, "--limit", "3", "--no-color"))
+        shown[engine] = [line.split() for line in rows.stdout.splitlines() if team in line]
+    assert shown["--spark"] == shown["--no-spark"] and len(shown["--spark"]) == 3, shown
+    assert shown["--spark"][0][:2] == ["local-tls-admin", "2"], shown
+
+
+def test_spark_without_java_is_one_line_and_auto_says_it_stays(sandbox, team, tmp_path):
+    """A JAVA_HOME without bin/java: pyspark runs $JAVA_HOME/bin/java (PATH does not make up for it), so --spark is
+    one line naming it, exit 1, nothing changed; auto, which would pick Spark for a small KAFKACTL_MEMORY, stays
+    in-process and says why."""
+    from tests.conftest import run_process
+
+    f = tmp_path / "j.yaml"
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}j", "allow": [{"topic": f"{team}j", "operations": ["Read"]}]}]))
+    env = {"JAVA_HOME": str(tmp_path / "no-jdk")}
+    r = run_process("--context", "local-admin", "acls", "apply", str(f), "--spark", "--yes", env=env, timeout=120)
+    assert r.exit_code == 1 and r.stderr.strip().splitlines() == [
+        f"error: --spark: Spark needs Java, and JAVA_HOME={str(tmp_path / 'no-jdk')!r} has no bin/java"], r.stderr
+    assert mine(sandbox.gateway("admin"), team) == set()
+    r = run_process("--context", "local-admin", "-o", "json", "acls", "plan", str(f), env={**env, "KAFKACTL_MEMORY": "1k"},
+                    timeout=120)
+    assert r.exit_code == 0 and json.loads(r.stdout)["engine"] == "in-process", r.stderr
+    assert "but Spark needs Java, and JAVA_HOME=" in r.stderr

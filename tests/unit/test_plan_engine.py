@@ -3,12 +3,14 @@ the one --max-deletes guard, and how a failed or unconfirmed phase stops an appl
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.bulk.arrow_diff import ARROW_BYTES, bindings_table, diff_tables
 from kafkactl.bulk.engine import (AUTO_MEMORY_SHARE, IN_PROCESS_BYTES_PER_BINDING, PlanRequest,
-                                  available_memory, choose_engine, engine_choice, make)
+                                  available_memory, choose_engine, engine_choice, make, memory_budget)
 from kafkactl.bulk.plan import Guards, diff_cluster
 from kafkactl.bulk.state import Scope
 from kafkactl.errors import UsageError
@@ -41,13 +43,20 @@ def test_one_place_chooses_the_engine(request_kw, size, flat_bytes, engine):
 def test_auto_says_why_and_stays_in_process_when_spark_is_missing(monkeypatch):
     """The reason names the size and the memory; without Java auto keeps in-process and says what is missing."""
     engine, why = engine_choice(PlanRequest(), 10_000, 0, available=24 * GB)
-    assert engine == "in-process" and why == "10,000 bindings need about 5.9 MB in-process, 24 GB available", why
+    assert engine == "in-process" and why == "10,000 bindings need about 5.9 MiB in-process, 24 GiB available", why
     engine, why = engine_choice(PlanRequest(), 3 * FITS, 0, available=GB)
-    assert engine == "spark" and "more than half of the 1.0 GB available" in why, why
+    assert engine == "spark" and "more than half of the 1.0 GiB available" in why, why
+    real_path = os.environ["PATH"]
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("JAVA_HOME", raising=False)
     engine, why = engine_choice(PlanRequest(), 3 * FITS, 0, available=GB)
-    assert engine == "in-process" and why.endswith("Spark needs Java, and none was found (JAVA_HOME, PATH)"), why
+    assert engine == "in-process" and why.endswith("Spark needs Java, and none was found (no JAVA_HOME, no java on "
+                                                   "PATH)"), why
+    # pyspark runs $JAVA_HOME/bin/java when JAVA_HOME is set: java on PATH does not make up for a wrong one
+    monkeypatch.setenv("PATH", real_path)
+    monkeypatch.setenv("JAVA_HOME", "/nonexistent")
+    engine, why = engine_choice(PlanRequest(), 3 * FITS, 0, available=GB)
+    assert engine == "in-process" and why.endswith("JAVA_HOME='/nonexistent' has no bin/java"), why
     assert engine_choice(PlanRequest(), 5, 0, available=None)[1] != ""
 
 
@@ -162,3 +171,19 @@ def test_a_child_that_floods_stderr_while_the_driver_starts_is_read_as_it_writes
         time.sleep(0.05)
         err += capfd.readouterr().err
     assert err.count("spark: line ") == 16384 and "incubator" not in err  # all of Spark's, none of the noise
+
+
+
+@pytest.mark.parametrize("value,size", [("4g", 4 << 30), ("4G", 4 << 30), ("512m", 512 << 20), ("1.5GiB", 3 << 29),
+                                        ("1073741824", 1 << 30), (" 4gb ", 4 << 30), ("2k", 2048), ("100b", 100)])
+def test_kafkactl_memory_takes_the_sizes_operators_write(monkeypatch, value, size):
+    monkeypatch.setenv("KAFKACTL_MEMORY", value)
+    assert memory_budget() == size
+
+
+@pytest.mark.parametrize("value", ["", "lots", "-1g", "0", "1e9", "４g", "0x10", "99999999999999t", "4 g b", "1.g"])
+def test_kafkactl_memory_refuses_anything_else_naming_it(monkeypatch, value):
+    monkeypatch.setenv("KAFKACTL_MEMORY", value)
+    with pytest.raises(UsageError) as e:
+        memory_budget()
+    assert e.value.message.startswith(f"KAFKACTL_MEMORY={value!r}: expected a size") and e.value.exit_code == 2
