@@ -101,8 +101,18 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
     for url in (remote, master):
         if url and url.split("://")[0] in ("sc", "spark"):  # (local[*], yarn, k8s://... are Spark's to check)
             _probe(url)
+    if not remote:  # (Spark Connect's client needs no JVM here)
+        from kafkactl.bulk.prerequisites import spark_missing
+
+        missing = spark_missing()
+        if missing:
+            raise KafkactlError(f"--spark: {missing}")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers must have pyarrow, xxhash, kafkactl
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    import logging
+
+    if not debug:  # py4j logs a traceback for every call an interrupt (Ctrl-C) cut short: the CLI says it once
+        logging.getLogger("py4j").setLevel(logging.CRITICAL)
     from pyspark.sql import SparkSession
 
     # this process's own (0600 in a 0700 directory, removed at exit): one shared name could be planted or raced
@@ -147,6 +157,36 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
     return spark
 
 
+def stop_sessions(timeout: float = 30.0) -> None:
+    """Stop this process's Spark sessions and wait for the driver JVM to end, so that it ends with the command
+    and has removed its own temporary directories (blockmgr-*, spark-*) before the command exits: left to
+    itself, it notices its parent gone (stdin closed) a second later."""
+    import contextlib as _c
+
+    for spark in list(_sessions.values()):
+        with _c.suppress(Exception):
+            spark.stop()
+    _sessions.clear()
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return
+    gateway = SparkContext._gateway
+    proc = getattr(gateway, "proc", None)
+    if gateway is None or proc is None:
+        return
+    with _c.suppress(Exception):
+        gateway.shutdown()
+    with _c.suppress(Exception):
+        proc.stdin.close()  # the JVM's PythonGatewayServer exits when its stdin closes
+    try:
+        proc.wait(timeout)
+    except Exception:
+        proc.kill()
+    SparkContext._gateway = None
+    SparkContext._jvm = None
+
+
 SparkWatch = Any  # Callable[[str, int, int], None]: (what runs, tasks done, tasks in all)
 
 
@@ -165,15 +205,25 @@ def tracking(spark: Any, watch: SparkWatch | None, every: float = 0.25) -> Itera
     stop = threading.Event()
 
     def poll() -> None:
+        # every stage of the jobs seen running since the block began, finished ones included (Spark keeps their
+        # counts): counting only the active stages showed 0 done of each stage's tasks, stage after stage
+        seen: set[int] = set()
+        jobs: set[int] = set()
         while not stop.wait(every):
             try:
-                stages = [i for i in (tracker.getStageInfo(s) for s in tracker.getActiveStageIds()) if i]
+                running = list(tracker.getActiveJobsIds())
+                active = set(tracker.getActiveStageIds())
+                jobs.update(running)
+                seen.update(int(s) for j in running for s in (getattr(tracker.getJobInfo(j), "stageIds", None) or ()))
+                # started ones: a stage Spark skipped (its shuffle output reused) never starts nor completes
+                stages = [i for i in (tracker.getStageInfo(s) for s in sorted(seen))
+                          if i and (i.stageId in active or i.numCompletedTasks or i.numActiveTasks)]
             except Exception:  # the session is stopping: nothing left to report
                 return
-            if stages:
-                done = sum(i.numCompletedTasks for i in stages)
-                total = sum(i.numTasks for i in stages)
-                report(f"Spark stage {', '.join(str(i.stageId) for i in stages)}", done, total)
+            if stages and running:
+                first, last = min(jobs), max(jobs)
+                report(f"Spark job{'s' if last > first else ''} {first}{f'-{last}' if last > first else ''}",
+                       sum(i.numCompletedTasks for i in stages), sum(i.numTasks for i in stages))
 
     thread = threading.Thread(target=poll, name="kafkactl-spark-progress", daemon=True)
     thread.start()

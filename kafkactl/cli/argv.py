@@ -122,6 +122,7 @@ def check_option_values(root: Any, argv: list[str]) -> None:
     params = {o: p for cmd in path for p in getattr(cmd, "params", []) for o in (*p.opts, *p.secondary_opts)}
     takes_value = {o for o, p in params.items() if not (getattr(p, "is_flag", False) or getattr(p, "count", False))}
     seen: dict[Any, list[str]] = {}
+    flags_seen: dict[Any, set[str]] = {}
     i = 0
     while i < len(argv):
         tok = argv[i]
@@ -134,6 +135,11 @@ def check_option_values(root: Any, argv: list[str]) -> None:
             value = argv[i + 1]
             i += 1
         i += 1
+        pair = params.get(option)
+        if value is None and pair is not None and getattr(pair, "secondary_opts", None) and option not in global_values:
+            flags_seen.setdefault(pair, set()).add(option)
+            if len(flags_seen[pair]) > 1:  # --spark and --no-spark: Click would keep the last one silently
+                raise UsageError(f"{' and '.join(sorted(flags_seen[pair]))}: give one or the other")
         if value is not None and option in takes_value and _is_number(params[option]) and not value.isascii():
             # int() and float() read "３" and "٣" as 3: not a number anyone typed as one
             raise UsageError(f"{option} {shown(value)}: not a number (write it with the digits 0-9)")

@@ -349,6 +349,13 @@ def main() -> None:
     except KeyboardInterrupt:  # before the command's own handling began (while the command tree is built)
         error_line("interrupted")
         code = int(ExitCode.INTERRUPTED)
+    if "kafkactl.bulk.spark" in sys.modules:  # the driver JVM ends with the command, its own files removed
+        from kafkactl.bulk.spark import stop_sessions
+
+        try:
+            stop_sessions()
+        except KeyboardInterrupt:
+            code = code or int(ExitCode.INTERRUPTED)
     if "pyspark" in sys.modules or not isinstance(code, (int, type(None))):
         sys.exit(code)  # a Spark session (or a message as the code) gets the interpreter's own shutdown
     # Nothing kafkactl runs needs the interpreter's teardown: client handles hold no unsent data (kafkactl never

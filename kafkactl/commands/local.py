@@ -113,14 +113,15 @@ def local_spark_up(
 ) -> None:
     """Start a Spark master and workers from the installed pyspark; print the master URL for --spark-master.
 
-    Example:  kafkactl acls apply policy.yaml --spark-master "$(kafkactl local spark up -o plain | cut -f2)"
+    Example:  kafkactl acls apply policy.yaml --spark-master "$(kafkactl local spark up -o plain | awk '$1 == "master_url" {print $2}')"
     """
     from kafkactl.local.spark_cluster import SparkCluster
     from kafkactl.profiles import check_timeout
 
     check_timeout(wait, "--wait")
     status = SparkCluster().up(workers, worker_cores, worker_memory, timeout=wait)
-    ctx.obj.note(f"Spark master at {status.master_url} (UI {status.ui_url}) with {len(status.workers)} workers; "
+    n = len(status.workers)
+    ctx.obj.note(f"Spark master at {status.master_url} (UI {status.ui_url}) with {n} worker{'s' if n != 1 else ''}; "
                  f"use --spark-master {status.master_url}")
     ctx.obj.render(status)
 
@@ -137,8 +138,16 @@ def local_spark_down(
     from kafkactl.local.spark_cluster import SparkCluster
 
     cluster = SparkCluster()
+    was = cluster.status()
+    existed = cluster.home.exists()
     cluster.down(purge=purge)
-    ctx.obj.note("Spark cluster stopped" + ("; its directory deleted" if purge else f"; logs kept in {cluster.home}"))
+    said = "Spark cluster stopped" if was.running or any(w.running for w in was.workers) else \
+        "no local Spark cluster was running"
+    if purge:
+        said += "; its directory deleted" if existed else ""
+    elif was.master_url:
+        said += f"; logs kept in {cluster.home}"
+    ctx.obj.note(said)
 
 
 @spark_app.command("status")

@@ -79,7 +79,8 @@ def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_
                               scope_file=scope, protect=tuple(protect or ()), no_delete=no_delete,
                               max_deletes=max_deletes, spark=_spark_mode(spark, spark_auto, master, remote),
                               spark_master=master,
-                              spark_remote=remote, selection=app_ctx.selection, debug=app_ctx.debug, watch=watch))
+                              spark_remote=remote, selection=app_ctx.selection, debug=app_ctx.debug, watch=watch,
+                              tell=app_ctx.note))
     app_ctx.adopt(result)
     for w in result.warnings:
         app_ctx.warn(w)
