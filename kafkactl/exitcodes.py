@@ -27,7 +27,7 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     ExitCode.PARTIAL: "partial failure: some items succeeded, some failed",
     ExitCode.AUTHENTICATION: "authentication failed (wrong user or password, SASL mechanism refused, TLS certificate refused or not trusted)",
     ExitCode.NOT_FOUND: "the named topic, group, context or file does not exist",
-    ExitCode.DENIED: "acls check: the operation would be denied",
+    ExitCode.DENIED: "acls check: the operation would be denied; acls why: a check is missing",
     ExitCode.FINDINGS: "acls lint: findings at or above --fail-on",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C)",
     ExitCode.BROKEN_PIPE: "the reader of standard output closed the pipe",

@@ -131,3 +131,21 @@ def _keys_for(ctx: Any) -> list[str]:
     rtype, name = CONFIG_TYPES[entity.type], entity.name
     return lookups.cached(f"config-keys:{entity.type}:{name}", _selection(ctx),
                              lambda sel: lookups.config_keys(sel, rtype, name))
+
+
+def api_names(ctx: Any, incomplete: str) -> list[str]:  # noqa: ARG001 (Typer's signature)
+    from kafkactl.acl.apis import APIS
+
+    return sorted(a.name for a in APIS if a.name.lower().startswith(incomplete.lower()))
+
+
+def role_names(ctx: Any, incomplete: str) -> list[str]:  # noqa: ARG001
+    from kafkactl.acl.apis import ROLES
+
+    return [r.name for r in ROLES if r.name.startswith(incomplete.lower())]
+
+
+def auth_errors(ctx: Any, incomplete: str) -> list[str]:  # noqa: ARG001
+    from kafkactl.acl.apis import ERRORS
+
+    return [e for e in ERRORS if e.startswith(incomplete.upper())]

@@ -200,3 +200,56 @@ def acls_lint(
     ctx.obj.note(", ".join(f"{n} {s}" for s, n in counts.items()) if findings else "no findings")
     if fail_on.lower() != "never" and at_least(findings, fail_on.lower()):
         raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def acls_why(
+    ctx: typer.Context,
+    principal: PrincipalOpt = None,
+    api: Annotated[Optional[list[str]], typer.Option("--api", metavar="NAME", help="A request the client sends, as Kafka names it (Produce, Fetch, JoinGroup, InitProducerId, DescribeConfigs...; repeatable).", autocompletion=complete.api_names, show_default=False)] = None,
+    role: Annotated[Optional[str], typer.Option("--role", metavar="NAME", help="A kind of client: producer, transactional-producer, consumer, consumer-protocol, share-consumer, admin-read.", autocompletion=complete.role_names, show_default=False)] = None,
+    error: Annotated[Optional[str], typer.Option("--error", metavar="NAME", help="The error the client got: TOPIC_AUTHORIZATION_FAILED, GROUP_AUTHORIZATION_FAILED, TRANSACTIONAL_ID_AUTHORIZATION_FAILED or CLUSTER_AUTHORIZATION_FAILED.", autocompletion=complete.auth_errors, show_default=False)] = None,
+    topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
+    host: HostOpt = "*", acls_file: AclsFile = None, super_user: SuperUsers = None,
+    allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
+    ssl_dn: SslDn = None, ssl_rules: SslRules = None,
+) -> None:
+    """Say what a client is missing: every check the broker makes for its requests, and the ACL each needs.
+
+    Give the requests (--api), a kind of client (--role) or the error it got (--error), and the resources it
+    uses. Exit 0 when every check passes, 8 when one is missing (each with the command that grants it).
+
+    Example:  kafkactl acls why --principal User:app --role consumer --topic orders --group billing
+    """
+    from kafkactl.acl.apis import Ask, checks_for_apis, checks_for_error, checks_for_role, find_api, find_error, find_role
+    from kafkactl.acl.model import validate_text
+    from kafkactl.acl.why import decide
+    from kafkactl.errors import UsageError
+    from kafkactl.exitcodes import ExitCode
+
+    if sum(x is not None and x != [] for x in (api, role, error)) != 1:
+        raise UsageError("give one of --api, --role and --error")
+    ask = Ask(topics=tuple(validate_text(t, "--topic") for t in topic or ()),
+              groups=tuple(validate_text(g, "--group") for g in group or ()),
+              transactional_ids=tuple(validate_text(x, "--transactional-id") for x in transactional_id or ()),
+              cluster=cluster)
+    if api:
+        checks = checks_for_apis([find_api(a) for a in api], ask)
+    elif role is not None:
+        checks = checks_for_role(find_role(role), ask)
+    else:
+        checks = checks_for_error(find_error(error or ""), ask)
+    if not checks:
+        raise UsageError("no check applies to the resources given: name the --topic, --group, --transactional-id "
+                         "or --cluster the client uses")
+    asking = _asking(ctx.obj, principal, ssl_dn, ssl_rules)
+    az = _authorizer(ctx.obj, acls_file, super_user, allow_everyone_if_no_acl, cidr_hosts)
+    rows = decide(az, asking, host, checks, together=error is None)
+    ctx.obj.render(rows)
+    missing = [r for r in rows if r.decision != "ALLOWED"]
+    if not missing:
+        ctx.obj.note(f"{asking} passes all {len(rows)} check{'s' if len(rows) != 1 else ''}")
+        return
+    ctx.obj.note(f"{asking} is missing {len(missing)} of {len(rows)} check{'s' if len(rows) != 1 else ''}"
+                 + (": run the grant commands shown (-o json has them as 'grant')" if error is None else
+                    f"; each missing one answers {find_error(error)}"))
+    raise typer.Exit(int(ExitCode.DENIED))
