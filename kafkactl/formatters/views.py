@@ -147,6 +147,41 @@ def _groups(v: GroupsView, fmt: OutputFormat, out: TextIO, console: Any) -> None
         _render(list(v.groups), fmt, out, console)
 
 
+@dataclass(frozen=True)
+class ReachView:
+    """`acls report --principal`: on a terminal a matrix (a resource a row, an operation a column, ✓ where
+    allowed); otherwise a row per allowed (resource, operation) with its reason."""
+
+    reach: Sequence[Any]
+
+
+@view(ReachView)
+def _reach(v: ReachView, fmt: OutputFormat, out: TextIO, console: Any) -> None:
+    from kafkactl.formatters.model import Tabular
+
+    if fmt is not OutputFormat.table:
+        _render(list(v.reach), fmt, out, console)
+        return
+    ops: list[str] = []
+    cells: dict[tuple[str, str], set[str]] = {}
+    for r in v.reach:
+        if r.operation not in ops:
+            ops.append(r.operation)
+        cells.setdefault((r.resource_type, r.resource_name), set()).add(r.operation)
+    if not cells:
+        return
+    order = ["ALL", "READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS",
+             "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "CREATE_TOKENS", "DESCRIBE_TOKENS", "TWO_PHASE_COMMIT"]
+    ops.sort(key=lambda o: order.index(o) if o in order else len(order))
+    from kafkactl.acl.model import SUPPORTED_OPERATIONS
+
+    supported = {t.name: {o.name for o in s} for t, s in SUPPORTED_OPERATIONS.items()}
+    rows = [(t, n, *((o in got) if o in supported.get(t, ()) else None for o in ops))
+            for (t, n), got in cells.items()]
+    _render(Tabular(columns=("resource_type", "resource_name", *[o.lower() for o in ops]), rows=rows, group_by=1,
+                    checkmarks=True), fmt, out, console)
+
+
 # ------------------------------------------------------------------------------------------- desired state
 
 @dataclass(frozen=True)

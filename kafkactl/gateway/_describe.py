@@ -82,6 +82,28 @@ class DescribeRpcs:
                                     "each broker lists only the groups it coordinates")
         return groups
 
+    def list_transactional_ids(self: Any) -> list[str]:
+        """ListTransactions on every broker (each answers for the ids it coordinates): only the ids the caller may
+        describe, never an authorization error (KafkaApis filters by DESCRIBE on each id)."""
+        from kafka.protocol.admin import ListTransactionsRequest
+
+        kp = self.kafka_python
+        ids: set[str] = set()
+        try:
+            brokers = sorted(kp._manager.cluster.brokers(), key=lambda b: b.node_id)
+            for b in brokers:
+                resp = kp._manager.run(kp._manager.send, ListTransactionsRequest(
+                    state_filters=[], producer_id_filters=[], duration_filter=-1, transactional_id_pattern=None),
+                    b.node_id)
+                if resp.error_code and resp.error_code not in COORDINATOR_NOT_READY:
+                    raise self.code_error(resp.error_code, None, "list transactional ids")
+                ids.update(t.transactional_id for t in resp.transaction_states)
+        except Exception as exc:
+            if hasattr(exc, "exit_code"):
+                raise
+            raise self._translate_kp(exc, "list transactional ids") from None
+        return sorted(ids)
+
     def describe_groups(self: Any, group_ids: Sequence[str], include_authorized_operations: bool
                         ) -> dict[str, GroupRecord | ErrorInfo]:
         """Each group as kafkactl's record, or the error its describe met (`item_error` makes it kafkactl's error).

@@ -27,3 +27,23 @@ def remove_exactly(gw, bindings) -> None:
     universe = snapshot(gw)
     result = ops.delete_acls(gw, ops.DeletePreview.exactly(sorted(bindings & universe), sorted(universe)))
     assert not result.failed
+
+
+def scram_user(sandbox, directory, name: str):
+    """A new SCRAM-SHA-512 user `name` on the sandbox (created by the admin, with a fresh registered password) and
+    a gateway logged in as it; close the gateway when done."""
+    from kafkactl.gateway import Gateway
+    from kafkactl.profiles import Selection, resolve
+    from tests.conftest import run
+    from tests.secrets_sweep import new_secret
+
+    password = new_secret(f"the password of test user {name}")
+    r = run("--context", "local-admin", "configs", "alter", "--user", name, "--add-config",
+            f"SCRAM-SHA-512=[password={password}]")
+    assert r.exit_code == 0, r.stderr
+    props = directory / f"{name}.properties"
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config="
+                     "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                     f'username="{name}" password="{password}";\n')
+    props.chmod(0o600)
+    return Gateway(resolve(Selection(bootstrap_servers=sandbox.bootstrap, command_config=str(props))))

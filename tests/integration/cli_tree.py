@@ -21,6 +21,8 @@ MINIMAL_ARGS: dict[str, list[str]] = {
     "acls check": ["--principal", f"User:{PROBE}", "--operation", "Read", "--topic", PROBE],
     "acls explain": ["--principal", f"User:{PROBE}", "--topic", PROBE],
     "acls who-can": ["--operation", "Read", "--topic", PROBE],
+    "acls why": ["--principal", f"User:{PROBE}", "--role", "consumer", "--topic", PROBE, "--group", PROBE],
+    "acls report": ["--principal", f"User:{PROBE}"],
     "acls lint": [],
     "acls export": ["--principal-prefix", f"User:{PROBE}-"],
     "acls plan": ["{state}"],
@@ -49,6 +51,7 @@ VARIANTS: list[tuple[str, list[str]]] = [
     ("cluster describe", ["--authorized-ops"]),
     ("configs describe", ["--user", PROBE]),
     ("configs describe", ["--broker", "1"]),
+    ("acls report", ["--topic", PROBE]),
 ]
 OFFLINE = {
     "acls decode-ops": "decodes a number",

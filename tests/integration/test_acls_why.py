@@ -19,8 +19,7 @@ import pytest
 
 from kafkactl.exitcodes import ExitCode
 from tests.conftest import run
-from tests.integration.acl_helpers import token
-from tests.secrets_sweep import new_secret
+from tests.integration.acl_helpers import scram_user, token
 
 AUTH_ERRORS = {"TOPIC_AUTHORIZATION_FAILED", "GROUP_AUTHORIZATION_FAILED", "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
                "CLUSTER_AUTHORIZATION_FAILED"}
@@ -68,22 +67,12 @@ class Client:
 
 @pytest.fixture
 def client(sandbox, tmp_path):
-    from kafkactl.gateway import Gateway
-    from kafkactl.profiles import Selection, resolve
-
     t = token()
-    user, password = f"why{t}", new_secret("a why-test user's password")
-    ok(run("--context", "local-admin", "configs", "alter", "--user", user, "--add-config",
-           f"SCRAM-SHA-512=[password={password}]"))
-    props = tmp_path / "user.properties"
-    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config="
-                     "org.apache.kafka.common.security.scram.ScramLoginModule required "
-                     f'username="{user}" password="{password}";\n')
-    props.chmod(0o600)
+    user = f"why{t}"
+    gw = scram_user(sandbox, tmp_path, user)
     admin = sandbox.gateway("admin")
     topic = f"why{t}-t"
     ok(run("--context", "local-admin", "topics", "create", topic, "--partitions", "1"))
-    gw = Gateway(resolve(Selection(bootstrap_servers=sandbox.bootstrap, command_config=str(props))))
     c = Client(f"User:{user}", gw, admin, topic, f"why{t}-g", f"why{t}-x")
     yield c
     gw.close()

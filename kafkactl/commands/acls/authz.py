@@ -179,8 +179,9 @@ def acls_lint(
     allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
     severity: Annotated[str, typer.Option("--severity", metavar="error|warning|info", help="Show findings of this severity and worse: error, warning, info.", autocompletion=lambda: ["error", "warning", "info"])] = "info",
     fail_on: Annotated[str, typer.Option("--fail-on", metavar="error|warning|info|never", help="Exit 9 if a finding is this severe or worse: error, warning, info, never.", autocompletion=lambda: ["error", "warning", "info", "never"])] = "warning",
+    hot_threshold: Annotated[int, typer.Option("--hot-threshold", metavar="N", help="hot-prefix: ACLs on one resource pattern from which every request on the resources it covers is costly.")] = 1000,
 ) -> None:
-    """Find ACLs that are redundant, shadowed, idle, too wide, or that cannot match (exit 9 on findings).
+    """Find ACLs that are redundant, shadowed, idle, public, costly, dangling or too wide (exit 9 on findings).
 
     Example:  kafkactl acls lint --severity warning -o json
     """
@@ -192,9 +193,19 @@ def acls_lint(
     for opt, value, allowed in (("--severity", severity, SEVERITIES), ("--fail-on", fail_on, (*SEVERITIES, "never"))):
         if value.lower() not in allowed:
             raise UsageError(f"{opt} {value!r} is not one of {', '.join(allowed)}")
+    from kafkactl.acl.lint_exposure import exposure
+
+    if hot_threshold < 1:
+        raise UsageError(f"--hot-threshold {hot_threshold}: expected 1 or more ACLs")
     with gc_paused():
-        findings = lint(_acl_set(ctx.obj, acls_file), _super_users(ctx.obj, acls_file, super_user),
-                        _allow_everyone(ctx.obj, acls_file, allow_everyone_if_no_acl), cidr_hosts)
+        bindings = _acl_set(ctx.obj, acls_file)
+        everyone = _allow_everyone(ctx.obj, acls_file, allow_everyone_if_no_acl)
+        findings = lint(bindings, _super_users(ctx.obj, acls_file, super_user), everyone, cidr_hosts)
+        existing = None if acls_file else _existing(ctx.obj, transactional=False)
+        findings += exposure(bindings, existing, everyone, hot_threshold)
+        findings.sort(key=lambda f: (f.rank(), f.check, f.subject))
+    if existing is None:
+        ctx.obj.note("dangling and unsecured need the cluster's topics and groups: left out with --acls-file")
     ctx.obj.render(at_least(findings, severity.lower()))
     counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
     ctx.obj.note(", ".join(f"{n} {s}" for s, n in counts.items()) if findings else "no findings")
@@ -253,3 +264,63 @@ def acls_why(
                  + (": run the grant commands shown (-o json has them as 'grant')" if error is None else
                     f"; each missing one answers {find_error(error)}"))
     raise typer.Exit(int(ExitCode.DENIED))
+
+
+def _existing(app_ctx, transactional: bool = True) -> dict[Any, list[str]]:
+    """The topics, groups (and transactional ids) that exist, as the caller may see them."""
+    from kafkactl.acl.model import ResourceType
+
+    gw = app_ctx.gateway()
+    out: dict[Any, list[str]] = {ResourceType.TOPIC: [t.name for t in gw.topics() if t.error is None],
+                                 ResourceType.GROUP: [g.group_id for g in gw.list_groups()]}
+    if transactional:
+        out[ResourceType.TRANSACTIONAL_ID] = gw.list_transactional_ids()
+    return out
+
+
+def acls_report(
+    ctx: typer.Context,
+    principal: PrincipalOpt = None,
+    topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
+    host: Annotated[Optional[str], typer.Option("--host", help="The client's IP (default *: only ACLs for every host apply; with a resource, every host, named hosts where they differ).", show_default=False)] = None,
+    acls_file: AclsFile = None, super_user: SuperUsers = None,
+    allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
+    ssl_dn: SslDn = None, ssl_rules: SslRules = None,
+) -> None:
+    """Report what a principal can reach on the cluster, or who can reach one resource, with reasons.
+
+    With --principal: every existing topic, group and transactional id (and the cluster) it may use, by
+    operation; prefixed and * ACLs are expanded against what exists. With a resource: every principal that may
+    do each operation on it, and those a DENY blocks.
+
+    Example:  kafkactl acls report --principal User:alice
+    """
+    from kafkactl.acl.aclset import gc_paused
+    from kafkactl.acl.model import ResourceType
+    from kafkactl.acl.report import principal_reach, resource_holders
+    from kafkactl.errors import UsageError
+    from kafkactl.formatters.views import ReachView
+
+    resource_given = bool(topic or group or cluster or transactional_id)
+    if resource_given == (principal is not None or ssl_dn is not None):
+        raise UsageError("give --principal (what it can reach) or one resource (who can reach it), not both")
+    if resource_given:
+        rtype, name = _resource(topic, group, cluster, transactional_id, None, None)
+        az = _authorizer(ctx.obj, acls_file, super_user, allow_everyone_if_no_acl, cidr_hosts, (rtype, name))
+        rows = resource_holders(az, rtype, name, host)
+        ctx.obj.render(rows)
+        if not any(r.decision == "ALLOWED" for r in rows):
+            ctx.obj.note(f"nobody may do anything to {rtype.name}:{name}")
+        return
+    asking = _asking(ctx.obj, principal, ssl_dn, ssl_rules)
+    with gc_paused():
+        az = _authorizer(ctx.obj, acls_file, super_user, allow_everyone_if_no_acl, cidr_hosts)
+        existing = _existing(ctx.obj)
+        reach = principal_reach(az, asking, host or "*", existing)
+    ctx.obj.render(ReachView(reach))
+    counted = {t: len({(r.resource_name) for r in reach if r.resource_type == t.name}) for t in ResourceType
+               if t.name in {r.resource_type for r in reach}}
+    ctx.obj.note(f"{asking} can reach " + (", ".join(f"{n:,} {t.name.lower().replace('_', ' ')}"
+                                                       f"{'s' if n != 1 else ''}" for t, n in counted.items())
+                                           or "nothing")
+                 + f" (of {sum(len(v) for v in existing.values()):,} topics, groups and transactional ids)")
