@@ -56,6 +56,9 @@ class Secret:
         raise TypeError("Secret values cannot be pickled")
 
 
+_AUTH_BYTES = re.compile(r"""(auth_?bytes=)b?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""", re.IGNORECASE)
+
+
 def register(value: str) -> None:
     # very short values would blank out ordinary words; they are still masked in JAAS strings
     if value and len(value) >= 4:
@@ -70,6 +73,9 @@ def scrub(text: str) -> str:
     text = _JAAS_LINE.sub(lambda m: m.group(1) + MASK, text)
     text = _JAAS_MODULE.sub(MASK, text)
     text = _ASSIGNMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    # a SASL exchange as --debug logs it: SCRAM's salt, iteration count and client proof are enough for an offline
+    # dictionary attack on the password, PLAIN's message holds it
+    text = _AUTH_BYTES.sub(lambda m: m.group(1) + MASK, text)
     with _lock:
         known = list(_known)
     # each secret as typed and as a repr, a bytes repr or JSON spell it (--debug logs show requests that way)

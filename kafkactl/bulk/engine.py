@@ -97,7 +97,7 @@ def engine_choice(request: PlanRequest, size: int = 0, flat_bytes: int = 0,
         return ("spark", "--spark given") if request.spark == "on" else (local, "--no-spark given")
     need = size * IN_PROCESS_BYTES_PER_BINDING
     have = memory_budget() if available is None else available
-    what = f"{size:,} {'binding needs' if size == 1 else 'bindings need'} about {_size(need)} in-process"
+    what = f"{size:,} desired {'binding needs' if size == 1 else 'bindings need'} about {_size(need)} in-process"
     if have is None:
         return local, f"{what}; the memory available is unknown"
     if need <= AUTO_MEMORY_SHARE * have:
@@ -203,6 +203,7 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
         state = read_state(files, scope_file, flat_rows=True)
     gateways = {t.name: t.gateway(request.debug) for t in targets}
     try:
+        distinct_clusters(gateways)
         if engine == "spark":
             from kafkactl.bulk.spark import spark_plan
 
@@ -225,6 +226,7 @@ def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
     plan = load_saved(request.plan_dir or "")
     gateways = gateways_for(request.selection, [c.cluster for c in plan.clusters], request.debug)
     try:
+        distinct_clusters(gateways)
         live = {c.cluster: set(read_current(gateways[c.cluster])) for c in plan.clusters}
         guards.check_saved(plan, lambda c: gateways[c].profile.super_users,
                            lambda c: sum(1 for b in live[c] if plan.scope.contains(b)))
@@ -236,6 +238,23 @@ def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
     engine, why = engine_choice(request, plan.changes)
     notes = _say_choice(request, engine, why)
     return PlanResult(plan, gateways, engine, notes, [], request)
+
+
+def distinct_clusters(gateways: dict[str, Any]) -> None:
+    """A fan-out names each cluster once: two contexts that reach the same cluster (another listener, another
+    user) would plan every change twice and count what one apply did as two."""
+    from kafkactl.errors import UsageError
+
+    if len(gateways) < 2:
+        return
+    seen: dict[str, str] = {}
+    for name, gw in gateways.items():
+        cluster_id = gw.describe_cluster().cluster_id
+        if cluster_id and cluster_id in seen:
+            raise UsageError(f"contexts {seen[cluster_id]!r} and {name!r} reach the same cluster (id {cluster_id}): "
+                             "name each cluster once")
+        if cluster_id:
+            seen[cluster_id] = name
 
 
 def _say_choice(request: PlanRequest, engine: Engine, why: str) -> list[str]:

@@ -274,13 +274,48 @@ def make_plan(targets: Sequence[tuple[str, object, Sequence[str]]], state: Desir
 # ------------------------------------------------------------------------------------- saved plans
 
 
+def _plan_files(d: Path) -> list[Path] | None:
+    """What a directory holds of a saved plan (plan.json, rows/, changes-*.jsonl), or None if it holds anything
+    else: only a plan may be replaced by a plan."""
+    found = []
+    for p in d.iterdir():
+        if p.name in ("plan.json", "plan.json.tmp") or (p.name == "rows" and p.is_dir() and not p.is_symlink()) \
+                or (p.name.startswith("changes-") and p.name.endswith(".jsonl") and p.is_file()):
+            found.append(p)
+        else:
+            return None
+    return found
+
+
+def check_out_dir(plandir: str) -> None:
+    """--out names a new directory, an empty one, or one holding a saved plan (replaced whole): refused before any
+    work otherwise."""
+    from kafkactl.errors import UsageError
+    from kafkactl.limits import shown
+
+    d = Path(plandir)
+    if d.is_symlink() or (d.exists() and not d.is_dir()):
+        raise UsageError(f"--out {shown(plandir)}: not a directory (--out takes a directory to save the plan in)")
+    if d.is_dir() and _plan_files(d) is None:
+        raise UsageError(f"--out {shown(plandir)}: the directory holds other files than a saved plan; give a new or "
+                         "empty directory, or one a plan was saved in (it is replaced)")
+
+
 def save(plan: Plan, plandir: str) -> Path:
+    """The plan in `plandir`, replacing a plan saved there before (plan.json goes first: a directory without it
+    is an incomplete plan, never a mix of two)."""
+    import shutil
+
+    check_out_dir(plandir)
     d = Path(plandir)
     d.mkdir(parents=True, exist_ok=True)
+    old = sorted(_plan_files(d) or (), key=lambda p: p.name != "plan.json")
+    for p in old:
+        if Path(plan.location or "").resolve() == d.resolve() and p.name == "rows":
+            continue  # the plan was written here (Spark's --out): its rows are the new ones
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
     meta = plan.to_json(include_changes=False)
     if plan.location is not None:
-        import shutil
-
         if Path(plan.location).resolve() != d.resolve():
             shutil.copytree(Path(plan.location) / "rows", d / "rows", dirs_exist_ok=True)
     else:

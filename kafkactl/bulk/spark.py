@@ -17,6 +17,7 @@ import json
 import os
 import re
 import sys
+import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -64,19 +65,18 @@ _JVM_NOISE = re.compile(r"WARNING: Using incubator modules|Setting default log l
 @contextlib.contextmanager
 def _jvm_stderr(debug: bool) -> Iterator[None]:
     """The driver JVM inherits this process's stderr when it starts: give it a pipe instead, read by a thread that
-    passes on Spark's own messages (log4j's `spark: ` lines) and drops the start-up noise unless --debug.
+    passes on Spark's own messages (log4j's `spark: ` lines) and drops the start-up noise unless --debug, and
+    everything after a Ctrl-C (the aborted jobs' stack traces) unless --debug.
 
     The thread writes to its own copy of the real stderr and runs from the start: a JVM that writes more than a
     pipe holds while it starts (a long failure) is read as it writes, never left blocked with pyspark waiting."""
-    import threading
-
     read, write = os.pipe()
     saved, mine = os.dup(2), os.dup(2)
 
     def forward() -> None:
         with os.fdopen(read, "rb", buffering=0) as pipe, os.fdopen(mine, "wb", buffering=0) as err:
             for line in iter(pipe.readline, b""):
-                if debug or not _JVM_NOISE.match(line.decode("utf-8", "replace")):
+                if debug or not (_interrupted.is_set() or _JVM_NOISE.match(line.decode("utf-8", "replace"))):
                     with contextlib.suppress(OSError):
                         err.write(line)
 
@@ -111,8 +111,8 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     import logging
 
-    if not debug:  # py4j logs a traceback for every call an interrupt (Ctrl-C) cut short: the CLI says it once
-        logging.getLogger("py4j").setLevel(logging.CRITICAL)
+    if not debug:  # py4j logs a traceback for every call an interrupt (Ctrl-C) cut short, through the root logger
+        logging.getLogger().addFilter(_not_from_spark)
     from pyspark.sql import SparkSession
 
     # this process's own (0600 in a 0700 directory, removed at exit): one shared name could be planted or raced
@@ -143,11 +143,12 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
                    .config("spark.speculation", "false"))
         if not master or master.startswith("local"):  # a cluster's operators expect its UI; one command does not
             builder = builder.config("spark.ui.enabled", "false")
-    if remote:
-        spark = builder.getOrCreate()
-    else:
-        with _jvm_stderr(debug):
+    with _our_interrupt_handler():
+        if remote:
             spark = builder.getOrCreate()
+        else:
+            with _jvm_stderr(debug):
+                spark = builder.getOrCreate()
     # a speculative duplicate task would send the same batch twice; creates are idempotent, but say it
     if (spark.conf.get("spark.speculation", "false") or "").lower() == "true":
         raise UsageError("spark.speculation must be false for kafkactl apply")
@@ -155,6 +156,50 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
         spark.sparkContext.setLogLevel("ERROR")
     _sessions[key] = spark
     return spark
+
+
+_interrupted = threading.Event()
+
+
+@contextlib.contextmanager
+def _our_interrupt_handler() -> Iterator[None]:
+    """Ctrl-C is kafkactl's from the start of the session: pyspark installs its handler while the SparkContext is
+    made, so that handler is swapped for ours as it is set, with no moment where it is in place."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    real = signal.signal
+
+    def keep_ours(signum: int, handler: Any) -> Any:
+        if signum == signal.SIGINT and callable(handler):
+            handler = _on_interrupt
+        return real(signum, handler)
+
+    real(signal.SIGINT, _on_interrupt)
+    signal.signal = keep_ours  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        signal.signal = real
+
+
+def interrupted() -> bool:
+    """Whether Ctrl-C came while Spark worked: py4j turns the KeyboardInterrupt into its own errors."""
+    return _interrupted.is_set()
+
+
+def _on_interrupt(signum: int, frame: Any) -> None:  # noqa: ARG001 (a signal handler's signature)
+    """Instead of pyspark's handler, which cancels the jobs through py4j from inside the py4j read the signal cut
+    (a reentrant call: a traceback per call), and whose JVM then logs every aborted task: note it, stop the JVM's
+    messages (the JVM, in this process group, got the signal too and is ending), raise as Python does."""
+    _interrupted.set()
+    raise KeyboardInterrupt
+
+
+def _not_from_spark(record: Any) -> bool:
+    return "py4j" not in record.pathname and "pyspark" not in record.pathname
 
 
 def stop_sessions(timeout: float = 30.0) -> None:

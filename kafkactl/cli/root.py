@@ -174,6 +174,8 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             rv = super().main(args=argv, prog_name=prog_name or "kafkactl", complete_var=complete_var,
                               standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else 0
+            if code == ExitCode.INTERRUPTED:  # typer makes a Ctrl-C in a command a silent Exit(130)
+                error_line("interrupted")
             detailed = False  # the command's own exit code (0 or 2) stands
         except click_exc.NoArgsIsHelpError as exc:
             exc.show()
@@ -217,7 +219,12 @@ class KafkactlGroup(_Suggesting, TyperGroup):
                     traceback_lines()
                 code = ExitCode.NOT_FOUND if isinstance(exc, FileNotFoundError) else ExitCode.USAGE
         except Exception as exc:  # a bug or an unexpected client failure: one line unless --debug
-            code = _unexpected(exc, debug)
+            spark = sys.modules.get("kafkactl.bulk.spark")
+            if spark is not None and spark.interrupted() and not debug:  # py4j made Ctrl-C an error of its own
+                error_line("interrupted")
+                code = ExitCode.INTERRUPTED
+            else:
+                code = _unexpected(exc, debug)
         if detailed and code not in (ExitCode.OK, ExitCode.INTERRUPTED, ExitCode.BROKEN_PIPE):
             code = ExitCode.ERROR
         if standalone_mode:

@@ -205,3 +205,37 @@ def test_a_spark_plan_shows_spark_tasks_on_a_terminal_and_nothing_in_a_pipe(sand
     p = subprocess.run([str(BIN / "kafkactl"), "--context", "local-admin", "acls", "plan", str(f), "--spark"],
                        capture_output=True, text=True, timeout=240, env=env)
     assert p.returncode == 0 and "Spark job" not in p.stderr and "+1 -0" in p.stderr, p.stderr
+
+
+def test_ctrl_c_during_a_spark_apply_is_one_line_and_no_traceback(sandbox, tmp_path):
+    """Issue 16 new-user pass: pyspark's own SIGINT handler cancelled the jobs through py4j from inside the py4j read
+    the signal cut, and py4j logged each failed call through the root logger (45 lines of tracebacks), the JVM then
+    logged every aborted task; typer made the interrupt a silent 130. Now: one 'error: interrupted' line."""
+    t = token()
+    f = tmp_path / "p.jsonl"
+    f.write_text(json.dumps({"kind": "scope", "principalPrefixes": [f"User:cc{t}-"]}) + "\n" + "".join(
+        json.dumps({"principal": f"User:cc{t}-a", "host": "*", "operation": "READ", "permission": "ALLOW",
+                    "resource_type": "TOPIC", "resource_name": f"cc{t}.{i}", "pattern_type": "LITERAL"}) + "\n"
+        for i in range(3000)))
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "TERM": "xterm-256color", "COLUMNS": "200"}
+    child = pexpect.spawn(str(BIN / "kafkactl"), ["--context", "local-admin", "acls", "apply", str(f), "--spark",
+                                                  "--yes"], env=env, encoding="utf-8", timeout=240,
+                          dimensions=(50, 200))
+    child.expect(r"Spark jobs? [0-9]")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    out = child.before or ""
+    assert child.exitstatus == ExitCode.INTERRUPTED, out[-2000:]
+    assert "error: interrupted" in out
+    for noise in ("Traceback", "ERROR:root", "Py4J", "Exception", "at org.apache"):
+        assert noise not in out, out[-3000:]
+    # what was applied stays, and the same apply finishes the rest
+    r = subprocess.run([str(BIN / "kafkactl"), "--context", "local-admin", "acls", "apply", str(f), "--yes"],
+                       capture_output=True, text=True, timeout=240, env=env)
+    assert r.returncode == 0, r.stderr
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps({"kind": "scope", "principalPrefixes": [f"User:cc{t}-"]}) + "\n")
+    r = subprocess.run([str(BIN / "kafkactl"), "--context", "local-admin", "acls", "apply", str(empty), "--yes"],
+                       capture_output=True, text=True, timeout=240, env=env)
+    assert r.returncode == 0, r.stderr

@@ -583,7 +583,7 @@ def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, team
     r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f)))
     assert json.loads(r.stdout)["engine"] == "in-process"
     engine_lines = [x for x in r.stderr.splitlines() if x.startswith("engine: ")]
-    assert len(engine_lines) == 1 and engine_lines[0].startswith("engine: in-process (3 bindings need about 1.8 KiB "
+    assert len(engine_lines) == 1 and engine_lines[0].startswith("engine: in-process (3 desired bindings need about 1.8 KiB "
                                                                  "in-process, "), r.stderr
     assert engine_lines[0].endswith(" available)")
     for forced, engine in (("--no-spark", "in-process"), ("--spark", "spark")):
@@ -601,7 +601,7 @@ def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_resul
     _jsonl_state(f, team, 3000)
     small = {"KAFKACTL_MEMORY": "1m"}
     r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f), env=small))
-    assert "engine: Spark (3,000 bindings need about 1.8 MiB in-process, more than half of the 1.0 MiB available)" \
+    assert "engine: Spark (3,000 desired bindings need about 1.8 MiB in-process, more than half of the 1.0 MiB available)" \
         in r.stderr, r.stderr
     on_spark = json.loads(r.stdout)
     r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f), "--no-spark", env=small))
@@ -633,24 +633,17 @@ def test_contradictory_engine_choices_are_refused_before_any_change(sandbox, tea
     assert mine(sandbox.gateway("admin"), team) == set()
 
 
-def test_both_engines_show_the_same_first_rows_of_a_plan(sandbox, team, tmp_path):
-    """The table shows the first --limit changes: Spark showed the first rows it wrote, by cluster name, where
-    in-process shows the clusters in the order given (the new-user pass compared screens). Both now show the
-    smallest in the in-process engine's order: here local-tls-admin's rows first (two contexts of one cluster)."""
+def test_two_contexts_of_one_cluster_are_refused_before_any_change(sandbox, team, tmp_path):
+    """Issue 16 new-user pass: local-admin and local-tls-admin reach the same cluster (another listener); a fan-out
+    to both planned every change twice and reported 400 created where 200 were. Refused, on both engines, naming
+    the two contexts; nothing changed."""
     f = tmp_path / "rows.jsonl"
-    _jsonl_state(f, team, 40)
-    for i in range(3):  # deletes too: another phase
-        ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:{team}z", "--topic", f"{team}old{i}",
-                           "--operation", "Read"))
-    both = ("--context", "local-tls-admin", "--context", "local-admin")
-    shown = {}
+    _jsonl_state(f, team, 5)
     for engine in ("--no-spark", "--spark"):
-        r = ok(run("-o", "plain", "acls", "plan", str(f), *both, engine))
-        assert len(r.stdout.strip().splitlines()) == 2 * 43
-        rows = ok(run("-o", "table", "acls", "plan", str(f), *both, engine, "--limit", "3", "--no-color"))
-        shown[engine] = [line.split() for line in rows.stdout.splitlines() if team in line]
-    assert shown["--spark"] == shown["--no-spark"] and len(shown["--spark"]) == 3, shown
-    assert shown["--spark"][0][:2] == ["local-tls-admin", "2"], shown
+        r = run("acls", "apply", str(f), "--context", "local-tls-admin", "--context", "local-admin", engine, "--yes")
+        assert r.exit_code == ExitCode.USAGE and r.stdout == "", r.output
+        assert "contexts 'local-tls-admin' and 'local-admin' reach the same cluster" in r.stderr, r.stderr
+    assert mine(sandbox.gateway("admin"), team) == set()
 
 
 def test_spark_without_java_is_one_line_and_auto_says_it_stays(sandbox, team, tmp_path):
@@ -670,3 +663,29 @@ def test_spark_without_java_is_one_line_and_auto_says_it_stays(sandbox, team, tm
                     timeout=120)
     assert r.exit_code == 0 and json.loads(r.stdout)["engine"] == "in-process", r.stderr
     assert "but Spark needs Java, and JAVA_HOME=" in r.stderr
+
+
+def test_out_replaces_a_plan_saved_before_and_refuses_anything_else(sandbox, team, tmp_path):
+    """Issue 16 new-user pass: a plan saved with --out into a directory holding an earlier plan kept the earlier
+    plan's partitions beside the new ones (Spark) or its rows/ beside the new changes file (in-process), and apply
+    --plan refused the mix as 'changed or truncated'. Now the earlier plan is replaced whole; a file, or a directory
+    holding anything else, is refused before any work."""
+    big, small = tmp_path / "big.jsonl", tmp_path / "small.jsonl"
+    _jsonl_state(big, team, 30)
+    _jsonl_state(small, team, 2)
+    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:{team}old", "--topic", f"{team}old",
+                       "--operation", "Read"))  # a delete (another partition) in the first plan only
+    out = tmp_path / "plan"
+    for f, engine in ((big, "--spark"), (small, "--spark"), (big, "--spark"), (small, "--no-spark")):
+        ok(sandbox.as_user("admin", "acls", "plan", str(f), engine, "--out", str(out)))
+        r = ok(sandbox.as_user("admin", "-o", "json", "acls", "apply", "--plan", str(out), "--dry-run"))
+        assert sum(x["count"] for x in json.loads(r.stdout)["summary"]) == (31 if f == big else 3), r.stdout
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    for where, needle in ((afile, "not a directory"), (other, "holds other files than a saved plan")):
+        r = sandbox.as_user("admin", "-b", "127.0.0.1:1", "acls", "plan", str(small), "--out", str(where))
+        assert r.exit_code == ExitCode.USAGE and needle in r.stderr and r.stdout == "", r.output
+    assert (other / "notes.txt").read_text() == "mine" and afile.read_text() == "x"

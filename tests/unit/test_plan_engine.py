@@ -43,7 +43,7 @@ def test_one_place_chooses_the_engine(request_kw, size, flat_bytes, engine):
 def test_auto_says_why_and_stays_in_process_when_spark_is_missing(monkeypatch):
     """The reason names the size and the memory; without Java auto keeps in-process and says what is missing."""
     engine, why = engine_choice(PlanRequest(), 10_000, 0, available=24 * GB)
-    assert engine == "in-process" and why == "10,000 bindings need about 5.9 MiB in-process, 24 GiB available", why
+    assert engine == "in-process" and why == "10,000 desired bindings need about 5.9 MiB in-process, 24 GiB available", why
     engine, why = engine_choice(PlanRequest(), 3 * FITS, 0, available=GB)
     assert engine == "spark" and "more than half of the 1.0 GiB available" in why, why
     real_path = os.environ["PATH"]
@@ -187,3 +187,31 @@ def test_kafkactl_memory_refuses_anything_else_naming_it(monkeypatch, value):
     with pytest.raises(UsageError) as e:
         memory_budget()
     assert e.value.message.startswith(f"KAFKACTL_MEMORY={value!r}: expected a size") and e.value.exit_code == 2
+
+
+def test_a_plan_kept_on_disk_shows_its_first_rows_in_the_in_process_order(tmp_path):
+    """Issue 16 new-user pass: the table of a Spark plan showed the first rows in the files (clusters by name),
+    in-process the clusters in the order given. Both now show the smallest rows in the in-process order: the
+    clusters as planned, then phase, then binding."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from kafkactl.bulk.plan import ClusterPlan, Plan
+
+    def write(cluster: str, phase: int, names: list[str]) -> None:
+        d = tmp_path / "rows" / f"cluster={cluster}" / f"phase={phase}"
+        d.mkdir(parents=True)
+        pq.write_table(pa.table({
+            "action": ["CREATE"] * len(names), "principal": ["User:a"] * len(names), "host": ["*"] * len(names),
+            "operation": ["READ"] * len(names), "permission": ["ALLOW"] * len(names),
+            "resource_type": ["TOPIC"] * len(names), "resource_name": names, "pattern_type": ["LITERAL"] * len(names)}),
+            d / "part-0.parquet")
+
+    write("alpha", 2, ["t9", "t1"])
+    write("zeta", 3, ["z2"])
+    write("zeta", 2, ["z5", "z3"])
+    plan = Plan([ClusterPlan("zeta"), ClusterPlan("alpha")], Scope(principal_prefixes=("User:",)),
+                location=str(tmp_path))
+    shown = [(r.cluster, r.phase, r.binding.resource_name) for r in plan.rows(3)]
+    assert shown == [("zeta", 2, "z3"), ("zeta", 2, "z5"), ("zeta", 3, "z2")]
+    assert [(r.cluster, r.binding.resource_name) for r in plan.rows()][3:] == [("alpha", "t1"), ("alpha", "t9")]

@@ -36,3 +36,17 @@ def test_scrub_masks_jaas_and_password_assignments_never_registered(text):
 
 def test_scrub_leaves_ordinary_text_alone():
     assert scrub("topic orders.eu has 6 partitions") == "topic orders.eu has 6 partitions"
+
+
+def test_a_sasl_exchange_in_a_debug_log_is_masked():
+    """Issue 16 new-user pass: --debug logged kafka-python's SaslAuthenticate requests and responses whole: SCRAM's
+    salt, iterations and client proof allow an offline dictionary attack on the password."""
+    from kafkactl.redact import scrub
+
+    lines = ["Sending request 4 SaslAuthenticateRequest(version=2, auth_bytes=b'c=biws,r=9f99d9,p=zYNugx/pBcq=')",
+             "Received response 3 SaslAuthenticateResponse(version=2, error_code=0, error_message='', "
+             "auth_bytes=b'r=9f99d9e8,s=c2FsdA==,i=4096')",
+             'SaslAuthenticateRequest(auth_bytes=b"\\x00admin\\x00pa\\"ss")']
+    for line in lines:
+        out = scrub(line)
+        assert "auth_bytes=****" in out and "p=" not in out and "s=c2F" not in out and "pa" not in out, out

@@ -121,6 +121,10 @@ def acls_plan(
     app_ctx = ctx.obj
     from kafkactl.cli.progress import spark_progress
 
+    if out:
+        from kafkactl.bulk.plan import check_out_dir
+
+        check_out_dir(out)  # before any work: a JVM's start, a broker's read
     with spark_progress(app_ctx) as watch:
         plan = _compute(app_ctx, files, None, context, scope, protect, no_delete, max_deletes, spark,
                         spark_master, spark_remote, spark_auto, watch).plan
