@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Callable
 
 
 def write_private(path: Path, text: str, *, atomic: bool = True, fresh: bool = False) -> None:
@@ -75,3 +76,17 @@ def remove_tempdirs() -> None:
 
     while _TEMP_DIRS:
         shutil.rmtree(_TEMP_DIRS.pop(), ignore_errors=True)
+    while _ALSO:
+        try:
+            _ALSO.pop()()
+        except Exception:  # noqa: S110 (cleaning up on the way out: nothing to tell, nowhere to tell it)
+            pass
+
+
+_ALSO: list[Callable[[], None]] = []
+
+
+def remove_also(cleanup: Callable[[], None]) -> None:
+    """One more cleanup for `remove_tempdirs` (and so for SIGTERM and SIGHUP, and atexit): files this process's
+    helpers made where it can remove them, such as the task directories of a local Spark run."""
+    _ALSO.append(cleanup)

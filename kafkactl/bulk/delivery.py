@@ -14,6 +14,7 @@ material goes to 0600 files in a 0700 directory for as long as the task's client
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, fields, replace
@@ -33,6 +34,7 @@ class Delivery:
 
     values: tuple[tuple[str, Any], ...]
     material: tuple[tuple[str, bytes], ...]
+    driver: int = 0  # the driver's pid: its task directories are named for it, and removed by it when it ends
 
     def __repr__(self) -> str:  # a failing task's message must never show what it carries
         return f"Delivery({MASK})"
@@ -54,7 +56,39 @@ def deliver(profile: Profile) -> Delivery:
             material.append((f.name, Path(value).read_bytes()))
             continue
         values.append((f.name, value))
-    return Delivery(tuple(values), tuple(material))
+    return Delivery(tuple(values), tuple(material), os.getpid())
+
+
+TASK_DIR_PREFIX = "kafkactl-task-ssl-"
+
+
+def remove_task_dirs(driver: int) -> None:
+    """The task directories a run's executors made in this machine's temporary directory (local[*]: the same one as
+    the driver's) and could not remove themselves: a task cancelled by Ctrl-C, or killed."""
+    for d in Path(tempfile.gettempdir()).glob(f"{TASK_DIR_PREFIX}{driver}-*"):
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _at_rest(material: dict[str, bytes], key_password: str | None) -> tuple[dict[str, bytes], str | None]:
+    """The private key encrypted under a passphrase that lives only in this task's memory, and the certificate file
+    without the key a combined PEM carries: a task killed before it removes its files leaves nothing usable."""
+    import secrets
+
+    from cryptography.hazmat.primitives import serialization
+
+    key = material.get("ssl_keyfile")
+    if not key:
+        return material, key_password
+    loaded = serialization.load_pem_private_key(key, key_password.encode() if key_password else None)
+    passphrase = secrets.token_urlsafe(32)
+    out = dict(material)
+    out["ssl_keyfile"] = loaded.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                              serialization.BestAvailableEncryption(passphrase.encode()))
+    cert = material.get("ssl_certfile")
+    if cert and b"PRIVATE KEY-----" in cert:
+        out["ssl_certfile"] = re.sub(rb"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----\s*", b"",
+                                     cert, flags=re.S)
+    return out, passphrase
 
 
 class ExecutorClients:
@@ -81,9 +115,12 @@ class ExecutorClients:
             if kw.get(name) is not None:
                 kw[name] = Secret(kw[name])  # registered, so this executor's messages mask it too
         if d.material:
-            where = Path(tempfile.mkdtemp(prefix="kafkactl-task-ssl-"))  # 0700
+            material, password = _at_rest(dict(d.material), dict(d.values).get("ssl_key_password"))
+            if password is not None:
+                kw["ssl_key_password"] = Secret(password)
+            where = Path(tempfile.mkdtemp(prefix=f"{TASK_DIR_PREFIX}{d.driver}-"))  # 0700
             self._dirs.append(where)
-            for name, data in d.material:
+            for name, data in material.items():
                 path = where / name
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
                 with os.fdopen(fd, "wb") as fh:

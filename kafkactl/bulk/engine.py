@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Sequence, TextIO
 
 from kafkactl.bulk.plan import Guards, Plan, make_plan
-from kafkactl.bulk.prerequisites import spark_missing
+from kafkactl.bulk.prerequisites import spark_missing, url_shown
 from kafkactl.bulk.formats import FLAT_SUFFIXES, read_state
 from kafkactl.bulk.targets import check_choice, resolve_targets
 from kafkactl.profiles import Selection
@@ -64,10 +64,12 @@ class PlanResult:
     def apply(self, progress: Callable[[int], None] | None = None, report: TextIO | None = None,
               dry_run: bool = False) -> Any:
         if self.mode == "spark" and not dry_run:
+            from kafkactl.bulk.spark import executor_errors
             from kafkactl.bulk.spark_apply import spark_apply
 
-            return spark_apply(self.plan, self.gateways, progress, report, self.request.spark_master,
-                               self.request.spark_remote, self.request.watch, self.request.debug)
+            with executor_errors():
+                return spark_apply(self.plan, self.gateways, progress, report, self.request.spark_master,
+                                   self.request.spark_remote, self.request.watch, self.request.debug)
         from kafkactl.bulk.apply import apply as apply_local
 
         return apply_local(self.plan.materialize(), self.gateways, progress=progress, report=report,
@@ -205,10 +207,11 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     try:
         distinct_clusters(gateways)
         if engine == "spark":
-            from kafkactl.bulk.spark import spark_plan
+            from kafkactl.bulk.spark import executor_errors, spark_plan
 
-            result = spark_plan(state, targets, guards, request.spark_master, request.spark_remote,
-                                watch=request.watch, debug=request.debug)
+            with executor_errors():
+                result = spark_plan(state, targets, guards, request.spark_master, request.spark_remote,
+                                    watch=request.watch, debug=request.debug)
         elif engine == "arrow":
             result = _arrow_plan(files, scope_file, targets, gateways, guards)
         else:
@@ -275,7 +278,6 @@ def check_spark_urls(master: str | None, remote: str | None) -> None:
     import re
 
     from kafkactl.errors import UsageError
-    from kafkactl.limits import shown
 
     if master and remote:
         raise UsageError("--spark-master and --spark-remote: give one (Spark Connect names its own master)")
@@ -283,10 +285,15 @@ def check_spark_urls(master: str | None, remote: str | None) -> None:
     ok_master = (r"local(\[([1-9][0-9]{0,3}|\*)(,[1-9][0-9]{0,3})?\])?|local-cluster\[[1-9][0-9]{0,3},[1-9][0-9]{0,3},"
                  rf"[1-9][0-9]{{0,6}}\]|spark://({hostport})(,({hostport}))*|yarn|k8s://\S+")
     if master is not None and not re.fullmatch(ok_master, master, flags=re.ASCII):
-        raise UsageError(f"--spark-master {shown(master)}: expected local[*], local[N], spark://HOST:PORT, yarn or "
+        raise UsageError(f"--spark-master {url_shown(master)}: expected local[*], local[N], spark://HOST:PORT, yarn or "
                          "k8s://URL")
     if remote is not None and not re.fullmatch(rf"sc://({hostport})(/\S*)?", remote, flags=re.ASCII):
-        raise UsageError(f"--spark-remote {shown(remote)}: expected sc://HOST:PORT")
+        raise UsageError(f"--spark-remote {url_shown(remote)}: expected sc://HOST:PORT")
+    for option, url in (("--spark-master", master), ("--spark-remote", remote)):
+        if url and url.startswith(("spark://", "sc://")):
+            hosts = url.split("://", 1)[1].split("/", 1)[0].split(";", 1)[0]
+            if any(int(p) > 65535 for p in re.findall(r":([0-9]+)(?:,|$)", hosts)):
+                raise UsageError(f"{option} {url_shown(url)}: a port is 1 to 65535")
 
 
 def _check_fresh(plan: Plan, live: dict[str, set]) -> None:

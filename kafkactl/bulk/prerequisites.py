@@ -21,3 +21,15 @@ def spark_missing() -> str | None:
     elif not shutil.which("java"):
         return "Spark needs Java, and none was found (no JAVA_HOME, no java on PATH)"
     return None
+
+
+def url_shown(url: str) -> str:
+    """A Spark master or Connect URL as a message may show it: without the user:password@ of a master, nor Spark
+    Connect's ;token= and other parameters (an authentication token)."""
+    import re
+
+    from kafkactl.limits import shown
+
+    masked = re.sub(r"(?<=//)[^/@]*@", "****@", url)
+    masked = re.sub(r";.*", ";****", masked, flags=re.S)
+    return shown(masked)

@@ -23,6 +23,7 @@ from typing import Any, Iterator
 
 from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType, refused_class, shown,
                                  validate_text)
+from kafkactl.bulk.prerequisites import url_shown
 from kafkactl.bulk.plan import KEY_SEP, PHASES, SEED, ClusterPlan, Guards, Plan, shard_filters
 from kafkactl.bulk.state import DesiredState, Scope, StateFileError
 from kafkactl.bulk.formats.flat import checked_rows, flat_row
@@ -47,9 +48,9 @@ def _probe(url: str, timeout: float = 10.0) -> None:
         parts = urlsplit(url.split(",")[0])
         host, port = parts.hostname, parts.port or (15002 if parts.scheme == "sc" else 7077)
     except ValueError:
-        raise UsageError(f"{shown(url)}: not a Spark URL (spark://host:port or sc://host:port)") from None
+        raise UsageError(f"{url_shown(url)}: not a Spark URL (spark://host:port or sc://host:port)") from None
     if not host:
-        raise UsageError(f"{shown(url)}: not a Spark URL (spark://host:port or sc://host:port)")
+        raise UsageError(f"{url_shown(url)}: not a Spark URL (spark://host:port or sc://host:port)")
     try:
         socket.create_connection((host, port), timeout=timeout).close()
     except OSError as exc:
@@ -117,7 +118,14 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
 
     # this process's own (0600 in a 0700 directory, removed at exit): one shared name could be planted or raced
     log_conf = private_tempdir("kafkactl-spark-") / "log4j2.properties"
-    write_private(log_conf, "rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\n"
+    from kafkactl.bulk.delivery import remove_task_dirs
+    from kafkactl.privatefile import remove_also
+
+    remove_also(lambda: remove_task_dirs(os.getpid()))  # local[*]: tasks a Ctrl-C cancelled left theirs
+    # Spark's ERROR lines are the failed tasks' stack traces (the task's kafkactl error is raised on the driver as
+    # one line): shown with --debug
+    level = "error" if debug else "fatal"
+    write_private(log_conf, f"rootLogger.level = {level}\nrootLogger.appenderRef.stderr.ref = console\n"
                         "appender.console.type = Console\nappender.console.name = console\n"
                         "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
                         "appender.console.layout.pattern = spark: %p %m%n\n"
@@ -153,12 +161,13 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
     if (spark.conf.get("spark.speculation", "false") or "").lower() == "true":
         raise UsageError("spark.speculation must be false for kafkactl apply")
     if not remote:
-        spark.sparkContext.setLogLevel("ERROR")
+        spark.sparkContext.setLogLevel("ERROR" if debug else "FATAL")
     _sessions[key] = spark
     return spark
 
 
 _interrupted = threading.Event()
+_launched: list[Any] = []  # the driver JVMs this process started
 
 
 @contextlib.contextmanager
@@ -179,10 +188,21 @@ def _our_interrupt_handler() -> Iterator[None]:
 
     real(signal.SIGINT, _on_interrupt)
     signal.signal = keep_ours  # type: ignore[assignment]
+    import pyspark.java_gateway as jg
+
+    popen = jg.Popen
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:  # the driver JVM, known from its start (see stop_sessions)
+        proc = popen(*args, **kwargs)
+        _launched.append(proc)
+        return proc
+
+    jg.Popen = recorded  # type: ignore[misc,assignment]
     try:
         yield
     finally:
         signal.signal = real
+        jg.Popen = popen  # type: ignore[misc]
 
 
 def interrupted() -> bool:
@@ -219,6 +239,10 @@ def stop_sessions(timeout: float = 30.0) -> None:
     gateway = SparkContext._gateway
     proc = getattr(gateway, "proc", None)
     if gateway is None or proc is None:
+        for started in _launched:  # interrupted while it started: pyspark never got to know its JVM
+            with _c.suppress(Exception):
+                started.kill()
+                started.wait(timeout)
         return
     with _c.suppress(Exception):
         gateway.shutdown()
@@ -230,6 +254,31 @@ def stop_sessions(timeout: float = 30.0) -> None:
         proc.kill()
     SparkContext._gateway = None
     SparkContext._jvm = None
+
+
+@contextlib.contextmanager
+def executor_errors() -> Iterator[None]:
+    """A kafkactl error raised in a Spark task (an executor's read or write: a wrong password, a missing ACL, an
+    unreachable broker) reaches the driver as Spark's PythonException holding the task's traceback: raise it as
+    the kafkactl error it was, with its own message and exit code, not as "unexpected" (exit 1)."""
+    try:
+        yield
+    except KafkactlError:
+        raise
+    except Exception as exc:
+        found = _KAFKACTL_ERROR.findall(str(exc))
+        if not found:
+            raise
+        import kafkactl.errors as errors
+
+        name, message = found[-1]
+        cls = getattr(errors, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, KafkactlError)):
+            raise
+        raise cls(message.strip()) from None
+
+
+_KAFKACTL_ERROR = re.compile(r"kafkactl\.errors\.([A-Za-z]+Error): ([^\n]*)")
 
 
 SparkWatch = Any  # Callable[[str, int, int], None]: (what runs, tasks done, tasks in all)
@@ -410,7 +459,6 @@ def _with_key(df):
 def _desired_df(spark, state: DesiredState):
     """Flat files are read by Spark itself (explicit schema, validated with Spark expressions); YAML,
     already parsed and validated, comes from the state."""
-    from pyspark.sql import functions as F
 
     flat = [s for s in state.sources if Path(s).suffix.lower() in (".jsonl", ".ndjson", ".csv", ".parquet")]
     schema = ", ".join(f"{c} string" for c in BINDING)
@@ -422,11 +470,14 @@ def _desired_df(spark, state: DesiredState):
         suffix = Path(path).suffix.lower()
         if suffix == ".parquet":
             df = spark.read.parquet(path)
-        elif suffix == ".csv":
-            df = spark.read.option("header", True).option("mode", "FAILFAST").schema(schema).csv(path)
-        else:  # scope and clusters lines were read on the driver; a line of another kind is an error below
-            df = (spark.read.option("mode", "FAILFAST").schema(schema + ", kind string").json(path)
-                  .where(~F.coalesce(F.col("kind").isin("scope", "clusters"), F.lit(False))))
+        else:
+            # CSV and JSONL are read as the in-process engines read them (Arrow, else the Python loader: columns by
+            # header name, RFC 4180 quotes, JSON types, surrogates, line order), validated, and handed to Spark as
+            # Arrow: Spark's own readers took CSV columns by position and "" for \", and JSON numbers for names
+            from kafkactl.bulk.arrow_diff import read_flat
+
+            parts.append(spark.createDataFrame(read_flat(path, state.scope)).select(*BINDING))
+            continue
         df = _normalise(df.select(*BINDING, *(["kind"] if "kind" in df.columns else [])))
         validate_flat(spark, path, df, state.scope)
         parts.append(df.select(*BINDING))
@@ -445,13 +496,16 @@ def _normalise(df):
     def canon(c, allowed, slow):
         return F.when(F.col(c).isin(allowed), F.col(c)).otherwise(slow)
 
-    up = {c: F.upper(F.trim(F.col(c))) for c in ("operation", "permission", "resource_type", "pattern_type")}
+    def trim(c):  # as Python's str.strip(), which the in-process loader uses: Spark's trim takes spaces only
+        return F.regexp_replace(F.col(c), f"^{_PY_SPACE}+|{_PY_SPACE}+$", "")
+
+    up = {c: F.upper(trim(c)) for c in ("operation", "permission", "resource_type", "pattern_type")}
     op_names = {_squash(o.name): o.name for o in AclOperation}
-    op = F.upper(F.regexp_replace(F.trim(F.col("operation")), "[-_ ]", ""))
+    op = F.upper(F.regexp_replace(trim("operation"), "[-_ ]", ""))
     mapping = F.create_map(*[x for k, v in op_names.items() for x in (F.lit(k), F.lit(v))])
     return df.select(
-        F.trim("principal").alias("principal"),
-        F.when(F.col("host") == "*", F.col("host")).otherwise(F.trim("host")).alias("host"),
+        trim("principal").alias("principal"),
+        F.when(F.col("host") == "*", F.col("host")).otherwise(trim("host")).alias("host"),
         canon("operation", [o.name for o in AclOperation], F.coalesce(mapping[op], up["operation"])).alias("operation"),
         canon("permission", ["ALLOW", "DENY"], up["permission"]).alias("permission"),
         # spelt as the Python loader accepts them: transactional-id, prefixed or PRE-FIXED
@@ -461,6 +515,11 @@ def _normalise(df):
         canon("pattern_type", ["LITERAL", "PREFIXED"],
               F.regexp_replace(up["pattern_type"], "[-_ ]", "")).alias("pattern_type"),
         *(["kind"] if "kind" in df.columns else []))
+
+
+# the characters str.isspace() holds (str.strip() removes them), as a Java regex class
+_PY_SPACE = ("[\\x{9}-\\x{d}\\x{1c}-\\x{20}\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}"
+             "\\x{202f}\\x{205f}\\x{3000}]")
 
 
 def _squash(name: str) -> str:

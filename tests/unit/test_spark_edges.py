@@ -1,0 +1,70 @@
+"""Issue 16 adversary pass: what the Spark engine shows of a URL, of an executor's error, and leaves of a key."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkactl.errors import AuthenticationError, NotAuthorizedError, UnreachableError, UsageError
+
+
+@pytest.mark.parametrize("url,secret", [("sc://bad_host!/;token=SuperSecretTok1", "SuperSecretTok1"),
+                                        ("spark://admin:SuperSecretPw1@127.0.0.1:7077x", "SuperSecretPw1"),
+                                        ("sc://127.0.0.1:99999/;token=tok-abcdef", "tok-abcdef"),
+                                        ("spark://u:pw-123456@127.0.0.1:99999", "pw-123456")])
+def test_a_spark_url_is_refused_without_its_token_or_password(url, secret):
+    from kafkactl.bulk.engine import check_spark_urls
+
+    option = "--spark-remote" if url.startswith("sc") else "--spark-master"
+    with pytest.raises(UsageError) as e:
+        check_spark_urls(url if option == "--spark-master" else None, url if option == "--spark-remote" else None)
+    assert e.value.message.startswith(option) and secret not in e.value.message and "****" in e.value.message
+
+
+@pytest.mark.parametrize("cls", [AuthenticationError, NotAuthorizedError, UnreachableError])
+def test_a_kafkactl_error_raised_in_a_task_is_raised_as_itself(cls):
+    from kafkactl.bulk.spark import executor_errors
+
+    class PythonException(Exception):  # the shape of pyspark's: the task's traceback in the message
+        pass
+
+    task = ("\n  An exception was thrown from the Python worker. Please see the stack trace below.\nTraceback (most "
+            "recent call last):\n  File \"/x/kafkactl/bulk/spark.py\", line 551, in _read_shards_arrow\n"
+            f"kafkactl.errors.{cls.__name__}: the broker said no for User:alice\n")
+    with pytest.raises(cls) as e:
+        with executor_errors():
+            raise PythonException(task)
+    assert e.value.message == "the broker said no for User:alice" and e.value.exit_code == cls.exit_code
+    with pytest.raises(ValueError):  # anything else stays what it was
+        with executor_errors():
+            raise ValueError("kafkactl.errors.NoSuchError: x")
+
+
+def test_an_executors_key_is_encrypted_at_rest_and_the_certificate_file_holds_no_key():
+    """A task killed before it removes its files (Ctrl-C, SIGTERM, an executor's death) left the private key in
+    the clear, in the certificate file too (a combined PEM). Now the key file is encrypted under a passphrase only
+    the task's memory holds, and the certificate file carries the certificate alone."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    from kafkactl.bulk.delivery import _at_rest
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "t")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
+            .sign(key, hashes.SHA256()))
+    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+    cert_pem = cert.public_bytes(serialization.Encoding.PEM)
+    out, passphrase = _at_rest({"ssl_keyfile": key_pem, "ssl_certfile": cert_pem + key_pem}, None)
+    assert passphrase and b"ENCRYPTED PRIVATE KEY" in out["ssl_keyfile"] and key_pem not in out["ssl_keyfile"]
+    assert out["ssl_certfile"].strip() == cert_pem.strip()
+    back = serialization.load_pem_private_key(out["ssl_keyfile"], passphrase.encode())
+    assert back.private_numbers() == key.private_numbers()
+    with pytest.raises((TypeError, ValueError)):
+        serialization.load_pem_private_key(out["ssl_keyfile"], None)
