@@ -200,9 +200,14 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     targets = resolve_targets(request.contexts, state.clusters, request.selection)
     size = (len(state.bindings) + sum(_flat_rows(f) for f in flat)) * len(targets)
     engine, why = engine_choice(request, size, _flat_bytes(files))
-    notes = _say_choice(request, engine, why)
+    preread: dict[str, Any] = {}
     if engine != "spark" and flat:
         state = read_state(files, scope_file, flat_rows=True)
+    elif flat:  # CSV and JSONL reach Spark as read here: a bad one is refused before a JVM starts
+        from kafkactl.bulk.arrow_diff import read_flat
+
+        preread = {f: read_flat(f, state.scope) for f in flat if Path(f).suffix.lower() != ".parquet"}
+    notes = _say_choice(request, engine, why)  # (after the files are read: a bad one is the only line on stderr)
     gateways = {t.name: t.gateway(request.debug) for t in targets}
     try:
         distinct_clusters(gateways)
@@ -211,7 +216,7 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
 
             with executor_errors():
                 result = spark_plan(state, targets, guards, request.spark_master, request.spark_remote,
-                                    watch=request.watch, debug=request.debug)
+                                    watch=request.watch, debug=request.debug, preread=preread)
         elif engine == "arrow":
             result = _arrow_plan(files, scope_file, targets, gateways, guards)
         else:
@@ -265,7 +270,7 @@ def _say_choice(request: PlanRequest, engine: Engine, why: str) -> list[str]:
     if request.spark != "auto" or request.spark_master or request.spark_remote:
         return []
     line = f"engine: {'Spark' if engine == 'spark' else 'in-process'} ({why})"
-    if request.tell is None:
+    if request.tell is None or engine != "spark":  # told at once only before Spark's long work; else a note
         return [line]
     request.tell(line)
     return []

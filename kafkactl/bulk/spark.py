@@ -337,7 +337,7 @@ def _is_connect(spark: Any) -> bool:
 
 def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None = None, remote: str | None = None,
                out_dir: str | None = None, current: Any = None, watch: SparkWatch | None = None,
-               debug: bool = False) -> Plan:
+               debug: bool = False, preread: dict[str, Any] | None = None) -> Plan:
     """`current` (a DataFrame of cluster + binding columns) replaces reading the brokers: for benchmarks."""
     from pyspark.sql import functions as F
 
@@ -350,7 +350,7 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
     spark = session(master, remote, debug=debug)
     from pyspark.sql import Observation
 
-    desired = _desired_df(spark, state)  # a bad file fails here, before any read's error
+    desired = _desired_df(spark, state, preread)  # a bad file fails here, before any read's error
     names = [t.name for t in targets]
     supers = {t.name: list(t.profile.super_users) for t in targets}
     if current is None:  # read once, by the join below
@@ -456,7 +456,7 @@ def _with_key(df):
     return df.withColumn("key", F.xxhash64(F.concat_ws(KEY_SEP, *[F.col(c) for c in BINDING])))
 
 
-def _desired_df(spark, state: DesiredState):
+def _desired_df(spark, state: DesiredState, preread: dict[str, Any] | None = None):
     """Flat files are read by Spark itself (explicit schema, validated with Spark expressions); YAML,
     already parsed and validated, comes from the state."""
 
@@ -476,7 +476,9 @@ def _desired_df(spark, state: DesiredState):
             # Arrow: Spark's own readers took CSV columns by position and "" for \", and JSON numbers for names
             from kafkactl.bulk.arrow_diff import read_flat
 
-            parts.append(spark.createDataFrame(read_flat(path, state.scope)).select(*BINDING))
+            table = (preread or {}).get(path)
+            parts.append(spark.createDataFrame(table if table is not None else read_flat(path, state.scope))
+                         .select(*BINDING))
             continue
         df = _normalise(df.select(*BINDING, *(["kind"] if "kind" in df.columns else [])))
         validate_flat(spark, path, df, state.scope)

@@ -79,6 +79,23 @@ def client(sandbox, tmp_path):
     from tests.integration.acl_helpers import remove_exactly, snapshot
 
     remove_exactly(admin, {b for b in snapshot(admin) if b.principal == c.principal})
+    _leave_nothing_open(c)
+
+
+def _leave_nothing_open(c: Client) -> None:
+    """No transaction left open (it would hold its partitions, __consumer_offsets' among them, for a minute) and
+    no member left in a group: later modules share the sandbox's coordinators."""
+    from kafka.protocol.admin import DeleteGroupsRequest, DescribeGroupsRequest
+    from kafka.protocol.consumer import LeaveGroupRequest as L
+
+    if c.state.get("txn"):
+        _admin_init(c)  # a new epoch aborts what the test left open, and waits until it is aborted
+    if c.state.get("group"):
+        d = c.admin_send(DescribeGroupsRequest(groups=[c.group], include_authorized_operations=False)).groups[0]
+        if d.members:
+            c.admin_send(L(group_id=c.group, members=[L.MemberIdentity(member_id=m.member_id, group_instance_id=None,
+                                                                       reason=None) for m in d.members]))
+        c.admin_send(DeleteGroupsRequest(groups_names=[c.group]))
 
 
 def _create_topic(admin, name: str) -> None:
@@ -170,6 +187,7 @@ def init_idempotent(c: Client) -> str | None:
 def _init_txn(c: Client) -> tuple[str | None, int, int]:
     from kafka.protocol.producer import InitProducerIdRequest
 
+    c.state["txn"] = True
     r = c.send(InitProducerIdRequest(transactional_id=c.txn, transaction_timeout_ms=60000, producer_id=-1,
                                      producer_epoch=-1))
     return first_error(r.error_code), r.producer_id, r.producer_epoch
@@ -183,6 +201,7 @@ def _admin_init(c: Client) -> tuple[int, int]:
     """The producer id and epoch, got as admin: a step the request tested does not depend on."""
     from kafka.protocol.producer import InitProducerIdRequest
 
+    c.state["txn"] = c.state["group"] = True
     _coordinator(c, 1, c.txn)
     _coordinator(c, 0, c.group)
     for _ in range(100):  # the previous request's transaction may still be ending (CONCURRENT_TRANSACTIONS)
@@ -245,6 +264,7 @@ def _join(c: Client) -> tuple[str | None, str, int]:
                         group_instance_id=None, protocol_type="consumer",
                         protocols=[R.JoinGroupRequestProtocol(name="range", metadata=b"")], reason=None))
 
+    c.state["group"] = True
     r = join("")
     if err(r.error_code) == "MEMBER_ID_REQUIRED":
         r = join(r.member_id)
@@ -302,6 +322,7 @@ def _commit(c: Client, as_admin: bool = False) -> str | None:
             retention_time_ms=-1, max_version=9, topics=[R.OffsetCommitRequestTopic(name=c.topic, partitions=[
                 P(partition_index=0, committed_offset=0, committed_leader_epoch=-1, commit_timestamp=-1,
                   committed_metadata="")])])
+    c.state["group"] = True
     if as_admin:
         _coordinator(c, 0, c.group)
     deadline = time.monotonic() + (90 if as_admin else 0)
