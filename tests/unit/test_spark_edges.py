@@ -68,3 +68,21 @@ def test_an_executors_key_is_encrypted_at_rest_and_the_certificate_file_holds_no
     assert back.private_numbers() == key.private_numbers()
     with pytest.raises((TypeError, ValueError)):
         serialization.load_pem_private_key(out["ssl_keyfile"], None)
+
+
+def test_a_delivery_pickled_into_a_task_holds_no_secret_in_clear():
+    """The fresh-clone run found the sandbox's admin password in the Spark Connect server's log: it logs the plans
+    it runs, and a task's bytes held the delivery's password in clear. The pickled delivery is masked now."""
+    import pickle
+
+    from pyspark import cloudpickle  # (Spark's own copy: what pickles the tasks)
+
+    from kafkactl.bulk.delivery import Delivery
+
+    password, key = "pw-Zq8rT5vLm2Xk9", b"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n"
+    d = Delivery((("password", password), ("username", "alice")), (("ssl_keyfile", key),), 42)
+    for dump in (pickle.dumps(d), cloudpickle.dumps(d), cloudpickle.dumps(lambda: d)):
+        assert password.encode() not in dump and b"PRIVATE KEY" not in dump and b"MIIEvQ" not in dump
+        assert b"Zq8rT5" not in dump
+    back = pickle.loads(pickle.dumps(d))
+    assert back == d and back.driver == 42
