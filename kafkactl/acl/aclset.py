@@ -192,3 +192,13 @@ def _scan(p: Path, name: str) -> list[AclBinding] | None:
             return None  # a scope or clusters line, or a mistake: the whole read says which
         out.append(rows.binding(start, row))
     return list(dict.fromkeys(out))
+
+
+def existing_resources(gw: Any, transactional: bool = True) -> dict[ResourceType, list[str]]:
+    """The topics, groups (and transactional ids) that exist, as the caller may see them: what acls report and the
+    dangling and unsecured lint checks expand ACLs against."""
+    out = {ResourceType.TOPIC: [t.name for t in gw.topics() if t.error is None],
+           ResourceType.GROUP: [g.group_id for g in gw.list_groups()]}
+    if transactional:
+        out[ResourceType.TRANSACTIONAL_ID] = gw.list_transactional_ids()
+    return out

@@ -14,11 +14,10 @@ Some denials are no error: the broker leaves the resource out of its answer (Lis
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import ClassVar
 
-from kafkactl.acl.model import CLUSTER_NAME, AclOperation, ResourceType
+from kafkactl.acl.model import CLUSTER_NAME, AclOperation, ResourceType, did_you_mean, shown
 from kafkactl.errors import UsageError
 
 Op = AclOperation
@@ -198,14 +197,14 @@ TXN_GROUP_APIS = ("AddOffsetsToTxn", "TxnOffsetCommit")
 def find_api(name: str) -> Api:
     api = BY_NAME.get(name.replace("_", "").replace("-", "").lower())
     if api is None:
-        raise UsageError(f"--api {name!r} is not an API kafkactl knows{_hint(name, [a.name for a in APIS])}")
+        raise UsageError(f"--api {shown(name)} is not an API kafkactl knows{did_you_mean(name, [a.name for a in APIS])}")
     return api
 
 
 def find_role(name: str) -> Role:
     role = ROLE_BY_NAME.get(name.lower())
     if role is None:
-        raise UsageError(f"--role {name!r} is not a role kafkactl knows{_hint(name, [r.name for r in ROLES])}")
+        raise UsageError(f"--role {shown(name)} is not a role kafkactl knows{did_you_mean(name, [r.name for r in ROLES])}")
     return role
 
 
@@ -217,16 +216,9 @@ def find_error(name: str) -> str:
     if up.isdigit():  # the codes as clients log them
         up = {"29": T_ERR, "30": G_ERR, "53": X_ERR, "31": C_ERR}.get(up, up)
     if up not in ERRORS:
-        raise UsageError(f"--error {name!r} is not an authorization error{_hint(up, list(ERRORS))} "
+        raise UsageError(f"--error {shown(name)} is not an authorization error{did_you_mean(up, list(ERRORS))} "
                          f"(one of {', '.join(ERRORS)})")
     return up
-
-
-def _hint(name: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1, cutoff=0.6)
-    if not close:
-        return ""
-    return f" (did you mean {next(k for k in known if k.lower() == close[0])}?)"
 
 
 @dataclass(frozen=True)

@@ -113,10 +113,15 @@ def _parse_enum(enum_cls: type[_E], text: str, option: str, allowed: Iterable[_E
     if found is not None:
         return found
     names: list[str] = [getattr(m, "pascal") for m in allowed]  # noqa: B009 (every kafkactl enum has one)
-    near = difflib.get_close_matches(text.strip().replace("_", "").replace("-", "").lower(),
-                                     [n.lower() for n in names], n=1, cutoff=0.6) if len(text) < 100 else []
-    hint = f" (did you mean {names[[n.lower() for n in names].index(near[0])]}?)" if near else ""
+    hint = did_you_mean(text.strip().replace("_", "").replace("-", ""), names)
     raise UsageError(f"{option} {shown(text)} is not {noun}{hint}; valid: {', '.join(names)}")
+
+
+def did_you_mean(text: str, names: list[str]) -> str:
+    """' (did you mean X?)' for the name closest to `text`, case aside, or '' (nothing for a very long text)."""
+    lowered = [n.lower() for n in names]
+    near = difflib.get_close_matches(text.lower(), lowered, n=1, cutoff=0.6) if len(text) < 100 else []
+    return f" (did you mean {names[lowered.index(near[0])]}?)" if near else ""
 
 
 _SORTED_BINDABLE = tuple(sorted(BINDABLE_OPERATIONS))

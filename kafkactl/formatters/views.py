@@ -170,10 +170,9 @@ def _reach(v: ReachView, fmt: OutputFormat, out: TextIO, console: Any) -> None:
         cells.setdefault((r.resource_type, r.resource_name), set()).add(r.operation)
     if not cells:
         return
-    order = ["ALL", "READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS",
-             "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "CREATE_TOKENS", "DESCRIBE_TOKENS", "TWO_PHASE_COMMIT"]
-    ops.sort(key=lambda o: order.index(o) if o in order else len(order))
-    from kafkactl.acl.model import SUPPORTED_OPERATIONS
+    from kafkactl.acl.model import SUPPORTED_OPERATIONS, AclOperation
+
+    ops.sort(key=lambda o: AclOperation[o])
 
     supported = {t.name: {o.name for o in s} for t, s in SUPPORTED_OPERATIONS.items()}
     rows = [(t, n, *((o in got) if o in supported.get(t, ()) else None for o in ops))

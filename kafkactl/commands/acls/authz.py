@@ -267,15 +267,9 @@ def acls_why(
 
 
 def _existing(app_ctx, transactional: bool = True) -> dict[Any, list[str]]:
-    """The topics, groups (and transactional ids) that exist, as the caller may see them."""
-    from kafkactl.acl.model import ResourceType
+    from kafkactl.acl.aclset import existing_resources
 
-    gw = app_ctx.gateway()
-    out: dict[Any, list[str]] = {ResourceType.TOPIC: [t.name for t in gw.topics() if t.error is None],
-                                 ResourceType.GROUP: [g.group_id for g in gw.list_groups()]}
-    if transactional:
-        out[ResourceType.TRANSACTIONAL_ID] = gw.list_transactional_ids()
-    return out
+    return existing_resources(app_ctx.gateway(), transactional)
 
 
 def acls_report(
