@@ -110,10 +110,8 @@ def session(master: str | None = None, remote: str | None = None, driver_memory:
             raise KafkactlError(f"--spark: {missing}")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers must have pyarrow, xxhash, kafkactl
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    import logging
-
-    if not debug:  # py4j logs a traceback for every call an interrupt (Ctrl-C) cut short, through the root logger
-        logging.getLogger().addFilter(_not_from_spark)
+    if not debug:
+        quiet_spark_logs()
     from pyspark.sql import SparkSession
 
     # this process's own (0600 in a 0700 directory, removed at exit): one shared name could be planted or raced
@@ -216,6 +214,26 @@ def _on_interrupt(signum: int, frame: Any) -> None:  # noqa: ARG001 (a signal ha
     messages (the JVM, in this process group, got the signal too and is ending), raise as Python does."""
     _interrupted.set()
     raise KeyboardInterrupt
+
+
+def quiet_spark_logs() -> None:
+    """py4j logs a traceback for every call an interrupt (Ctrl-C) cut short: through its own loggers (py4j.*), and
+    through the root logger's module-level functions, whose first call installs a stderr handler on the root logger
+    when it has none, which every other logger then reaches. A filter on the root logger sees only the records
+    logged on it, not those propagated from py4j.*: so those loggers keep theirs, and the root logger has a handler
+    that drops Spark's records, so that no implicit one is installed."""
+    import logging
+
+    for name in ("py4j", "pyspark"):
+        lg = logging.getLogger(name)
+        if not any(isinstance(h, logging.NullHandler) for h in lg.handlers):
+            lg.addHandler(logging.NullHandler())
+        lg.propagate = False
+    root = logging.getLogger()
+    if _not_from_spark not in root.filters:
+        root.addFilter(_not_from_spark)
+    if not root.handlers:
+        root.addHandler(logging.NullHandler())
 
 
 def _not_from_spark(record: Any) -> bool:

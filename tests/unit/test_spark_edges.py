@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 from kafkactl.errors import AuthenticationError, NotAuthorizedError, UnreachableError, UsageError
@@ -86,3 +90,24 @@ def test_a_delivery_pickled_into_a_task_holds_no_secret_in_clear():
         assert b"Zq8rT5" not in dump
     back = pickle.loads(pickle.dumps(d))
     assert back == d and back.driver == 42
+
+
+def test_py4j_logs_nothing_on_stderr_once_spark_logs_are_quiet():
+    """The fresh-clone run's Ctrl-C test saw 'ERROR:py4j.clientserver:...' tracebacks: py4j's module-level
+    logging.exception had installed a root handler, and records from the py4j.* loggers reach it past any filter
+    on the root logger. Here a real py4j module logs both ways, in a process of its own."""
+    code = textwrap.dedent("""
+        import logging
+        from kafkactl.bulk.spark import quiet_spark_logs
+        quiet_spark_logs()
+        import py4j.java_gateway as jg, py4j.clientserver as cs
+        try:
+            raise BrokenPipeError(32, "Broken pipe")
+        except BrokenPipeError:
+            logging.exception("from the root logger")   # as py4j's java_gateway does
+            cs.logger.exception("from py4j.clientserver")
+            jg.logger.error("from py4j.java_gateway")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Broken pipe" not in proc.stderr and "py4j" not in proc.stderr and "root" not in proc.stderr, proc.stderr
