@@ -178,7 +178,8 @@ def _register_sandbox(state_file: Path) -> None:
     import json
 
     try:
-        passwords = json.loads(state_file.read_text()).get("passwords") or {}
+        state = json.loads(state_file.read_text())
+        passwords = state.get("passwords") or {}
     except (OSError, ValueError, AttributeError):
         return
     if not isinstance(passwords, dict):  # a test's deliberately damaged state file
@@ -186,6 +187,10 @@ def _register_sandbox(state_file: Path) -> None:
     for user, password in passwords.items():
         if isinstance(password, str):
             register(password, f"the password of {user} in {state_file.parent}")
+    # a --tls sandbox's: its stores' and its client keys' password (kafkactl wraps it as a Secret when it reads a
+    # TLS context, which alone would label it "a kafkactl Secret": this says which one)
+    if isinstance(state.get("keystore_password"), str):
+        register(state["keystore_password"], f"the keystore password in {state_file.parent}")
 
 
 def _check_file(path: Path, text: str, what: str, root: Path) -> list[str]:

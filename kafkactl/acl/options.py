@@ -47,6 +47,18 @@ class AclOptions:
     producer: bool = False
     consumer: bool = False
     idempotent: bool = False
+    # presets (kafkactl.acl.presets)
+    streams: str | None = None
+    output_topics: list[str] = field(default_factory=list)
+    connect_worker: str | None = None
+    config_topic: str | None = None
+    offset_topic: str | None = None
+    status_topic: str | None = None
+    connector: str | None = None
+    source: bool = False
+    sink: bool = False
+    share_consumer: bool = False
+    two_phase_commit: bool = False
     # list/delete filters beyond kafka-acls.sh
     principals: list[str] = field(default_factory=list)
     hosts: list[str] = field(default_factory=list)
@@ -138,8 +150,14 @@ def bindings_for_create(o: AclOptions) -> list[AclBinding]:
     if o.principals or o.hosts or o.permission is not None:
         raise UsageError("--principal, --host and --permission are filters for list/delete; "
                          "create takes --allow-principal/--deny-principal and --allow-host/--deny-host")
-    _check_shortcuts(o)
     pattern = parse_pattern_type("literal" if o.pattern_type is None else o.pattern_type, for_create=True)
+    preset = _preset(o, pattern)
+    _check_shortcuts(o)
+    if preset is not None:
+        if not o.allow_principals:
+            raise UsageError("give --allow-principal (Type:name, e.g. User:alice): a preset grants")
+        entries = _entries(o, [Op.READ])
+        return preset.bindings(sorted({p for p, _, _, _ in entries}), sorted({h for _, h, _, _ in entries}))
     if not o.has_resource() and not o.idempotent:
         raise UsageError("give at least one resource: --topic, --group, --cluster, --transactional-id, "
                          "--delegation-token or --user-principal")
@@ -179,6 +197,63 @@ def bindings_for_create(o: AclOptions) -> list[AclBinding]:
     return sorted(bindings)
 
 
+def _preset_flags(o: AclOptions) -> list[str]:
+    return [flag for flag, given in (("--streams", o.streams is not None), ("--connect-worker", o.connect_worker is not None),
+                                     ("--connector", o.connector is not None), ("--share-consumer", o.share_consumer),
+                                     ("--two-phase-commit", o.two_phase_commit)) if given]
+
+
+def _preset(o: AclOptions, pattern: PatternType):
+    """The preset the options ask for, checked, or None."""
+    from kafkactl.acl import presets
+
+    flags = _preset_flags(o)
+    loose = [flag for flag, given in (("--output-topic", o.output_topics), ("--config-topic", o.config_topic),
+                                      ("--offset-topic", o.offset_topic), ("--status-topic", o.status_topic),
+                                      ("--source", o.source), ("--sink", o.sink)) if given]
+    if not flags:
+        if loose:
+            raise UsageError(f"{loose[0]} belongs to a preset (--streams, --connect-worker, --connector)")
+        return None
+    if len(flags) > 1:
+        raise UsageError(f"{flags[0]} and {flags[1]}: give one preset per command")
+    flag = flags[0]
+    others = [f for f, given in (("--producer", o.producer), ("--consumer", o.consumer), ("--idempotent", o.idempotent),
+                                 ("--operation", o.operations), ("--deny-principal", o.deny_principals),
+                                 ("--deny-host", o.deny_hosts), ("--cluster", o.cluster),
+                                 ("--delegation-token", o.delegation_tokens),
+                                 ("--user-principal", o.user_principals)) if given]
+    if others:
+        raise UsageError(f"{flag} sets the resources and operations itself and grants only: {others[0]} cannot be "
+                         "combined with it")
+    allowed = {"--streams": {"--output-topic"}, "--connect-worker": {"--config-topic", "--offset-topic", "--status-topic"},
+               "--connector": {"--source", "--sink"}}.get(flag, set())
+    stray = [x for x in loose if x not in allowed]
+    if stray:
+        raise UsageError(f"{stray[0]} does not apply to {flag}")
+    unused = [f for f, given in (("--topic", o.topics), ("--group", o.groups),
+                                 ("--transactional-id", o.transactional_ids)) if given
+              and f not in {"--streams": {"--topic"}, "--connect-worker": set(), "--connector": {"--topic"},
+                            "--share-consumer": {"--topic", "--group"},
+                            "--two-phase-commit": {"--topic", "--transactional-id"}}[flag]]
+    if unused:
+        raise UsageError(f"{unused[0]} does not apply to {flag}")
+    if flag == "--streams":
+        return presets.streams(o.streams or "", o.topics, o.output_topics, pattern)
+    if flag == "--connect-worker":
+        if o.pattern_type is not None:
+            raise UsageError("--connect-worker names its group and topics literally: --resource-pattern-type "
+                             "does not apply")
+        return presets.connect_worker(o.connect_worker or "", o.config_topic, o.offset_topic, o.status_topic)
+    if flag == "--connector":
+        if o.source == o.sink:
+            raise UsageError("--connector needs one of --source or --sink")
+        return presets.connector(o.connector or "", o.topics, o.source, pattern)
+    if flag == "--share-consumer":
+        return presets.share_consumer(o.topics, o.groups, pattern)
+    return presets.two_phase_commit(o.transactional_ids, o.topics, pattern)
+
+
 def filters_for_query(o: AclOptions, for_delete: bool) -> list[AclFilter]:
     """Filters for list/delete. Absent options match anything.
 
@@ -188,6 +263,8 @@ def filters_for_query(o: AclOptions, for_delete: bool) -> list[AclFilter]:
     """
     if o.producer or o.consumer or o.idempotent:
         raise UsageError("--producer/--consumer/--idempotent only apply to create")
+    if _preset_flags(o):
+        raise UsageError(f"{_preset_flags(o)[0]} only applies to create")
     if not for_delete and (o.allow_principals or o.deny_principals or o.allow_hosts or o.deny_hosts):
         raise UsageError("list filters by --principal (and --host, --operation, --permission), "
                          "not --allow-principal/--deny-principal")
@@ -239,3 +316,34 @@ def matches_every_acl(filters: list[AclFilter]) -> bool:
     operation or permission does."""
     return any(f.resource_type is ResourceType.ANY and f.resource_name is None and f.principal is None
                and f.host is None and f.operation is Op.ANY and f.permission is Permission.ANY for f in filters)
+
+
+ROLE_KINDS = ("producer", "consumer", "streams", "connectWorker", "connector", "shareConsumer", "twoPhaseCommit")
+
+
+def role_bindings(kind: str, spec: dict, principal: str, hosts: list[str]) -> list[AclBinding]:
+    """A desired-state file's role (one of ROLE_KINDS, its fields as the schema has them): the bindings the same
+    acls create shortcut or preset would create for `principal` on `hosts`."""
+    o = AclOptions(allow_principals=[principal], allow_hosts=[] if hosts == ["*"] else list(hosts),
+                   pattern_type=spec.get("pattern"), topics=list(spec.get("topics") or []),
+                   groups=list(spec.get("groups") or []),
+                   transactional_ids=list(spec.get("transactionalIds") or []))
+    if kind == "producer":
+        o.producer, o.idempotent = True, bool(spec.get("idempotent"))
+    elif kind == "consumer":
+        o.consumer = True
+    elif kind == "streams":
+        o.streams, o.topics, o.output_topics = spec["applicationId"], list(spec.get("inputs") or []), \
+            list(spec.get("outputs") or [])
+    elif kind == "connectWorker":
+        o.connect_worker, o.config_topic = spec["group"], spec.get("configTopic")
+        o.offset_topic, o.status_topic = spec.get("offsetTopic"), spec.get("statusTopic")
+    elif kind == "connector":
+        o.connector, o.source, o.sink = spec["name"], spec["type"] == "source", spec["type"] == "sink"
+    elif kind == "shareConsumer":
+        o.share_consumer = True
+    elif kind == "twoPhaseCommit":
+        o.two_phase_commit = True
+    else:
+        raise UsageError(f"unknown role {kind!r}: one of {', '.join(ROLE_KINDS)}")
+    return bindings_for_create(o)

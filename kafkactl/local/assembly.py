@@ -28,12 +28,7 @@ _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <version>{kafka}</version>
   <packaging>pom</packaging>
   <dependencies>
-    <dependency>
-      <groupId>org.apache.kafka</groupId>
-      <artifactId>{artifact}</artifactId>
-      <version>{kafka}</version>
-    </dependency>
-    <dependency>
+{dependencies}    <dependency>
       <groupId>org.apache.logging.log4j</groupId>
       <artifactId>log4j-slf4j-impl</artifactId>
       <version>{log4j}</version>
@@ -80,10 +75,19 @@ def ensure_tools(version: str = TOOLS_VERSION) -> Path:
     return _assemble(version, "kafka-tools", kafka_home(version, tools=True))
 
 
-def _assemble(version: str, artifact: str, home: Path) -> Path:
+def ensure_jars(name: str, version: str, artifacts: tuple[str, ...]) -> Path:
+    """The jars of several org.apache.kafka artifacts of one version and their dependencies (the real Java clients
+    some tests run: kafka-streams, connect-runtime, connect-file), in the cache under `name`."""
+    return _assemble(version, artifacts, cache_home() / name)
+
+
+def _assemble(version: str, artifact: str | tuple[str, ...], home: Path) -> Path:
     libs = home / "libs"
     stamp = home / ".complete"
-    pom = _POM.format(kafka=version, artifact=artifact, log4j=LOG4J_VERSION)
+    artifacts = (artifact,) if isinstance(artifact, str) else artifact
+    dependencies = "".join(f"    <dependency>\n      <groupId>org.apache.kafka</groupId>\n      <artifactId>{a}</artifactId>\n"
+                           f"      <version>{version}</version>\n    </dependency>\n" for a in artifacts)
+    pom = _POM.format(kafka=version, dependencies=dependencies, log4j=LOG4J_VERSION)
     fingerprint = hashlib.sha256(pom.encode()).hexdigest()[:16]
     if stamp.exists() and libs.is_dir() and stamp.read_text().split()[-1:] == [fingerprint]:
         return libs
@@ -100,7 +104,7 @@ def _assemble(version: str, artifact: str, home: Path) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if stamp.exists() and libs.is_dir() and stamp.read_text().split()[-1:] == [fingerprint]:
             return libs
-        return _run_mvn(mvn, version, artifact, home, pom, fingerprint)
+        return _run_mvn(mvn, version, ", ".join(artifacts), home, pom, fingerprint)
 
 
 def _run_mvn(mvn: str, version: str, artifact: str, home: Path, pom: str, fingerprint: str) -> Path:

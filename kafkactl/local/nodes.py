@@ -282,6 +282,10 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
             "delete.topic.enable=true",
             "log.segment.bytes=16777216",
         ]
+        if tuple(int(x) for x in state.kafka_version.split(".")[:2]) >= (4, 1):
+            # KIP-939: lets a client ask for two-phase commit (then it needs TWO_PHASE_COMMIT on its transactional
+            # id); static, and unknown before 4.1. Clients that do not ask are unaffected.
+            lines.append("transaction.two.phase.commit.enable=true")
     if tls:
         assert tls_dir is not None
         from kafkactl.local.tls import MAPPING_RULES, TlsFiles

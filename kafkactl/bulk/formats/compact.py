@@ -30,6 +30,10 @@ def read_compact(path: Path, state: DesiredState, scope_only: bool = False) -> N
         line = getattr(entry, "line", "?")
         principal = checked_principal(f"{path}:{line}", entry.get("principal"))
         hosts = entry.get("hosts") or ["*"]
+        for role in entry.get("roles") or []:
+            where = f"{path}:{getattr(role, 'line', line)}"
+            for b in _role(where, principal, role, hosts):
+                state.add(b, where)
         for perm_key, perm in (("allow", Permission.ALLOW), ("deny", Permission.DENY)):
             for res in entry.get(perm_key) or []:
                 where = f"{path}:{getattr(res, 'line', line)}"
@@ -48,6 +52,29 @@ def parse_scope(path: Path | str, s: Any) -> Scope:
     res = {RESOURCE_KEYS[key]: tuple(checked_text(where, v, f"scope.resourcePrefixes.{key}") for v in values)
            for key, values in (s.get("resourcePrefixes") or {}).items()}
     return Scope(principals, prefixes, res)
+
+
+def _role(where: str, principal: str, role: dict, hosts: list) -> list[AclBinding]:
+    """A preset (the schema has checked its shape): what acls create's shortcut of that name grants."""
+    from kafkactl.acl.options import role_bindings
+    from kafkactl.errors import UsageError
+
+    (kind, spec), = role.items()
+    try:
+        return role_bindings(kind, spec, principal, [str(h) for h in hosts])
+    except UsageError as exc:
+        message = str(exc)
+        for option, key in _ROLE_FIELDS.get(kind, {}).items():  # the file's words for acls create's options
+            message = message.replace(option, key)
+        raise StateFileError(f"{where}: roles.{kind}: {message}") from None
+
+
+_COMMON = {"--topic": "topics", "--group": "groups", "--transactional-id": "transactionalIds"}
+_ROLE_FIELDS = {"streams": {"--streams": "applicationId", "--topic": "inputs", "--output-topic": "outputs"},
+                "connectWorker": {"--connect-worker": "group", "--config-topic": "configTopic",
+                                  "--offset-topic": "offsetTopic", "--status-topic": "statusTopic"},
+                "connector": {"--connector": "name", **_COMMON}, "producer": _COMMON, "consumer": _COMMON,
+                "shareConsumer": _COMMON, "twoPhaseCommit": _COMMON}
 
 
 def _expand(where: str, principal: str, perm: Permission, res: dict, hosts: list) -> Iterator[AclBinding]:

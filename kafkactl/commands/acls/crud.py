@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
+from kafkactl.cli import completers as complete
 from kafkactl.cli.options import (
     AllowHosts,
     AllowPrincipals,
@@ -29,13 +30,27 @@ from kafkactl.cli.options import (
 Producer = Annotated[bool, typer.Option("--producer", help="Producer role: Write, Describe, Create on --topic; Write, Describe on --transactional-id.", rich_help_panel="Shortcuts")]
 Consumer = Annotated[bool, typer.Option("--consumer", help="Consumer role: Read, Describe on --topic; Read on --group.", rich_help_panel="Shortcuts")]
 Idempotent = Annotated[bool, typer.Option("--idempotent", help="With --producer: IdempotentWrite on the cluster.", rich_help_panel="Shortcuts")]
+_P = "Presets (each grant proved needed by a real client)"
+Streams = Annotated[Optional[str], typer.Option("--streams", metavar="APP_ID", help="Kafka Streams app (classic or KIP-1071 groups, exactly-once): Read on --topic (inputs), Write on --output-topic; Create, Read, Write, Delete on topics prefixed APP_ID-; Read on group APP_ID; Write on transactional ids prefixed APP_ID-.", rich_help_panel=_P, show_default=False)]
+OutputTopics = Annotated[Optional[list[str]], typer.Option("--output-topic", help="With --streams: a topic the app writes (repeatable).", autocompletion=complete.topics, rich_help_panel=_P, show_default=False)]
+ConnectWorker = Annotated[Optional[str], typer.Option("--connect-worker", metavar="GROUP", help="Connect worker: Read on group GROUP; Read, Write, Create on its config, offset and status topics.", rich_help_panel=_P, show_default=False)]
+ConfigTopic = Annotated[Optional[str], typer.Option("--config-topic", help="With --connect-worker: config.storage.topic (default GROUP-configs).", rich_help_panel=_P, show_default=False)]
+OffsetTopic = Annotated[Optional[str], typer.Option("--offset-topic", help="With --connect-worker: offset.storage.topic (default GROUP-offsets).", rich_help_panel=_P, show_default=False)]
+StatusTopic = Annotated[Optional[str], typer.Option("--status-topic", help="With --connect-worker: status.storage.topic (default GROUP-status).", rich_help_panel=_P, show_default=False)]
+Connector = Annotated[Optional[str], typer.Option("--connector", metavar="NAME", help="A connector, with --source (Write on --topic) or --sink (Read on --topic and on group connect-NAME).", rich_help_panel=_P, show_default=False)]
+Source = Annotated[bool, typer.Option("--source", help="With --connector: a source connector.", rich_help_panel=_P)]
+Sink = Annotated[bool, typer.Option("--sink", help="With --connector: a sink connector.", rich_help_panel=_P)]
+ShareConsumer = Annotated[bool, typer.Option("--share-consumer", help="KIP-932 share consumer: Read on --topic and on the share --group.", rich_help_panel=_P)]
+TwoPhaseCommit = Annotated[bool, typer.Option("--two-phase-commit", help="KIP-939 producer: Write on --topic; Write, TwoPhaseCommit on --transactional-id.", rich_help_panel=_P)]
 
 
 def _options(**kw):
     from kafkactl.acl.options import AclOptions
 
     # Typer gives None for an absent repeatable option; the core wants lists
-    return AclOptions(**{k: [] if v is None and k not in ("pattern_type", "permission") else v for k, v in kw.items()})
+    scalars = {"pattern_type", "permission", "streams", "connect_worker", "config_topic", "offset_topic", "status_topic",
+               "connector"}
+    return AclOptions(**{k: [] if v is None and k not in scalars else v for k, v in kw.items()})
 
 
 def _report(app_ctx, result, verb: str) -> None:
@@ -52,11 +67,16 @@ def acls_create(
     allow_principal: AllowPrincipals = None, deny_principal: DenyPrincipals = None,
     allow_host: AllowHosts = None, deny_host: DenyHosts = None, operation: Operations = None,
     producer: Producer = False, consumer: Consumer = False, idempotent: Idempotent = False,
+    streams: Streams = None, output_topic: OutputTopics = None, connect_worker: ConnectWorker = None,
+    config_topic: ConfigTopic = None, offset_topic: OffsetTopic = None, status_topic: StatusTopic = None,
+    connector: Connector = None, source: Source = False, sink: Sink = False, share_consumer: ShareConsumer = False,
+    two_phase_commit: TwoPhaseCommit = False,
     dry_run: DryRun = False,
 ) -> None:
-    """Create ACL bindings: every resource x principal x host x operation (alias: add).
+    """Create ACL bindings: every resource x principal x host x operation, or a preset's (alias: add).
 
     Example:  kafkactl acls create --allow-principal User:alice --operation Read --topic orders. --resource-pattern-type prefixed
+    Example:  kafkactl acls create --allow-principal User:wordcount --streams wordcount --topic text --output-topic counts
     """
     from kafkactl.acl import ops
     from kafkactl.acl.options import bindings_for_create
@@ -67,7 +87,11 @@ def acls_create(
                     delegation_tokens=delegation_token, user_principals=user_principal,
                     pattern_type=resource_pattern_type, allow_principals=allow_principal,
                     deny_principals=deny_principal, allow_hosts=allow_host, deny_hosts=deny_host,
-                    operations=operation, producer=producer, consumer=consumer, idempotent=idempotent)
+                    operations=operation, producer=producer, consumer=consumer, idempotent=idempotent,
+                    streams=streams, output_topics=output_topic, connect_worker=connect_worker,
+                    config_topic=config_topic, offset_topic=offset_topic, status_topic=status_topic,
+                    connector=connector, source=source, sink=sink, share_consumer=share_consumer,
+                    two_phase_commit=two_phase_commit)
     bindings = bindings_for_create(opts)
     if dry_run:  # nothing is sent, not even a lookup
         _report(app_ctx, ops.create_acls(None, bindings, dry_run=True), "create")

@@ -1,0 +1,137 @@
+"""Presets: the ACLs a kind of client needs, each grant one its client fails without.
+
+tests/integration/test_acl_presets.py runs the real client (Kafka Streams, a Connect worker with FileStream
+connectors, a share consumer, a transactional producer) as a principal holding exactly a preset's ACLs, then
+once more per grant with that grant removed: the client must work with all of them and fail without any one.
+What each grant is for, as those runs showed (kafka-clients, kafka-streams and connect-runtime 4.3.1 against a
+4.4.0 broker):
+
+- streams: Read on the input topics; Write on the output topics; on the topics prefixed `APP_ID-` (repartition
+  and changelog topics) Create (classic groups: the app creates them; KIP-1071 streams groups: the broker
+  creates them for the app, which otherwise waits with MISSING_INTERNAL_TOPICS), Read, Write, and Delete (the
+  app purges consumed repartition records: denied, it logs an authorization error at each purge); Read on the
+  group `APP_ID`; Write on the transactional ids prefixed `APP_ID-` (exactly-once v2; an at-least-once app does
+  not use that grant). Not needed: DescribeConfigs (not asked on a first start nor on a restart), IdempotentWrite
+  on the cluster (KIP-679).
+- connect-worker: Read on the group; Read, Write and Create on each of its config, offset and status topics.
+- connector: a source Writes its topics; a sink Reads its topics and its group `connect-NAME`.
+- share-consumer: Read on the topics and on the share group (KIP-932).
+- two-phase-commit: Write on the topics, Write and TwoPhaseCommit on the transactional ids (KIP-939; the broker
+  must also have transaction.two.phase.commit.enable=true).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType, validate_text
+from kafkactl.errors import UsageError
+
+Op, RT = AclOperation, ResourceType
+PRESETS = ("streams", "connect-worker", "connector", "share-consumer", "two-phase-commit")
+
+
+@dataclass(frozen=True, order=True)
+class Grant:
+    resource_type: ResourceType
+    name: str
+    pattern: PatternType
+    operation: AclOperation
+
+
+@dataclass(frozen=True)
+class Preset:
+    kind: str  # one of PRESETS
+    label: str  # what it is for, as a message names it: "Kafka Streams app wordcount"
+    grants: tuple[Grant, ...]
+
+    def bindings(self, principals: list[str], hosts: list[str]) -> list[AclBinding]:
+        return sorted({AclBinding(g.resource_type, g.name, g.pattern, p, h, g.operation, Permission.ALLOW)
+                       for g in self.grants for p in principals for h in hosts})
+
+
+def _name(value: str, what: str) -> str:
+    name = value.strip()
+    if not name:
+        raise UsageError(f"{what} {value!r}: the name is empty")
+    return validate_text(name, what)
+
+
+def _names(values: list[str], what: str) -> list[str]:
+    return [_name(v, what) for v in values]
+
+
+def _grants(rtype: ResourceType, names: list[str], pattern: PatternType, *ops: AclOperation) -> list[Grant]:
+    return [Grant(rtype, n, pattern, op) for n in names for op in ops]
+
+
+def streams(app_id: str, inputs: list[str], outputs: list[str],
+            pattern: PatternType = PatternType.LITERAL) -> Preset:
+    """A Kafka Streams application: `inputs` and `outputs` are the topics its topology reads and writes."""
+    app = _name(app_id, "--streams")
+    if not inputs and not outputs:
+        raise UsageError("--streams needs the topics the application reads (--topic) or writes (--output-topic)")
+    internal = f"{app}-"
+    return Preset("streams", f"Kafka Streams app {app}", tuple(sorted({
+        *_grants(RT.TOPIC, _names(inputs, "--topic"), pattern, Op.READ),
+        *_grants(RT.TOPIC, _names(outputs, "--output-topic"), pattern, Op.WRITE),
+        *_grants(RT.TOPIC, [internal], PatternType.PREFIXED, Op.CREATE, Op.READ, Op.WRITE, Op.DELETE),
+        Grant(RT.GROUP, app, PatternType.LITERAL, Op.READ),
+        Grant(RT.TRANSACTIONAL_ID, internal, PatternType.PREFIXED, Op.WRITE),
+    })))
+
+
+def worker_topics(group: str, config: str | None = None, offset: str | None = None,
+                  status: str | None = None) -> tuple[str, str, str]:
+    """A Connect worker's config, offset and status topics: as given, else GROUP-configs, -offsets, -status."""
+    return (_name(config, "--config-topic") if config is not None else f"{group}-configs",
+            _name(offset, "--offset-topic") if offset is not None else f"{group}-offsets",
+            _name(status, "--status-topic") if status is not None else f"{group}-status")
+
+
+def connect_worker(group: str, config: str | None = None, offset: str | None = None,
+                   status: str | None = None) -> Preset:
+    g = _name(group, "--connect-worker")
+    topics = list(worker_topics(g, config, offset, status))
+    return Preset("connect-worker", f"Connect worker group {g}", tuple(sorted({
+        Grant(RT.GROUP, g, PatternType.LITERAL, Op.READ),
+        *_grants(RT.TOPIC, topics, PatternType.LITERAL, Op.READ, Op.WRITE, Op.CREATE),
+    })))
+
+
+def connector(name: str, topics: list[str], source: bool, pattern: PatternType = PatternType.LITERAL) -> Preset:
+    """A connector's own needs (its worker's are connect_worker's): a source writes its topics, a sink reads its
+    topics in the group connect-NAME (the worker's default consumer group for a sink)."""
+    n = _name(name, "--connector")
+    kind = "--source" if source else "--sink"
+    if not topics:
+        raise UsageError(f"--connector {kind} needs the topics it {'writes' if source else 'reads'} (--topic)")
+    names = _names(topics, "--topic")
+    grants = (_grants(RT.TOPIC, names, pattern, Op.WRITE) if source else
+              [*_grants(RT.TOPIC, names, pattern, Op.READ), Grant(RT.GROUP, f"connect-{n}", PatternType.LITERAL,
+                                                                   Op.READ)])
+    return Preset("connector", f"{'source' if source else 'sink'} connector {n}", tuple(sorted(set(grants))))
+
+
+def share_consumer(topics: list[str], groups: list[str], pattern: PatternType = PatternType.LITERAL) -> Preset:
+    if not topics or not groups:
+        raise UsageError("--share-consumer needs a --topic and a --group (the share group)")
+    return Preset("share-consumer", "share consumer", tuple(sorted({
+        *_grants(RT.TOPIC, _names(topics, "--topic"), pattern, Op.READ),
+        *_grants(RT.GROUP, _names(groups, "--group"), pattern, Op.READ),
+    })))
+
+
+def two_phase_commit(transactional_ids: list[str], topics: list[str],
+                     pattern: PatternType = PatternType.LITERAL) -> Preset:
+    if not transactional_ids or not topics:
+        raise UsageError("--two-phase-commit needs a --transactional-id and a --topic")
+    ids = [validate_text(t, "--transactional-id") for t in transactional_ids if t or _empty_id()]
+    return Preset("two-phase-commit", "two-phase-commit producer", tuple(sorted({
+        *_grants(RT.TOPIC, _names(topics, "--topic"), pattern, Op.WRITE),
+        *_grants(RT.TRANSACTIONAL_ID, ids, pattern, Op.WRITE, Op.TWO_PHASE_COMMIT),
+    })))
+
+
+def _empty_id() -> bool:
+    raise UsageError("--transactional-id '': the name is empty")

@@ -1,0 +1,239 @@
+"""Issue 17: each `acls create` preset proved by the real client it is for (tests/integration/clients/Clients.java,
+compiled with javac against kafka-streams, connect-runtime and connect-file from Maven Central), run as a fresh
+SCRAM user holding exactly the preset's ACLs: the client works; then once per ACL of the preset, with that one
+left out, the client fails (it reports an authorization error, or never gets its work done): the preset is
+minimal. Each run uses fresh names (a Streams app's committed offsets, a worker's topics), so no run leans on
+what an earlier one created."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run
+from tests.integration.acl_helpers import remove_exactly, scram_user, snapshot, token
+
+CLIENTS_VERSION = "4.3.1"  # connect-file and connect-mirror 4.4.0 are not on Maven Central (checked 2026-11-26)
+SOURCE = Path(__file__).with_name("clients") / "Clients.java"
+DENIED = re.compile(r"AuthorizationException|AUTHORIZATION_FAILED|Not authorized")
+
+
+@pytest.fixture(scope="module")
+def java_clients(tmp_path_factory) -> list[str]:
+    """The java command line that runs Clients, its log4j configuration writing WARN and above to stdout."""
+    if not shutil.which("javac"):
+        pytest.fail("javac is required (Java 17 is part of the test set-up)")
+    from kafkactl.local.assembly import ensure_jars
+
+    libs = ensure_jars(f"clients-{CLIENTS_VERSION}", CLIENTS_VERSION, ("kafka-streams", "connect-runtime",
+                                                                         "connect-file"))
+    out = tmp_path_factory.mktemp("clients")
+    subprocess.run(["javac", "-cp", f"{libs}/*", "-d", str(out), str(SOURCE)], check=True, capture_output=True,
+                   timeout=300)
+    log4j = out / "log4j2.properties"
+    log4j.write_text("rootLogger.level=WARN\nrootLogger.appenderRef.out.ref=OUT\nappender.out.type=Console\n"
+                     "appender.out.name=OUT\nappender.out.target=SYSTEM_OUT\nappender.out.layout.type=PatternLayout\n"
+                     "appender.out.layout.pattern=%p %c{1}: %m%n\n")
+    return ["java", "-Xmx384m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true",
+            f"-Dlog4j2.configurationFile={log4j}", f"-Djava.io.tmpdir={out}", "-cp", f"{out}:{libs}/*", "Clients"]
+
+
+class Principal:
+    """A fresh SCRAM user, its client properties file (0600: the password is in it), and the admin's gateway."""
+
+    def __init__(self, sandbox, directory: Path, admin) -> None:
+        self.user = f"pre{token()}"
+        self.name = f"User:{self.user}"
+        self.gateway = scram_user(sandbox, directory, self.user)
+        self.props = directory / f"{self.user}.properties"
+        text = self.props.read_text()
+        self.props.write_text(f"bootstrap.servers={sandbox.bootstrap}\n{text}")
+        self.admin = admin
+        self.directory = directory
+
+    def holds(self, bindings) -> None:
+        """Exactly these ACLs, granted by the admin (and seen by the broker before the client starts)."""
+        from kafkactl.acl import ops
+
+        remove_exactly(self.admin, {b for b in snapshot(self.admin) if b.principal == self.name})
+        if bindings:
+            result = ops.create_acls(self.admin, sorted(bindings))
+            assert all(r.status in ("created", "exists") for r in result.results), result.counts()
+
+
+@pytest.fixture
+def principal(sandbox, tmp_path):
+    admin = sandbox.gateway("admin")
+    p = Principal(sandbox, tmp_path, admin)
+    yield p
+    remove_exactly(admin, {b for b in snapshot(admin) if b.principal == p.name})
+    p.gateway.close()
+
+
+def client(java: list[str], *args: str, deadline: float, state_dir: Path | None = None) -> tuple[str, str]:
+    """Run one client; ('ok' | 'denied' | 'timeout' | 'failed', its output). The first authorization error the
+    client logs ends the run as 'denied': a Connect worker or a Streams app retries some of them for ever."""
+    extra = [f"-Dclients.deadline.ms={int(deadline * 1000)}"]
+    if state_dir is not None:
+        extra.append(f"-Dclients.state.dir={state_dir}")
+    proc = subprocess.Popen([*java[:1], *extra, *java[1:], *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, stdin=subprocess.DEVNULL)
+    lines: list[str] = []
+    hard_stop = time.monotonic() + deadline + 60
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append(line)
+        if DENIED.search(line) and not line.startswith("RESULT"):
+            proc.kill()
+            proc.wait()
+            return "denied", "".join(lines)
+        if time.monotonic() > hard_stop:
+            proc.kill()
+            break
+    proc.wait()
+    out = "".join(lines)
+    last = [x for x in lines if x.startswith("RESULT ")]
+    return (last[-1].split()[1] if last else "failed"), out
+
+
+def minimal(principal: Principal, preset_for, run_client, expect_ok: str = "ok") -> dict[str, str]:
+    """The client with the whole preset (must work), then without each of its ACLs in turn (must not): fresh
+    names each run. Returns {ACL left out: how the client ended}, for the failure message."""
+    first = preset_for(f"p{token()}")
+    principal.holds(first.bindings([principal.name], ["*"]))
+    outcome, out = run_client(first)
+    assert outcome == expect_ok, out[-4000:]
+    ended = {}
+    for index, grant in enumerate(first.grants):
+        preset = preset_for(f"p{token()}")
+        left_out = preset.grants[index]
+        principal.holds([b for b in preset.bindings([principal.name], ["*"])
+                         if (b.resource_type, b.resource_name, b.pattern_type, b.operation)
+                         != (left_out.resource_type, left_out.name, left_out.pattern, left_out.operation)])
+        outcome, out = run_client(preset)
+        ended[f"{grant.operation.pascal} on {grant.resource_type.name}:{grant.name}"] = outcome
+        assert outcome != "ok", (f"the client worked without {grant.operation.pascal} on "
+                                 f"{grant.resource_type.name}:{grant.name} ({grant.pattern.name}): the "
+                                 f"preset is not minimal\n{out[-3000:]}")
+    print(f"\n{first.label}: {len(first.grants)} ACLs, each needed: {ended}")
+    return ended
+
+
+def _topic(name: str, partitions: int = 1) -> str:
+    r = run("--context", "local-admin", "topics", "create", name, "--partitions", str(partitions))
+    assert r.exit_code == 0, r.stderr
+    return name
+
+
+def _seed(java, sandbox, tmp_path: Path, topic: str, n: int) -> None:
+    """n records in `topic`, written by the admin through a transactional producer."""
+    admin_props = tmp_path / "admin.properties"
+    if not admin_props.exists():
+        text = (sandbox.home / "client-admin.properties").read_text()
+        admin_props.write_text(f"bootstrap.servers={sandbox.bootstrap}\n{text}")
+        admin_props.chmod(0o600)
+    outcome, out = client(java, "txn-producer", str(admin_props), topic, f"seed-{topic}", str(n), deadline=30)
+    assert outcome == "ok", out[-3000:]
+
+
+@pytest.mark.parametrize("protocol", ["classic", "streams"])
+def test_streams_preset_is_what_an_exactly_once_streams_app_needs(java_clients, sandbox, principal, tmp_path,
+                                                                   protocol):
+    """A topology with a repartition topic and a count store (its changelog), exactly-once v2, on a classic
+    consumer group and on a KIP-1071 streams group (there the broker creates the internal topics: without Create
+    on them the app waits for ever with MISSING_INTERNAL_TOPICS, which the deadline ends)."""
+    from kafkactl.acl import presets
+
+    source = _topic(f"pre{token()}-in", 2)
+    sink = _topic(f"pre{token()}-out", 2)
+    _seed(java_clients, sandbox, tmp_path, source, 20)
+    # the CLI's preset is the module's
+    r = run("--context", "local-admin", "acls", "create", "--allow-principal", principal.name, "--streams", "app1",
+            "--topic", source, "--output-topic", sink, "--dry-run", "-o", "json")
+    assert r.exit_code == 0, r.stderr
+    import json
+
+    assert json.loads(r.stdout)["summary"] == {"would-create": len(presets.streams("app1", [source], [sink]).grants)}
+
+    def run_app(preset):
+        app = preset.label.rsplit(" ", 1)[1]
+        return client(java_clients, "streams", str(principal.props), app, source, sink, "20", protocol,
+                      deadline=25 if protocol == "streams" else 20, state_dir=tmp_path / "state")
+
+    ended = minimal(principal, lambda app: presets.streams(app, [source], [sink]), run_app)
+    assert len(ended) == 8
+
+
+def test_connect_worker_and_connector_presets_run_filestream_source_and_sink(java_clients, sandbox, principal,
+                                                                             tmp_path):
+    """A distributed Connect worker (it creates its config, offset and status topics) running a FileStream source
+    (a file to a topic) and sink (the topic to a file): the worker's preset and the two connectors' together."""
+    from kafkactl.acl import presets
+
+    topic = _topic(f"pre{token()}-c")
+
+    def preset_for(group: str) -> presets.Preset:
+        parts = [presets.connect_worker(group), presets.connector(f"{group}c-source", [topic], source=True),
+                 presets.connector(f"{group}c-sink", [topic], source=False)]
+        return presets.Preset("connect", f"Connect worker {group} with connectors",
+                              tuple(sorted({g for p in parts for g in p.grants})))
+
+    def run_worker(preset):
+        group = preset.label.split()[2]
+        lines = tmp_path / f"{group}.in"
+        lines.write_text("".join(f"line {i}\n" for i in range(10)))
+        return client(java_clients, "connect", str(principal.props), group, topic, f"{group}c", str(lines),
+                      str(tmp_path / f"{group}.out"), "10", deadline=20)
+
+    ended = minimal(principal, preset_for, run_worker)
+    assert len(ended) == 13
+
+
+def test_share_consumer_preset(java_clients, sandbox, principal, tmp_path):
+    """A KIP-932 share consumer reads and acknowledges 20 records (its group set to start from the earliest)."""
+    from kafkactl.acl import presets
+
+    topic = _topic(f"pre{token()}-s")
+    _seed(java_clients, sandbox, tmp_path, topic, 20)
+
+    def run_consumer(preset):
+        group = next(g.name for g in preset.grants if g.resource_type.name == "GROUP")
+        r = run("--context", "local-admin", "configs", "alter", "--entity-type", "groups", "--entity-name", group,
+                "--add-config", "share.auto.offset.reset=earliest")
+        assert r.exit_code == 0, r.stderr
+        return client(java_clients, "share-consumer", str(principal.props), topic, group, "20", deadline=20)
+
+    ended = minimal(principal, lambda group: presets.share_consumer([topic], [group]), run_consumer)
+    assert len(ended) == 2
+
+
+def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, sandbox, principal, tmp_path):
+    """A transactional producer configured for two-phase commit (transaction.two.phase.commit.enable, which the
+    sandbox's brokers allow): Write on the topic and on the id are each needed. TwoPhaseCommit is not: the Java
+    clients of 4.3.1 and 4.4.0 never set InitProducerId's enable2Pc, and 4.4.0 brokers keep InitProducerId v6
+    (the version that carries it) unstable, unoffered; the broker asks for it only with enable2Pc (KafkaApis)."""
+    from kafkactl.acl import presets
+
+    topic = _topic(f"pre{token()}-t")
+    props = tmp_path / "2pc.properties"
+    props.write_text(principal.props.read_text() + "transaction.two.phase.commit.enable=true\n")
+    props.chmod(0o600)
+
+    def without_2pc(txn: str) -> presets.Preset:
+        p = presets.two_phase_commit([txn], [topic])
+        return presets.Preset(p.kind, f"{p.label} {txn}", tuple(g for g in p.grants
+                                                                  if g.operation.name != "TWO_PHASE_COMMIT"))
+
+    def run_producer(preset):
+        txn = preset.label.rsplit(" ", 1)[1]
+        return client(java_clients, "txn-producer", str(props), topic, txn, "5", deadline=20)
+
+    ended = minimal(principal, without_2pc, run_producer)
+    assert len(ended) == 2
+    full = presets.two_phase_commit(["x"], [topic])
+    assert {g.operation.name for g in full.grants} == {"WRITE", "TWO_PHASE_COMMIT"}

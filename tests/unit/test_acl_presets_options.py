@@ -1,0 +1,134 @@
+"""Issue 17: the presets as acls create options and as desired-state roles: what each grants (the grants
+themselves are proved needed by real clients in tests/integration/test_acl_presets.py), and every way of asking
+for one wrongly."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkactl.acl.model import AclOperation as Op
+from kafkactl.acl.model import PatternType as PT
+from kafkactl.acl.model import ResourceType as RT
+from kafkactl.acl.options import AclOptions, bindings_for_create, filters_for_query
+from kafkactl.bulk.formats import read_state
+from kafkactl.bulk.state import StateFileError
+from kafkactl.errors import UsageError
+
+
+def grants(**kw) -> set[tuple]:
+    kw.setdefault("allow_principals", ["User:app"])
+    out = bindings_for_create(AclOptions(**kw))
+    assert {(b.principal, b.host, b.permission.name) for b in out} == {("User:app", "*", "ALLOW")}
+    return {(b.resource_type, b.resource_name, b.pattern_type, b.operation) for b in out}
+
+
+def test_streams_grants_inputs_outputs_internal_topics_group_and_transactional_ids():
+    assert grants(streams="wc", topics=["text"], output_topics=["counts"]) == {
+        (RT.TOPIC, "text", PT.LITERAL, Op.READ), (RT.TOPIC, "counts", PT.LITERAL, Op.WRITE),
+        *((RT.TOPIC, "wc-", PT.PREFIXED, op) for op in (Op.CREATE, Op.READ, Op.WRITE, Op.DELETE)),
+        (RT.GROUP, "wc", PT.LITERAL, Op.READ), (RT.TRANSACTIONAL_ID, "wc-", PT.PREFIXED, Op.WRITE)}
+    # a prefixed pattern applies to the topics given; the app's own names keep theirs
+    got = grants(streams="wc", topics=["in."], pattern_type="prefixed")
+    assert (RT.TOPIC, "in.", PT.PREFIXED, Op.READ) in got and (RT.GROUP, "wc", PT.LITERAL, Op.READ) in got
+
+
+def test_connect_worker_and_connectors():
+    assert grants(connect_worker="cw") == {(RT.GROUP, "cw", PT.LITERAL, Op.READ), *(
+        (RT.TOPIC, f"cw-{t}", PT.LITERAL, op) for t in ("configs", "offsets", "status")
+        for op in (Op.READ, Op.WRITE, Op.CREATE))}
+    named = grants(connect_worker="cw", config_topic="cfg", offset_topic="off", status_topic="st")
+    assert {n for _, n, _, _ in named} == {"cw", "cfg", "off", "st"}
+    assert grants(connector="fs", source=True, topics=["t"]) == {(RT.TOPIC, "t", PT.LITERAL, Op.WRITE)}
+    assert grants(connector="fs", sink=True, topics=["t"]) == {(RT.TOPIC, "t", PT.LITERAL, Op.READ),
+                                                               (RT.GROUP, "connect-fs", PT.LITERAL, Op.READ)}
+
+
+def test_share_consumer_and_two_phase_commit():
+    assert grants(share_consumer=True, topics=["t"], groups=["sg"]) == {(RT.TOPIC, "t", PT.LITERAL, Op.READ),
+                                                                       (RT.GROUP, "sg", PT.LITERAL, Op.READ)}
+    assert grants(two_phase_commit=True, topics=["t"], transactional_ids=["tx"]) == {
+        (RT.TOPIC, "t", PT.LITERAL, Op.WRITE), (RT.TRANSACTIONAL_ID, "tx", PT.LITERAL, Op.WRITE),
+        (RT.TRANSACTIONAL_ID, "tx", PT.LITERAL, Op.TWO_PHASE_COMMIT)}
+
+
+def test_hosts_and_several_principals_cross_the_preset():
+    out = bindings_for_create(AclOptions(share_consumer=True, topics=["t"], groups=["g"],
+                                         allow_principals=["User:a", "User:b"], allow_hosts=["10.0.0.1"]))
+    assert len(out) == 4 and {b.host for b in out} == {"10.0.0.1"}
+
+
+@pytest.mark.parametrize("kw,needle", [
+    (dict(streams="a", connect_worker="b"), "--streams and --connect-worker: give one preset"),
+    (dict(streams="a", topics=["t"], operations=["Read"]), "--operation cannot be combined"),
+    (dict(streams="a", topics=["t"], consumer=True), "--consumer cannot be combined"),
+    (dict(streams="a", topics=["t"], deny_principals=["User:x"]), "--deny-principal cannot be combined"),
+    (dict(streams="a", topics=["t"], cluster=True), "--cluster cannot be combined"),
+    (dict(streams="a", topics=["t"], groups=["g"]), "--group does not apply to --streams"),
+    (dict(streams="a"), "--streams needs the topics"),
+    (dict(output_topics=["t"], topics=["t"]), "--output-topic belongs to a preset"),
+    (dict(connect_worker="cw", output_topics=["t"]), "--output-topic does not apply to --connect-worker"),
+    (dict(connect_worker="cw", topics=["t"]), "--topic does not apply to --connect-worker"),
+    (dict(connect_worker="cw", pattern_type="prefixed"), "--resource-pattern-type does not apply"),
+    (dict(connect_worker="cw", config_topic=" "), "--config-topic ' ': the name is empty"),
+    (dict(connector="c", topics=["t"]), "one of --source or --sink"),
+    (dict(connector="c", topics=["t"], source=True, sink=True), "one of --source or --sink"),
+    (dict(connector="c", source=True), "needs the topics it writes"),
+    (dict(share_consumer=True, topics=["t"]), "--share-consumer needs a --topic and a --group"),
+    (dict(two_phase_commit=True, topics=["t"]), "--two-phase-commit needs"),
+    (dict(two_phase_commit=True, topics=["t"], transactional_ids=[""]), "the name is empty"),
+    (dict(streams="a", topics=["t"], allow_principals=[]), "give --allow-principal"),
+    (dict(streams="a", topics=["t"], allow_principals=["alice"]), "alice"),
+    (dict(streams="a\x00", topics=["t"]), "--streams"),
+])
+def test_a_preset_asked_for_wrongly_is_refused_naming_the_option(kw, needle):
+    kw.setdefault("allow_principals", ["User:app"])
+    with pytest.raises(UsageError, match=needle.replace("(", r"\(")):
+        bindings_for_create(AclOptions(**kw))
+
+
+def test_list_and_delete_refuse_presets():
+    for kw in (dict(streams="a"), dict(share_consumer=True), dict(connect_worker="w")):
+        with pytest.raises(UsageError, match="only applies to create"):
+            filters_for_query(AclOptions(**kw), for_delete=True)
+
+
+SCOPE = 'scope: {principals: ["User:wc"]}\nacls:\n  - principal: User:wc\n'
+
+
+def _state(tmp_path, body: str):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCOPE + body)
+    return read_state([path])
+
+
+def test_roles_in_a_desired_state_file_grant_as_the_options_do(tmp_path):
+    state = _state(tmp_path, "    hosts: ['10.0.0.1']\n    roles:\n"
+                             "      - streams: {applicationId: wc, inputs: [text], outputs: [counts]}\n"
+                             "      - connector: {name: fs, type: sink, topics: [counts]}\n"
+                             "      - producer: {topics: [counts], transactionalIds: [tx], idempotent: true}\n"
+                             "    allow:\n      - topic: counts\n        operations: [Write]\n")
+    got = {(b.resource_type, b.resource_name, b.operation) for b in state.bindings}
+    cli = {(b.resource_type, b.resource_name, b.operation) for b in bindings_for_create(AclOptions(
+        streams="wc", topics=["text"], output_topics=["counts"], allow_principals=["User:wc"]))}
+    assert cli <= got
+    assert (RT.GROUP, "connect-fs", Op.READ) in got and (RT.CLUSTER, "kafka-cluster", Op.IDEMPOTENT_WRITE) in got
+    assert {b.host for b in state.bindings} == {"10.0.0.1"}
+
+
+@pytest.mark.parametrize("body,needle", [
+    ("    roles: [{streams: {applicationId: wc}}]\n", r"s.yaml:4: roles.streams: applicationId needs the topics .*"
+                                                     r"\(inputs\) or writes \(outputs\)"),
+    ("    roles: [{stream: {applicationId: wc}}]\n", r"'stream' was unexpected"),
+    ("    roles: [{streams: {applicationId: wc, inputs: [a]}, consumer: {topics: [a], groups: [b]}}]\n",
+     "too many properties"),
+    ("    roles: [{connector: {name: x, type: both, topics: [a]}}]\n", r"connector.type: 'both' is not one of"),
+    ("    roles: []\n", "should be non-empty"),
+    ("    roles: [{consumer: {topics: a, groups: [b]}}]\n", r"consumer.topics: 'a' is not of type 'array'"),
+    ("    roles: [{consumer: {topics: [a]}}]\n", r"'groups' is a required property"),
+    ("    roles: [{shareConsumer: {topics: [' '], groups: [g]}}]\n", r"roles.shareConsumer: topics ' ': the name is empty"),
+    ("    roles: [{connectWorker: {group: cw, configTopic: 7}}]\n", r"configTopic: 7 is not of type 'string'"),
+    ("    roles: [{streams: {applicationId: wc, inputs: [a], idempotent: true}}]\n", r"'idempotent' was unexpected"),
+])
+def test_a_broken_role_is_one_error_naming_the_file_line_and_field(tmp_path, body, needle):
+    with pytest.raises(StateFileError, match=needle):
+        _state(tmp_path, body)
