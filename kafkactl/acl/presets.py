@@ -68,17 +68,22 @@ def _grants(rtype: ResourceType, names: list[str], pattern: PatternType, *ops: A
 def streams(app_id: str, inputs: list[str], outputs: list[str],
             pattern: PatternType = PatternType.LITERAL) -> Preset:
     """A Kafka Streams application: `inputs` and `outputs` are the topics its topology reads and writes."""
-    app = _name(app_id, "--streams")
     if not inputs and not outputs:
         raise UsageError("--streams needs the topics the application reads (--topic) or writes (--output-topic)")
+    own = streams_own(app_id)
+    return Preset("streams", own.label, tuple(sorted({
+        *_grants(RT.TOPIC, _names(inputs, "--topic"), pattern, Op.READ),
+        *_grants(RT.TOPIC, _names(outputs, "--output-topic"), pattern, Op.WRITE), *own.grants})))
+
+
+def streams_own(app_id: str) -> Preset:
+    """What a Streams app needs whatever its topology: its internal topics, group and transactional ids."""
+    app = _name(app_id, "--streams")
     internal = f"{app}-"
     return Preset("streams", f"Kafka Streams app {app}", tuple(sorted({
-        *_grants(RT.TOPIC, _names(inputs, "--topic"), pattern, Op.READ),
-        *_grants(RT.TOPIC, _names(outputs, "--output-topic"), pattern, Op.WRITE),
         *_grants(RT.TOPIC, [internal], PatternType.PREFIXED, Op.CREATE, Op.READ, Op.WRITE, Op.DELETE),
         Grant(RT.GROUP, app, PatternType.LITERAL, Op.READ),
-        Grant(RT.TRANSACTIONAL_ID, internal, PatternType.PREFIXED, Op.WRITE),
-    })))
+        Grant(RT.TRANSACTIONAL_ID, internal, PatternType.PREFIXED, Op.WRITE)})))
 
 
 def worker_topics(group: str, config: str | None = None, offset: str | None = None,

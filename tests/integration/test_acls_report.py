@@ -105,3 +105,19 @@ def test_lint_finds_public_dangling_unsecured_and_hot_patterns_on_the_cluster(us
     # without allow.everyone.if.no.acl.found, nothing is open to everyone
     r = run("--context", "local-admin", "-o", "json", "acls", "lint", "--hot-threshold", "4")
     assert not [f for f in json.loads(r.stdout) if f["check"] == "unsecured"]
+
+
+def test_lint_finds_a_preset_granted_but_for_one_acl_on_the_cluster(user):
+    """incomplete-preset, read from the cluster: a Streams app granted with --streams, then one ACL deleted."""
+    principal, team, _ = user
+    app = f"{team}app"
+    ok(run("--context", "local-admin", "acls", "create", "--allow-principal", principal, "--streams", app,
+           "--topic", f"{team}in", "--output-topic", f"{team}out"))
+    r = run("--context", "local-admin", "-o", "json", "acls", "lint")
+    assert not [f for f in json.loads(r.stdout) if f["check"] == "incomplete-preset" and f["subject"] == principal]
+    ok(run("--context", "local-admin", "acls", "delete", "--allow-principal", principal, "--operation", "Delete",
+           "--topic", f"{app}-", "--resource-pattern-type", "prefixed", "--yes"))
+    r = run("--context", "local-admin", "-o", "json", "acls", "lint")
+    assert r.exit_code == ExitCode.FINDINGS, r.stderr
+    (f,) = [f for f in json.loads(r.stdout) if f["check"] == "incomplete-preset" and f["subject"] == principal]
+    assert f"Delete on TOPIC:{app}- (prefixed)" in f["message"] and f"--streams {app}" in f["message"]

@@ -132,3 +132,52 @@ def test_roles_in_a_desired_state_file_grant_as_the_options_do(tmp_path):
 def test_a_broken_role_is_one_error_naming_the_file_line_and_field(tmp_path, body, needle):
     with pytest.raises(StateFileError, match=needle):
         _state(tmp_path, body)
+
+
+def _lint(bindings, supers=()):
+    from kafkactl.acl.lint_presets import incomplete
+
+    return incomplete(sorted(set(bindings)), supers)
+
+
+def _preset_acls(principal: str, **kw):
+    return bindings_for_create(AclOptions(allow_principals=[principal], **kw))
+
+
+def test_lint_reports_a_preset_held_but_for_one_acl_and_names_it():
+    from kafkactl.acl.model import AclBinding, Permission
+
+    full = _preset_acls("User:app", streams="wc", topics=["in"], output_topics=["out"])
+    assert _lint(full) == []
+    without_delete = [b for b in full if b.operation is not Op.DELETE]
+    (f,) = _lint(without_delete)
+    assert (f.check, f.severity, f.subject) == ("incomplete-preset", "warning", "User:app")
+    assert "Delete on TOPIC:wc- (prefixed)" in f.message and "--streams wc" in f.message
+    assert [(b.operation, b.resource_name, b.pattern_type) for b in f.acls] == [(Op.DELETE, "wc-", PT.PREFIXED)]
+    # the missing one granted another way (User:*, or ALL on the prefix) is not missing
+    star = AclBinding(RT.TOPIC, "wc", PT.PREFIXED, "User:*", "*", Op.DELETE, Permission.ALLOW)
+    assert _lint([*without_delete, star]) == []
+    # a DENY takes one away
+    deny = AclBinding(RT.TRANSACTIONAL_ID, "wc-", PT.PREFIXED, "User:app", "*", Op.WRITE, Permission.DENY)
+    assert "Write on TRANSACTIONAL_ID:wc-" in _lint([*full, deny])[0].message
+    # a super user needs no ACL
+    assert _lint(without_delete, supers=("User:app",)) == []
+
+
+def test_lint_does_not_guess_a_preset_from_too_little():
+    # a plain consumer (Read on a group, literal topics): no preset is recognised
+    assert _lint(_preset_acls("User:c", consumer=True, topics=["t"], groups=["g"])) == []
+    # less than half of one: not "most of" it
+    full = _preset_acls("User:app", streams="wc", topics=["in"])
+    few = [b for b in full if b.resource_type is RT.GROUP or b.operation is Op.CREATE]
+    assert _lint(few) == []
+
+
+def test_lint_recognises_a_connect_worker_by_its_default_topic_names():
+    full = _preset_acls("User:w", connect_worker="cw")
+    assert _lint(full) == []
+    (f,) = _lint([b for b in full if not (b.resource_name == "cw-status" and b.operation is Op.CREATE)])
+    assert "Create on TOPIC:cw-status" in f.message and "--connect-worker cw" in f.message
+    # other topic names: not recognised (no guessing)
+    assert _lint(_preset_acls("User:w", connect_worker="cw", config_topic="a", offset_topic="b",
+                              status_topic="c")[:-1]) == []

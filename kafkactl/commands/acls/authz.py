@@ -181,7 +181,7 @@ def acls_lint(
     fail_on: Annotated[str, typer.Option("--fail-on", metavar="error|warning|info|never", help="Exit 9 if a finding is this severe or worse: error, warning, info, never.", autocompletion=lambda: ["error", "warning", "info", "never"])] = "warning",
     hot_threshold: Annotated[int, typer.Option("--hot-threshold", metavar="N", help="hot-prefix: ACLs on one resource pattern from which every request on the resources it covers is costly.")] = 1000,
 ) -> None:
-    """Find ACLs that are redundant, shadowed, idle, public, costly, dangling or too wide (exit 9 on findings).
+    """Find ACLs that are redundant, shadowed, idle, public, costly, dangling or too wide, and presets held in part (exit 9 on findings).
 
     Example:  kafkactl acls lint --severity warning -o json
     """
@@ -194,15 +194,18 @@ def acls_lint(
         if value.lower() not in allowed:
             raise UsageError(f"{opt} {value!r} is not one of {', '.join(allowed)}")
     from kafkactl.acl.lint_exposure import exposure
+    from kafkactl.acl.lint_presets import incomplete
 
     if hot_threshold < 1:
         raise UsageError(f"--hot-threshold {hot_threshold}: expected 1 or more ACLs")
     with gc_paused():
         bindings = _acl_set(ctx.obj, acls_file)
         everyone = _allow_everyone(ctx.obj, acls_file, allow_everyone_if_no_acl)
-        findings = lint(bindings, _super_users(ctx.obj, acls_file, super_user), everyone, cidr_hosts)
+        supers = _super_users(ctx.obj, acls_file, super_user)
+        findings = lint(bindings, supers, everyone, cidr_hosts)
         existing = None if acls_file else _existing(ctx.obj, transactional=False)
         findings += exposure(bindings, existing, everyone, hot_threshold)
+        findings += incomplete(bindings, supers, everyone)
         findings.sort(key=lambda f: (f.rank(), f.check, f.subject))
     if existing is None:
         ctx.obj.note("dangling and unsecured need the cluster's topics and groups: left out with --acls-file")
