@@ -190,6 +190,15 @@ ROLES: tuple[Role, ...] = (
          "a read-only administrator (kafka-topics.sh --describe, kafka-consumer-groups.sh --describe, "
          "kafka-acls.sh --list)"),
 )
+# kinds of client whose checks are their preset's grants (kafkactl.acl.presets: each proved needed by the real
+# client), named by --group: the Streams application.id, the Connect worker's group.id
+PRESET_ROLES: tuple[Role, ...] = (
+    Role("streams", (), (GROUP,), "a Kafka Streams app, exactly-once (--group: its application.id; --topic: the "
+                                  "topics it reads; what it writes: --role producer)"),
+    Role("connect-worker", (), (GROUP,), "a distributed Connect worker (--group: its group.id; its topics the "
+                                         "default GROUP-configs, -offsets, -status)"),
+)
+ROLES = ROLES + PRESET_ROLES
 ROLE_BY_NAME = {r.name: r for r in ROLES}
 TXN_GROUP_APIS = ("AddOffsetsToTxn", "TxnOffsetCommit")
 
@@ -254,6 +263,7 @@ class Check:
     alternatives: tuple[tuple[AclOperation, str, str], ...]
     error: str
     note: str = ""
+    prefixed: bool = False  # the check is for every resource whose name starts with the name (a preset's grant)
 
 
 def checks_for_apis(apis: list[Api], ask: Ask) -> list[Check]:
@@ -302,11 +312,34 @@ def checks_for_role(role: Role, ask: Ask) -> list[Check]:
     for kind in role.requires:
         if not ask.has(kind):
             raise UsageError(f"--role {role.name} needs {KIND_OPTIONS[kind]}")
+    if role in PRESET_ROLES:
+        return _preset_checks(role, ask)
     names = list(role.apis)
     if role.name == "transactional-producer" and ask.groups:
         names += TXN_GROUP_APIS
     apis = [BY_NAME[n.lower()] for n in names]
     return checks_for_apis([a for a in apis if all(ask.has(k) for k in a.requires)], ask)
+
+
+def _preset_checks(role: Role, ask: Ask) -> list[Check]:
+    from kafkactl.acl import presets
+    from kafkactl.acl.model import PatternType
+
+    grants: list[presets.Grant] = []
+    for group in ask.groups:
+        if role.name == "streams":
+            grants += presets.streams(group, list(ask.topics), [], PatternType.LITERAL).grants if ask.topics else \
+                presets.streams_own(group).grants
+        else:
+            grants += presets.connect_worker(group).grants
+    kinds = {ResourceType.TOPIC: (TOPIC, T_ERR), ResourceType.GROUP: (GROUP, G_ERR),
+             ResourceType.TRANSACTIONAL_ID: (TXN, X_ERR)}
+    out = []
+    for g in dict.fromkeys(grants):
+        kind, error = kinds[g.resource_type]
+        out.append(Check((f"{role.name} preset",), ((g.operation, kind, g.name),), error,
+                         prefixed=g.pattern is PatternType.PREFIXED))
+    return out
 
 
 def checks_for_error(error: str, ask: Ask) -> list[Check]:

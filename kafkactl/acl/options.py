@@ -49,6 +49,7 @@ class AclOptions:
     idempotent: bool = False
     # presets (kafkactl.acl.presets)
     streams: str | None = None
+    at_least_once: bool = False
     output_topics: list[str] = field(default_factory=list)
     connect_worker: str | None = None
     config_topic: str | None = None
@@ -208,7 +209,8 @@ def _preset(o: AclOptions, pattern: PatternType):
     from kafkactl.acl import presets
 
     flags = _preset_flags(o)
-    loose = [flag for flag, given in (("--output-topic", o.output_topics), ("--config-topic", o.config_topic),
+    loose = [flag for flag, given in (("--output-topic", o.output_topics), ("--at-least-once", o.at_least_once),
+                                      ("--config-topic", o.config_topic),
                                       ("--offset-topic", o.offset_topic), ("--status-topic", o.status_topic),
                                       ("--source", o.source), ("--sink", o.sink)) if given]
     if not flags:
@@ -226,7 +228,7 @@ def _preset(o: AclOptions, pattern: PatternType):
     if others:
         raise UsageError(f"{flag} sets the resources and operations itself and grants only: {others[0]} cannot be "
                          "combined with it")
-    allowed = {"--streams": {"--output-topic"}, "--connect-worker": {"--config-topic", "--offset-topic", "--status-topic"},
+    allowed = {"--streams": {"--output-topic", "--at-least-once"}, "--connect-worker": {"--config-topic", "--offset-topic", "--status-topic"},
                "--connector": {"--source", "--sink"}}.get(flag, set())
     stray = [x for x in loose if x not in allowed]
     if stray:
@@ -239,7 +241,7 @@ def _preset(o: AclOptions, pattern: PatternType):
     if unused:
         raise UsageError(f"{unused[0]} does not apply to {flag}")
     if flag == "--streams":
-        return presets.streams(o.streams or "", o.topics, o.output_topics, pattern)
+        return presets.streams(o.streams or "", o.topics, o.output_topics, pattern, exactly_once=not o.at_least_once)
     if flag == "--connect-worker":
         if o.pattern_type is not None:
             raise UsageError("--connect-worker names its group and topics literally: --resource-pattern-type "
@@ -335,6 +337,7 @@ def role_bindings(kind: str, spec: dict, principal: str, hosts: list[str]) -> li
     elif kind == "streams":
         o.streams, o.topics, o.output_topics = spec["applicationId"], list(spec.get("inputs") or []), \
             list(spec.get("outputs") or [])
+        o.at_least_once = spec.get("exactlyOnce") is False
     elif kind == "connectWorker":
         o.connect_worker, o.config_topic = spec["group"], spec.get("configTopic")
         o.offset_topic, o.status_topic = spec.get("offsetTopic"), spec.get("statusTopic")

@@ -10,8 +10,8 @@ What each grant is for, as those runs showed (kafka-clients, kafka-streams and c
   and changelog topics) Create (classic groups: the app creates them; KIP-1071 streams groups: the broker
   creates them for the app, which otherwise waits with MISSING_INTERNAL_TOPICS), Read, Write, and Delete (the
   app purges consumed repartition records: denied, it logs an authorization error at each purge); Read on the
-  group `APP_ID`; Write on the transactional ids prefixed `APP_ID-` (exactly-once v2; an at-least-once app does
-  not use that grant). Not needed: DescribeConfigs (not asked on a first start nor on a restart), IdempotentWrite
+  group `APP_ID`; Write on the transactional ids prefixed `APP_ID-` (exactly-once v2; left out for an
+  at-least-once app, whose other grants are the same). Not needed: DescribeConfigs (not asked on a first start nor on a restart), IdempotentWrite
   on the cluster (KIP-679).
 - connect-worker: Read on the group; Read, Write and Create on each of its config, offset and status topics.
 - connector: a source Writes its topics; a sink Reads its topics and its group `connect-NAME`.
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType, validate_text
+from kafkactl.acl.model import (WILDCARD, AclBinding, AclOperation, PatternType, Permission, ResourceType, validate_text)
 from kafkactl.errors import UsageError
 
 Op, RT = AclOperation, ResourceType
@@ -57,6 +57,16 @@ def _name(value: str, what: str) -> str:
     return validate_text(name, what)
 
 
+def _own(value: str, what: str, longest_suffix: str = "-") -> str:
+    """A name a preset derives others from (an application id, a worker group, a connector): not '*', which as a
+    literal group means every group, and short enough that what is derived from it is a name Kafka accepts."""
+    name = _name(value, what)
+    if name == WILDCARD:
+        raise UsageError(f"{what} '*': a preset is for one client; '*' as its group would grant every group")
+    validate_text(name + longest_suffix, what)  # GROUP-configs, APP_ID-: refused here, naming the option
+    return name
+
+
 def _names(values: list[str], what: str) -> list[str]:
     return [_name(v, what) for v in values]
 
@@ -66,24 +76,26 @@ def _grants(rtype: ResourceType, names: list[str], pattern: PatternType, *ops: A
 
 
 def streams(app_id: str, inputs: list[str], outputs: list[str],
-            pattern: PatternType = PatternType.LITERAL) -> Preset:
-    """A Kafka Streams application: `inputs` and `outputs` are the topics its topology reads and writes."""
+            pattern: PatternType = PatternType.LITERAL, exactly_once: bool = True) -> Preset:
+    """A Kafka Streams application: `inputs` and `outputs` are the topics its topology reads and writes;
+    `exactly_once` (processing.guarantee=exactly_once_v2) adds its transactional ids."""
     if not inputs and not outputs:
         raise UsageError("--streams needs the topics the application reads (--topic) or writes (--output-topic)")
-    own = streams_own(app_id)
+    own = streams_own(app_id, exactly_once)
     return Preset("streams", own.label, tuple(sorted({
         *_grants(RT.TOPIC, _names(inputs, "--topic"), pattern, Op.READ),
         *_grants(RT.TOPIC, _names(outputs, "--output-topic"), pattern, Op.WRITE), *own.grants})))
 
 
-def streams_own(app_id: str) -> Preset:
-    """What a Streams app needs whatever its topology: its internal topics, group and transactional ids."""
-    app = _name(app_id, "--streams")
+def streams_own(app_id: str, exactly_once: bool = True) -> Preset:
+    """What a Streams app needs whatever its topology: its internal topics, group and, exactly-once, its
+    transactional ids."""
+    app = _own(app_id, "--streams")
     internal = f"{app}-"
+    txn = [Grant(RT.TRANSACTIONAL_ID, internal, PatternType.PREFIXED, Op.WRITE)] if exactly_once else []
     return Preset("streams", f"Kafka Streams app {app}", tuple(sorted({
         *_grants(RT.TOPIC, [internal], PatternType.PREFIXED, Op.CREATE, Op.READ, Op.WRITE, Op.DELETE),
-        Grant(RT.GROUP, app, PatternType.LITERAL, Op.READ),
-        Grant(RT.TRANSACTIONAL_ID, internal, PatternType.PREFIXED, Op.WRITE)})))
+        Grant(RT.GROUP, app, PatternType.LITERAL, Op.READ), *txn})))
 
 
 def worker_topics(group: str, config: str | None = None, offset: str | None = None,
@@ -96,7 +108,7 @@ def worker_topics(group: str, config: str | None = None, offset: str | None = No
 
 def connect_worker(group: str, config: str | None = None, offset: str | None = None,
                    status: str | None = None) -> Preset:
-    g = _name(group, "--connect-worker")
+    g = _own(group, "--connect-worker", "-offsets")
     topics = list(worker_topics(g, config, offset, status))
     return Preset("connect-worker", f"Connect worker group {g}", tuple(sorted({
         Grant(RT.GROUP, g, PatternType.LITERAL, Op.READ),
@@ -107,7 +119,8 @@ def connect_worker(group: str, config: str | None = None, offset: str | None = N
 def connector(name: str, topics: list[str], source: bool, pattern: PatternType = PatternType.LITERAL) -> Preset:
     """A connector's own needs (its worker's are connect_worker's): a source writes its topics, a sink reads its
     topics in the group connect-NAME (the worker's default consumer group for a sink)."""
-    n = _name(name, "--connector")
+    n = _own(name, "--connector", "")
+    validate_text(f"connect-{n}", "--connector")
     kind = "--source" if source else "--sink"
     if not topics:
         raise UsageError(f"--connector {kind} needs the topics it {'writes' if source else 'reads'} (--topic)")

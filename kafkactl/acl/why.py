@@ -16,6 +16,7 @@ RESOURCE_OPTIONS = {ResourceType.TOPIC: "--topic", ResourceType.GROUP: "--group"
 
 
 CREATE = "kafkactl acls create"
+PREFIX_SAMPLE = "kafkactl-sample"
 IMPLIED_BY = {AclOperation.DESCRIBE: (AclOperation.READ, AclOperation.WRITE, AclOperation.DELETE, AclOperation.ALTER),
               AclOperation.DESCRIBE_CONFIGS: (AclOperation.ALTER_CONFIGS,)}
 
@@ -49,8 +50,9 @@ def _decide(az: Authorizer, principal: str, host: str, check: Check) -> Why:
         rtype = KIND_TYPES[kind]
         if kind == ANY_TOPIC:
             decided.append(((op, kind, name), az.authorize_by_resource_type(principal, host, op, rtype)))
-        else:
-            decided.append(((op, kind, name), az.authorize(principal, host, op, rtype, name)))
+        else:  # a prefixed check: asked for a name under the prefix (any one is decided alike by a prefix grant)
+            decided.append(((op, kind, name), az.authorize(principal, host, op, rtype, name + PREFIX_SAMPLE
+                                                           if check.prefixed else name)))
     allowed = [(alt, d) for alt, d in decided if (d if isinstance(d, bool) else d.allowed)]
     # the row names the alternative that allows, else the narrowest one to grant: a named resource over the
     # cluster (CREATE on the topic rather than on the cluster) and over "any topic"
@@ -62,9 +64,10 @@ def _decide(az: Authorizer, principal: str, host: str, check: Check) -> Why:
         why += "; " + ("also enough: " if allowed else "or else: ") + ", ".join(_said(o) for o in others)
     if check.note:
         why += f" ({check.note})"
-    return Why("ALLOWED" if allowed else "DENIED", op.name, rtype.name, "any" if kind == ANY_TOPIC else name,
+    shown_name = "any" if kind == ANY_TOPIC else f"{name}* (prefixed)" if check.prefixed else name
+    return Why("ALLOWED" if allowed else "DENIED", op.name, rtype.name, shown_name,
                ", ".join(check.apis), check.error, why,
-               "" if allowed else grant_command(principal, host, op, rtype, name, d))
+               "" if allowed else grant_command(principal, host, op, rtype, name, d, check.prefixed))
 
 
 def _breadth(kind: str) -> int:
@@ -86,7 +89,7 @@ def _why(d: Decision | bool, kind: str) -> str:
 
 
 def grant_command(principal: str, host: str, op: AclOperation, rtype: ResourceType, name: str,
-                  d: Decision | bool) -> str:
+                  d: Decision | bool, prefixed: bool = False) -> str:
     """The command that makes the check pass: remove the DENYs that refuse it, else create the ALLOW."""
     if not isinstance(d, bool) and d.reason == DENY_ACL:
         return " && ".join(delete_command(b) for b in d.deciding)
@@ -97,6 +100,8 @@ def grant_command(principal: str, host: str, op: AclOperation, rtype: ResourceTy
     else:
         where = [RESOURCE_OPTIONS[rtype], name]
     args = ["kafkactl", "acls", "create", "--allow-principal", principal, "--operation", op.pascal, *where]
+    if prefixed:
+        args += ["--resource-pattern-type", "prefixed"]
     if host != WILDCARD:
         args += ["--allow-host", host]
     return shlex.join(args)

@@ -121,3 +121,28 @@ def test_lint_finds_a_preset_granted_but_for_one_acl_on_the_cluster(user):
     assert r.exit_code == ExitCode.FINDINGS, r.stderr
     (f,) = [f for f in json.loads(r.stdout) if f["check"] == "incomplete-preset" and f["subject"] == principal]
     assert f"Delete on TOPIC:{app}- (prefixed)" in f["message"] and f"--streams {app}" in f["message"]
+
+
+def test_why_role_streams_names_the_one_missing_prefixed_grant_and_its_command_fixes_it(user):
+    """acls why --role streams: the preset's grants as checks (prefixed ones asked for a name under the prefix);
+    the grant command it prints, run, makes it pass."""
+    import shlex
+
+    principal, team, _ = user
+    app = f"{team}why"
+    ok(run("--context", "local-admin", "acls", "create", "--allow-principal", principal, "--streams", app,
+           "--topic", f"{team}in"))
+    ok(run("--context", "local-admin", "acls", "delete", "--allow-principal", principal, "--operation", "Delete",
+           "--topic", f"{app}-", "--resource-pattern-type", "prefixed", "--yes"))
+    ask = ("--context", "local-admin", "-o", "json", "acls", "why", "--principal", principal, "--role", "streams",
+           "--group", app, "--topic", f"{team}in")
+    r = run(*ask)
+    assert r.exit_code == ExitCode.DENIED, r.output
+    rows = json.loads(r.stdout)
+    assert len(rows) == 7
+    (denied,) = [row for row in rows if row["decision"] != "ALLOWED"]
+    assert (denied["operation"], denied["resource_name"]) == ("DELETE", f"{app}-* (prefixed)")
+    command = shlex.split(denied["grant"])
+    assert command[:3] == ["kafkactl", "acls", "create"] and command[-2:] == ["--resource-pattern-type", "prefixed"]
+    ok(run("--context", "local-admin", *command[1:]))
+    assert run(*ask).exit_code == 0

@@ -32,6 +32,12 @@ def test_streams_grants_inputs_outputs_internal_topics_group_and_transactional_i
     assert (RT.TOPIC, "in.", PT.PREFIXED, Op.READ) in got and (RT.GROUP, "wc", PT.LITERAL, Op.READ) in got
 
 
+def test_an_at_least_once_streams_app_gets_no_transactional_ids():
+    eos = grants(streams="wc", topics=["text"])
+    alo = grants(streams="wc", topics=["text"], at_least_once=True)
+    assert eos - alo == {(RT.TRANSACTIONAL_ID, "wc-", PT.PREFIXED, Op.WRITE)} and alo < eos
+
+
 def test_connect_worker_and_connectors():
     assert grants(connect_worker="cw") == {(RT.GROUP, "cw", PT.LITERAL, Op.READ), *(
         (RT.TOPIC, f"cw-{t}", PT.LITERAL, op) for t in ("configs", "offsets", "status")
@@ -79,6 +85,14 @@ def test_hosts_and_several_principals_cross_the_preset():
     (dict(streams="a", topics=["t"], allow_principals=[]), "give --allow-principal"),
     (dict(streams="a", topics=["t"], allow_principals=["alice"]), "alice"),
     (dict(streams="a\x00", topics=["t"]), "--streams"),
+    # adversary pass: '*' as a literal group is every group; a derived name over Kafka's limit
+    (dict(streams="*", topics=["t"]), "--streams '\\*': a preset is for one client"),
+    (dict(connect_worker="*"), "--connect-worker '\\*'"),
+    (dict(connector="*", sink=True, topics=["t"]), "--connector '\\*'"),
+    (dict(streams="a" * 32767, topics=["t"]), "--streams 'aaa.*more than Kafka's limit"),
+    (dict(connect_worker="a" * 32760), "--connect-worker 'aaa.*more than Kafka's limit"),
+    (dict(at_least_once=True, topics=["t"]), "--at-least-once belongs to a preset"),
+    (dict(connect_worker="w", at_least_once=True), "--at-least-once does not apply to --connect-worker"),
 ])
 def test_a_preset_asked_for_wrongly_is_refused_naming_the_option(kw, needle):
     kw.setdefault("allow_principals", ["User:app"])
@@ -99,6 +113,11 @@ def _state(tmp_path, body: str):
     path = tmp_path / "s.yaml"
     path.write_text(SCOPE + body)
     return read_state([path])
+
+
+def test_a_streams_role_may_be_at_least_once(tmp_path):
+    state = _state(tmp_path, "    roles: [{streams: {applicationId: wc, inputs: [a], exactlyOnce: false}}]\n")
+    assert not [b for b in state.bindings if b.resource_type is RT.TRANSACTIONAL_ID]
 
 
 def test_roles_in_a_desired_state_file_grant_as_the_options_do(tmp_path):
@@ -128,6 +147,9 @@ def test_roles_in_a_desired_state_file_grant_as_the_options_do(tmp_path):
     ("    roles: [{shareConsumer: {topics: [' '], groups: [g]}}]\n", r"roles.shareConsumer: topics ' ': the name is empty"),
     ("    roles: [{connectWorker: {group: cw, configTopic: 7}}]\n", r"configTopic: 7 is not of type 'string'"),
     ("    roles: [{streams: {applicationId: wc, inputs: [a], idempotent: true}}]\n", r"'idempotent' was unexpected"),
+    ("    roles: [{streams: {applicationId: '*', inputs: [a]}}]\n", r"roles.streams: applicationId '\*'"),
+    ("    hosts: ['', 1.2.3.4]\n    roles: [{streams: {applicationId: wc, inputs: [a]}}]\n",
+     r"roles.streams: hosts is empty"),
 ])
 def test_a_broken_role_is_one_error_naming_the_file_line_and_field(tmp_path, body, needle):
     with pytest.raises(StateFileError, match=needle):

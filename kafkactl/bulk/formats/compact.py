@@ -69,10 +69,13 @@ def _role(where: str, principal: str, role: dict, hosts: list) -> list[AclBindin
         raise StateFileError(f"{where}: roles.{kind}: {message}") from None
 
 
-_COMMON = {"--topic": "topics", "--group": "groups", "--transactional-id": "transactionalIds"}
-_ROLE_FIELDS = {"streams": {"--streams": "applicationId", "--topic": "inputs", "--output-topic": "outputs"},
+_COMMON = {"--topic": "topics", "--group": "groups", "--transactional-id": "transactionalIds", "--allow-host": "hosts",
+           "--allow-principal": "principal"}
+_ROLE_FIELDS = {"streams": {"--streams": "applicationId", "--topic": "inputs", "--output-topic": "outputs",
+                            "--allow-host": "hosts", "--allow-principal": "principal"},
                 "connectWorker": {"--connect-worker": "group", "--config-topic": "configTopic",
-                                  "--offset-topic": "offsetTopic", "--status-topic": "statusTopic"},
+                                  "--offset-topic": "offsetTopic", "--status-topic": "statusTopic",
+                                  "--allow-host": "hosts", "--allow-principal": "principal"},
                 "connector": {"--connector": "name", **_COMMON}, "producer": _COMMON, "consumer": _COMMON,
                 "shareConsumer": _COMMON, "twoPhaseCommit": _COMMON}
 

@@ -220,7 +220,7 @@ def acls_why(
     ctx: typer.Context,
     principal: PrincipalOpt = None,
     api: Annotated[Optional[list[str]], typer.Option("--api", metavar="NAME", help="A request the client sends, as Kafka names it (Produce, Fetch, JoinGroup, InitProducerId, DescribeConfigs...; repeatable).", autocompletion=complete.api_names, show_default=False)] = None,
-    role: Annotated[Optional[str], typer.Option("--role", metavar="NAME", help="A kind of client: producer, transactional-producer, consumer, consumer-protocol, share-consumer, admin-read.", autocompletion=complete.role_names, show_default=False)] = None,
+    role: Annotated[Optional[str], typer.Option("--role", metavar="NAME", help="A kind of client: producer, transactional-producer, consumer, consumer-protocol, share-consumer, admin-read; streams and connect-worker (their presets' grants; --group: the application.id or the worker's group.id).", autocompletion=complete.role_names, show_default=False)] = None,
     error: Annotated[Optional[str], typer.Option("--error", metavar="NAME", help="The error the client got: TOPIC_AUTHORIZATION_FAILED, GROUP_AUTHORIZATION_FAILED, TRANSACTIONAL_ID_AUTHORIZATION_FAILED or CLUSTER_AUTHORIZATION_FAILED.", autocompletion=complete.auth_errors, show_default=False)] = None,
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
     host: HostOpt = "*", acls_file: AclsFile = None, super_user: SuperUsers = None,

@@ -32,6 +32,7 @@ Consumer = Annotated[bool, typer.Option("--consumer", help="Consumer role: Read,
 Idempotent = Annotated[bool, typer.Option("--idempotent", help="With --producer: IdempotentWrite on the cluster.", rich_help_panel="Shortcuts")]
 _P = "Presets (each grant proved needed by a real client)"
 Streams = Annotated[Optional[str], typer.Option("--streams", metavar="APP_ID", help="Kafka Streams app (classic or KIP-1071 groups, exactly-once): Read on --topic (inputs), Write on --output-topic; Create, Read, Write, Delete on topics prefixed APP_ID-; Read on group APP_ID; Write on transactional ids prefixed APP_ID-.", rich_help_panel=_P, show_default=False)]
+AtLeastOnce = Annotated[bool, typer.Option("--at-least-once", help="With --streams: an at-least-once app (no transactional ids).", rich_help_panel=_P)]
 OutputTopics = Annotated[Optional[list[str]], typer.Option("--output-topic", help="With --streams: a topic the app writes (repeatable).", autocompletion=complete.topics, rich_help_panel=_P, show_default=False)]
 ConnectWorker = Annotated[Optional[str], typer.Option("--connect-worker", metavar="GROUP", help="Connect worker: Read on group GROUP; Read, Write, Create on its config, offset and status topics.", rich_help_panel=_P, show_default=False)]
 ConfigTopic = Annotated[Optional[str], typer.Option("--config-topic", help="With --connect-worker: config.storage.topic (default GROUP-configs).", rich_help_panel=_P, show_default=False)]
@@ -67,7 +68,7 @@ def acls_create(
     allow_principal: AllowPrincipals = None, deny_principal: DenyPrincipals = None,
     allow_host: AllowHosts = None, deny_host: DenyHosts = None, operation: Operations = None,
     producer: Producer = False, consumer: Consumer = False, idempotent: Idempotent = False,
-    streams: Streams = None, output_topic: OutputTopics = None, connect_worker: ConnectWorker = None,
+    streams: Streams = None, output_topic: OutputTopics = None, at_least_once: AtLeastOnce = False, connect_worker: ConnectWorker = None,
     config_topic: ConfigTopic = None, offset_topic: OffsetTopic = None, status_topic: StatusTopic = None,
     connector: Connector = None, source: Source = False, sink: Sink = False, share_consumer: ShareConsumer = False,
     two_phase_commit: TwoPhaseCommit = False,
@@ -88,7 +89,7 @@ def acls_create(
                     pattern_type=resource_pattern_type, allow_principals=allow_principal,
                     deny_principals=deny_principal, allow_hosts=allow_host, deny_hosts=deny_host,
                     operations=operation, producer=producer, consumer=consumer, idempotent=idempotent,
-                    streams=streams, output_topics=output_topic, connect_worker=connect_worker,
+                    streams=streams, at_least_once=at_least_once, output_topics=output_topic, connect_worker=connect_worker,
                     config_topic=config_topic, offset_topic=offset_topic, status_topic=status_topic,
                     connector=connector, source=source, sink=sink, share_consumer=share_consumer,
                     two_phase_commit=two_phase_commit)
