@@ -60,6 +60,9 @@ class AclOptions:
     sink: bool = False
     share_consumer: bool = False
     two_phase_commit: bool = False
+    mirror_maker: str | None = None
+    target_alias: str | None = None
+    side: str | None = None
     # list/delete filters beyond kafka-acls.sh
     principals: list[str] = field(default_factory=list)
     hosts: list[str] = field(default_factory=list)
@@ -201,7 +204,8 @@ def bindings_for_create(o: AclOptions) -> list[AclBinding]:
 def _preset_flags(o: AclOptions) -> list[str]:
     return [flag for flag, given in (("--streams", o.streams is not None), ("--connect-worker", o.connect_worker is not None),
                                      ("--connector", o.connector is not None), ("--share-consumer", o.share_consumer),
-                                     ("--two-phase-commit", o.two_phase_commit)) if given]
+                                     ("--two-phase-commit", o.two_phase_commit),
+                                     ("--mirror-maker", o.mirror_maker is not None)) if given]
 
 
 def _preset(o: AclOptions, pattern: PatternType):
@@ -212,7 +216,9 @@ def _preset(o: AclOptions, pattern: PatternType):
     loose = [flag for flag, given in (("--output-topic", o.output_topics), ("--at-least-once", o.at_least_once),
                                       ("--config-topic", o.config_topic),
                                       ("--offset-topic", o.offset_topic), ("--status-topic", o.status_topic),
-                                      ("--source", o.source), ("--sink", o.sink)) if given]
+                                      ("--source", o.source), ("--sink", o.sink),
+                                      ("--target-alias", o.target_alias is not None), ("--side", o.side is not None))
+             if given]
     if not flags:
         if loose:
             raise UsageError(f"{loose[0]} belongs to a preset (--streams, --connect-worker, --connector)")
@@ -229,7 +235,7 @@ def _preset(o: AclOptions, pattern: PatternType):
         raise UsageError(f"{flag} sets the resources and operations itself and grants only: {others[0]} cannot be "
                          "combined with it")
     allowed = {"--streams": {"--output-topic", "--at-least-once"}, "--connect-worker": {"--config-topic", "--offset-topic", "--status-topic"},
-               "--connector": {"--source", "--sink"}}.get(flag, set())
+               "--connector": {"--source", "--sink"}, "--mirror-maker": {"--target-alias", "--side"}}.get(flag, set())
     stray = [x for x in loose if x not in allowed]
     if stray:
         raise UsageError(f"{stray[0]} does not apply to {flag}")
@@ -237,7 +243,8 @@ def _preset(o: AclOptions, pattern: PatternType):
                                  ("--transactional-id", o.transactional_ids)) if given
               and f not in {"--streams": {"--topic"}, "--connect-worker": set(), "--connector": {"--topic"},
                             "--share-consumer": {"--topic", "--group"},
-                            "--two-phase-commit": {"--topic", "--transactional-id"}}[flag]]
+                            "--two-phase-commit": {"--topic", "--transactional-id"},
+                            "--mirror-maker": {"--topic", "--group"}}[flag]]
     if unused:
         raise UsageError(f"{unused[0]} does not apply to {flag}")
     if flag == "--streams":
@@ -253,6 +260,12 @@ def _preset(o: AclOptions, pattern: PatternType):
         return presets.connector(o.connector or "", o.topics, o.source, pattern)
     if flag == "--share-consumer":
         return presets.share_consumer(o.topics, o.groups, pattern)
+    if flag == "--mirror-maker":
+        if o.target_alias is None or o.side is None:
+            raise UsageError("--mirror-maker SOURCE_ALIAS needs --target-alias and --side source|target (the "
+                             "cluster this command grants on)")
+        return presets.mirror_maker(o.mirror_maker or "", o.target_alias, o.side.strip().lower(), o.topics,
+                                    o.groups, pattern)
     return presets.two_phase_commit(o.transactional_ids, o.topics, pattern)
 
 
@@ -320,7 +333,8 @@ def matches_every_acl(filters: list[AclFilter]) -> bool:
                and f.host is None and f.operation is Op.ANY and f.permission is Permission.ANY for f in filters)
 
 
-ROLE_KINDS = ("producer", "consumer", "streams", "connectWorker", "connector", "shareConsumer", "twoPhaseCommit")
+ROLE_KINDS = ("producer", "consumer", "streams", "connectWorker", "connector", "shareConsumer", "twoPhaseCommit",
+              "mirrorMaker")
 
 
 def role_bindings(kind: str, spec: dict, principal: str, hosts: list[str]) -> list[AclBinding]:
@@ -347,6 +361,8 @@ def role_bindings(kind: str, spec: dict, principal: str, hosts: list[str]) -> li
         o.share_consumer = True
     elif kind == "twoPhaseCommit":
         o.two_phase_commit = True
+    elif kind == "mirrorMaker":
+        o.mirror_maker, o.target_alias, o.side = spec["source"], spec["target"], spec["side"]
     else:
         raise UsageError(f"unknown role {kind!r}: one of {', '.join(ROLE_KINDS)}")
     return bindings_for_create(o)

@@ -17,18 +17,26 @@ What each grant is for, as those runs showed (kafka-clients, kafka-streams and c
 - connector: a source Writes its topics; a sink Reads its topics and its group `connect-NAME`.
 - share-consumer: Read on the topics and on the share group (KIP-932).
 - two-phase-commit: Write on the topics, Write and TwoPhaseCommit on the transactional ids (KIP-939; the broker
-  must also have transaction.two.phase.commit.enable=true).
+  must also have transaction.two.phase.commit.enable=true). TwoPhaseCommit is the one grant no run proves: no
+  released Java client sends InitProducerId with enable2Pc, and 4.4.0 brokers keep the version carrying it unstable.
+- mirror-maker (MirrorMaker 2 4.3.1, dedicated mode, from a second sandbox's view as target): on the source, Read
+  and DescribeConfigs (topic config sync) on the topics, Create, Write, Read on mm2-offset-syncs.TARGET.internal,
+  Describe on the groups it checkpoints; on the target, Create, Write, AlterConfigs on SOURCE.topic, Create, Read,
+  Write on its worker's mm2-configs|offsets|status.SOURCE.internal, Read on the group SOURCE-mm2, Create and
+  Write on heartbeats and SOURCE.checkpoints.internal.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafkactl.acl.model import (WILDCARD, AclBinding, AclOperation, PatternType, Permission, ResourceType, validate_text)
+from kafkactl.acl.model import (WILDCARD, AclBinding, AclOperation, PatternType, Permission, ResourceType, shown,
+                                validate_text)
 from kafkactl.errors import UsageError
 
 Op, RT = AclOperation, ResourceType
-PRESETS = ("streams", "connect-worker", "connector", "share-consumer", "two-phase-commit")
+PRESETS = ("streams", "connect-worker", "connector", "share-consumer", "two-phase-commit", "mirror-maker")
+SIDES = ("source", "target")
 
 
 @dataclass(frozen=True, order=True)
@@ -153,3 +161,36 @@ def two_phase_commit(transactional_ids: list[str], topics: list[str],
 
 def _empty_id() -> bool:
     raise UsageError("--transactional-id '': the name is empty")
+
+
+def mirror_maker(source: str, target: str, side: str, topics: list[str], groups: list[str],
+                 pattern: PatternType = PatternType.LITERAL) -> Preset:
+    """MirrorMaker 2 in dedicated mode replicating `topics` (and checkpointing `groups`) from the cluster alias
+    `source` to `target`, with the default replication policy (SOURCE.topic), offset syncs kept on the source and
+    ACL sync off (sync.topic.acls.enabled=false: syncing needs Alter on the target cluster, which lets its holder
+    create any ACL). `side`: the grants on the source cluster or on the target."""
+    src = _own(source, "--mirror-maker", ".checkpoints.internal")
+    dst = _own(target, "--target-alias", ".internal")
+    validate_text(f"mm2-offset-syncs.{dst}.internal", "--target-alias")
+    validate_text(f"mm2-configs.{src}.internal", "--mirror-maker")
+    if side not in SIDES:
+        raise UsageError(f"--side {shown(side)}: one of source, target (the cluster this command grants on)")
+    if not topics:
+        raise UsageError("--mirror-maker needs the source topics it replicates (--topic)")
+    names = _names(topics, "--topic")
+    if groups and side == "target":
+        raise UsageError("--group (the source groups it checkpoints) applies to --side source")
+    if side == "source":
+        grants = [*_grants(RT.TOPIC, names, pattern, Op.READ, Op.DESCRIBE_CONFIGS),
+                  *_grants(RT.TOPIC, [f"mm2-offset-syncs.{dst}.internal"], PatternType.LITERAL,
+                           Op.CREATE, Op.WRITE, Op.READ),
+                  *_grants(RT.GROUP, _names(groups, "--group"), pattern, Op.DESCRIBE)]
+    else:
+        remote = [validate_text(f"{src}.{n}", "--topic") for n in names]
+        grants = [*_grants(RT.TOPIC, remote, pattern, Op.CREATE, Op.WRITE, Op.ALTER_CONFIGS),
+                  *_grants(RT.TOPIC, [f"mm2-{k}.{src}.internal" for k in ("configs", "offsets", "status")],
+                           PatternType.LITERAL, Op.CREATE, Op.READ, Op.WRITE),
+                  Grant(RT.GROUP, f"{src}-mm2", PatternType.LITERAL, Op.READ),
+                  *_grants(RT.TOPIC, ["heartbeats", f"{src}.checkpoints.internal"], PatternType.LITERAL,
+                           Op.CREATE, Op.WRITE)]
+    return Preset("mirror-maker", f"MirrorMaker 2 {src}->{dst} ({side})", tuple(sorted(set(grants))))

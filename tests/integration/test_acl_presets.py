@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -31,10 +31,11 @@ def java_clients(tmp_path_factory) -> list[str]:
     from kafkactl.local.assembly import ensure_jars
 
     libs = ensure_jars(f"clients-{CLIENTS_VERSION}", CLIENTS_VERSION, ("kafka-streams", "connect-runtime",
-                                                                         "connect-file"))
+                                                                         "connect-file", "connect-mirror"))
     out = tmp_path_factory.mktemp("clients")
-    subprocess.run(["javac", "-cp", f"{libs}/*", "-d", str(out), str(SOURCE)], check=True, capture_output=True,
-                   timeout=300)
+    built = subprocess.run(["javac", "-cp", f"{libs}/*", "-d", str(out), str(SOURCE)], capture_output=True, text=True,
+                           timeout=300)
+    assert built.returncode == 0, built.stderr[-3000:]
     log4j = out / "log4j2.properties"
     log4j.write_text("rootLogger.level=WARN\nrootLogger.appenderRef.out.ref=OUT\nappender.out.type=Console\n"
                      "appender.out.name=OUT\nappender.out.target=SYSTEM_OUT\nappender.out.layout.type=PatternLayout\n"
@@ -84,18 +85,19 @@ def client(java: list[str], *args: str, deadline: float, state_dir: Path | None 
     proc = subprocess.Popen([*java[:1], *extra, *java[1:], *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, stdin=subprocess.DEVNULL)
     lines: list[str] = []
-    hard_stop = time.monotonic() + deadline + 60
+    watchdog = threading.Timer(deadline + 60, proc.kill)  # Clients' own watchdog ends it first: this is the last resort
+    watchdog.start()
     assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append(line)
-        if DENIED.search(line) and not line.startswith("RESULT"):
-            proc.kill()
-            proc.wait()
-            return "denied", "".join(lines)
-        if time.monotonic() > hard_stop:
-            proc.kill()
-            break
-    proc.wait()
+    try:
+        for line in proc.stdout:
+            lines.append(line)
+            if DENIED.search(line) and not line.startswith("RESULT"):
+                proc.kill()
+                proc.wait()
+                return "denied", "".join(lines)
+        proc.wait()
+    finally:
+        watchdog.cancel()
     out = "".join(lines)
     last = [x for x in lines if x.startswith("RESULT ")]
     return (last[-1].split()[1] if last else "failed"), out
@@ -141,6 +143,7 @@ def _seed(java, sandbox, tmp_path: Path, topic: str, n: int) -> None:
     assert outcome == "ok", out[-3000:]
 
 
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("protocol", ["classic", "streams"])
 def test_streams_preset_is_what_an_exactly_once_streams_app_needs(java_clients, sandbox, principal, tmp_path,
                                                                    protocol):
@@ -169,6 +172,7 @@ def test_streams_preset_is_what_an_exactly_once_streams_app_needs(java_clients, 
     assert len(ended) == 8
 
 
+@pytest.mark.timeout(900)
 def test_connect_worker_and_connector_presets_run_filestream_source_and_sink(java_clients, sandbox, principal,
                                                                              tmp_path):
     """A distributed Connect worker (it creates its config, offset and status topics) running a FileStream source
@@ -237,3 +241,108 @@ def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, san
     assert len(ended) == 2
     full = presets.two_phase_commit(["x"], [topic])
     assert {g.operation.name for g in full.grants} == {"WRITE", "TWO_PHASE_COMMIT"}
+
+
+@pytest.fixture(scope="module")
+def target_cluster(tmp_path_factory):
+    """A second sandbox, the target of MirrorMaker 2 (the session's is the source): its own home and, while it
+    starts and stops, its own XDG directories (its contexts must not replace the session's)."""
+    from kafkactl.local.sandbox import Sandbox
+    from tests.conftest import own_xdg
+    from tests.secrets_sweep import register
+
+    base = tmp_path_factory.mktemp("mm2-target")
+    mp = own_xdg(base)
+    sb = Sandbox(home=base / "state" / "kafkactl" / "local")
+    try:
+        sb.up(timeout=240)
+        state = sb.load_state()
+    finally:
+        mp.undo()
+    assert state is not None
+    for user, password in state.passwords.items():
+        register(password, f"the MirrorMaker target sandbox's password of {user}")
+    admin_props = base / "admin.properties"
+    admin_props.write_text(f"bootstrap.servers={state.bootstrap}\n" + (sb.home / "client-admin.properties").read_text())
+    admin_props.chmod(0o600)
+    try:
+        yield state.bootstrap, admin_props
+    finally:
+        mp = own_xdg(base)
+        try:
+            sb.down(purge=True)
+        finally:
+            mp.undo()
+
+
+@pytest.mark.timeout(1200)  # 24 runs of MirrorMaker, 6 of them waiting out their deadline
+def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, principal, target_cluster, tmp_path):
+    """MirrorMaker 2 (dedicated mode, ACL sync off) replicates a topic from the session's sandbox (alias SRC) to a
+    second one (DST) and checkpoints a group's offsets: the principal holds the preset's source side on the
+    first, its target side on the second; then without each ACL of either side in turn."""
+    from kafkactl.acl import ops, presets
+    from kafkactl.gateway import Gateway
+    from kafkactl.profiles import Selection, resolve
+    from tests.secrets_sweep import new_secret
+
+    target_boot, target_admin_props = target_cluster
+    password = new_secret(f"the password of {principal.user} on the MirrorMaker target")
+    r = run("-b", target_boot, "--command-config", str(target_admin_props), "configs", "alter", "--user",
+            principal.user, "--add-config", f"SCRAM-SHA-512=[password={password}]")
+    assert r.exit_code == 0, r.stderr
+    on_target = tmp_path / "on-target.properties"
+    on_target.write_text(f"bootstrap.servers={target_boot}\n" + "\n".join(
+        line for line in principal.props.read_text().splitlines()
+        if not line.startswith(("bootstrap.servers", "sasl.jaas.config"))) + "\nsasl.jaas.config=org.apache.kafka"
+        f'.common.security.scram.ScramLoginModule required username="{principal.user}" password="{password}";\n')
+    on_target.chmod(0o600)
+    target_admin = Gateway(resolve(Selection(bootstrap_servers=target_boot, command_config=str(target_admin_props))))
+    admin_props = tmp_path / "admin.properties"
+    admin_props.write_text(f"bootstrap.servers={sandbox.bootstrap}\n" + (sandbox.home / "client-admin.properties")
+                           .read_text())
+    admin_props.chmod(0o600)
+
+    def hold_on_target(bindings) -> None:
+        remove_exactly(target_admin, {b for b in snapshot(target_admin) if b.principal == principal.name})
+        if bindings:
+            result = ops.create_acls(target_admin, sorted(bindings))
+            assert all(x.status in ("created", "exists") for x in result.results), result.counts()
+
+    def once(leave_out: tuple[str, int] | None) -> tuple[str, str, list]:
+        t = f"pm{token()}"
+        topic, group, src, dst = _topic(t), f"g{t}", f"s{t}", f"d{t}"
+        # every run creates the target's heartbeats topic itself (so its Create is needed each time)
+        gone = run("-b", target_boot, "--command-config", str(target_admin_props), "topics", "delete", "heartbeats",
+                   "--yes")
+        assert gone.exit_code == 0 or "heartbeats" in gone.stderr, gone.stderr
+        _seed(java_clients, sandbox, tmp_path, topic, 10)
+        outcome, out = client(java_clients, "commit", str(admin_props), topic, group, "10", deadline=30)
+        assert outcome == "ok", out[-3000:]
+        sides = {"source": presets.mirror_maker(src, dst, "source", [topic], [group]),
+                 "target": presets.mirror_maker(src, dst, "target", [topic], [])}
+        held = {side: [g for i, g in enumerate(p.grants) if leave_out != (side, i)] for side, p in sides.items()}
+        principal.holds([b for g in held["source"] for b in presets.Preset("", "", (g,)).bindings(
+            [principal.name], ["*"])])
+        hold_on_target([b for g in held["target"] for b in presets.Preset("", "", (g,)).bindings(
+            [principal.name], ["*"])])
+        outcome, out = client(java_clients, "mirror", str(principal.props), str(on_target), str(target_admin_props),
+                              src, dst, topic, group, "10", deadline=20)
+        return outcome, out, [(side, g) for side, p in sides.items() for g in p.grants]
+
+    try:
+        outcome, out, grants = once(None)
+        assert outcome == "ok", out[-4000:]
+        counts = {side: sum(1 for s, _ in grants if s == side) for side in ("source", "target")}
+        ended = {}
+        for side in ("source", "target"):
+            for i in range(counts[side]):
+                outcome, out, grants = once((side, i))
+                g = [g for s, g in grants if s == side][i]
+                said = f"{side}: {g.operation.pascal} on {g.resource_type.name}:{g.name}"
+                ended[said] = outcome
+                assert outcome != "ok", f"MirrorMaker worked without {said}: the preset is not minimal\n{out[-3000:]}"
+        print(f"\nMirrorMaker 2: {sum(counts.values())} ACLs, each needed: {ended}")
+        assert counts == {"source": 6, "target": 17}
+    finally:
+        hold_on_target([])
+        target_admin.close()

@@ -57,6 +57,21 @@ def test_share_consumer_and_two_phase_commit():
         (RT.TRANSACTIONAL_ID, "tx", PT.LITERAL, Op.TWO_PHASE_COMMIT)}
 
 
+def test_mirror_maker_source_and_target_sides():
+    src = grants(mirror_maker="us", target_alias="eu", side="source", topics=["orders"], groups=["billing"])
+    assert src == {(RT.TOPIC, "orders", PT.LITERAL, Op.READ), (RT.TOPIC, "orders", PT.LITERAL, Op.DESCRIBE_CONFIGS),
+                   *((RT.TOPIC, "mm2-offset-syncs.eu.internal", PT.LITERAL, op) for op in (Op.CREATE, Op.WRITE,
+                                                                                           Op.READ)),
+                   (RT.GROUP, "billing", PT.LITERAL, Op.DESCRIBE)}
+    dst = grants(mirror_maker="us", target_alias="eu", side="target", topics=["orders."], pattern_type="prefixed")
+    assert {(RT.TOPIC, "us.orders.", PT.PREFIXED, op) for op in (Op.CREATE, Op.WRITE, Op.ALTER_CONFIGS)} <= dst
+    assert (RT.GROUP, "us-mm2", PT.LITERAL, Op.READ) in dst and len(dst) == 17
+    assert {n for _, n, _, _ in dst} == {"us.orders.", "mm2-configs.us.internal", "mm2-offsets.us.internal",
+                                         "mm2-status.us.internal", "us-mm2", "heartbeats", "us.checkpoints.internal"}
+    # no Alter on the cluster: ACL sync is left off (Alter on the cluster lets its holder create any ACL)
+    assert not [x for x in src | dst if x[0] is RT.CLUSTER]
+
+
 def test_hosts_and_several_principals_cross_the_preset():
     out = bindings_for_create(AclOptions(share_consumer=True, topics=["t"], groups=["g"],
                                          allow_principals=["User:a", "User:b"], allow_hosts=["10.0.0.1"]))
@@ -92,6 +107,14 @@ def test_hosts_and_several_principals_cross_the_preset():
     (dict(streams="a" * 32767, topics=["t"]), "--streams 'aaa.*more than Kafka's limit"),
     (dict(connect_worker="a" * 32760), "--connect-worker 'aaa.*more than Kafka's limit"),
     (dict(at_least_once=True, topics=["t"]), "--at-least-once belongs to a preset"),
+    (dict(mirror_maker="us", topics=["t"]), "needs --target-alias and --side"),
+    (dict(mirror_maker="us", target_alias="eu", side="both", topics=["t"]), "--side 'both': one of source, target"),
+    (dict(mirror_maker="us", target_alias="eu", side="target", topics=["t"], groups=["g"]),
+     "--group .* applies to --side source"),
+    (dict(mirror_maker="us", target_alias="eu", side="source"), "needs the source topics"),
+    (dict(mirror_maker="*", target_alias="eu", side="source", topics=["t"]), "--mirror-maker '\\*'"),
+    (dict(mirror_maker="us", target_alias="*", side="source", topics=["t"]), "--target-alias '\\*'"),
+    (dict(target_alias="eu", topics=["t"]), "--target-alias belongs to a preset"),
     (dict(connect_worker="w", at_least_once=True), "--at-least-once does not apply to --connect-worker"),
 ])
 def test_a_preset_asked_for_wrongly_is_refused_naming_the_option(kw, needle):
@@ -148,6 +171,9 @@ def test_roles_in_a_desired_state_file_grant_as_the_options_do(tmp_path):
     ("    roles: [{connectWorker: {group: cw, configTopic: 7}}]\n", r"configTopic: 7 is not of type 'string'"),
     ("    roles: [{streams: {applicationId: wc, inputs: [a], idempotent: true}}]\n", r"'idempotent' was unexpected"),
     ("    roles: [{streams: {applicationId: '*', inputs: [a]}}]\n", r"roles.streams: applicationId '\*'"),
+    ("    roles: [{mirrorMaker: {source: us, target: eu, side: target, topics: [t], groups: [g]}}]\n",
+     r"roles.mirrorMaker: groups .* applies to side source"),
+    ("    roles: [{mirrorMaker: {source: us, target: eu, side: both, topics: [t]}}]\n", r"side: 'both' is not one of"),
     ("    hosts: ['', 1.2.3.4]\n    roles: [{streams: {applicationId: wc, inputs: [a]}}]\n",
      r"roles.streams: hosts is empty"),
 ])

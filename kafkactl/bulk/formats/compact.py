@@ -77,7 +77,8 @@ _ROLE_FIELDS = {"streams": {"--streams": "applicationId", "--topic": "inputs", "
                                   "--offset-topic": "offsetTopic", "--status-topic": "statusTopic",
                                   "--allow-host": "hosts", "--allow-principal": "principal"},
                 "connector": {"--connector": "name", **_COMMON}, "producer": _COMMON, "consumer": _COMMON,
-                "shareConsumer": _COMMON, "twoPhaseCommit": _COMMON}
+                "shareConsumer": _COMMON, "twoPhaseCommit": _COMMON,
+                "mirrorMaker": {"--mirror-maker": "source", "--target-alias": "target", "--side": "side", **_COMMON}}
 
 
 def _expand(where: str, principal: str, perm: Permission, res: dict, hosts: list) -> Iterator[AclBinding]:

@@ -32,6 +32,9 @@ Consumer = Annotated[bool, typer.Option("--consumer", help="Consumer role: Read,
 Idempotent = Annotated[bool, typer.Option("--idempotent", help="With --producer: IdempotentWrite on the cluster.", rich_help_panel="Shortcuts")]
 _P = "Presets (each grant proved needed by a real client)"
 Streams = Annotated[Optional[str], typer.Option("--streams", metavar="APP_ID", help="Kafka Streams app (classic or KIP-1071 groups, exactly-once): Read on --topic (inputs), Write on --output-topic; Create, Read, Write, Delete on topics prefixed APP_ID-; Read on group APP_ID; Write on transactional ids prefixed APP_ID-.", rich_help_panel=_P, show_default=False)]
+MirrorMaker = Annotated[Optional[str], typer.Option("--mirror-maker", metavar="SOURCE_ALIAS", help="MirrorMaker 2 from the cluster alias SOURCE_ALIAS to --target-alias, on the cluster --side names. Source: Read, DescribeConfigs on --topic; Create, Write, Read on mm2-offset-syncs.TARGET.internal; Describe on --group (checkpointed). Target: Create, Write, AlterConfigs on SOURCE.<topic>; Create, Read, Write on mm2-configs|offsets|status.SOURCE.internal; Read on group SOURCE-mm2; Create, Write on heartbeats and SOURCE.checkpoints.internal.", rich_help_panel=_P, show_default=False)]
+TargetAlias = Annotated[Optional[str], typer.Option("--target-alias", help="With --mirror-maker: the target cluster's alias.", rich_help_panel=_P, show_default=False)]
+Side = Annotated[Optional[str], typer.Option("--side", metavar="source|target", help="With --mirror-maker: the cluster this command grants on.", autocompletion=lambda: ["source", "target"], rich_help_panel=_P, show_default=False)]
 AtLeastOnce = Annotated[bool, typer.Option("--at-least-once", help="With --streams: an at-least-once app (no transactional ids).", rich_help_panel=_P)]
 OutputTopics = Annotated[Optional[list[str]], typer.Option("--output-topic", help="With --streams: a topic the app writes (repeatable).", autocompletion=complete.topics, rich_help_panel=_P, show_default=False)]
 ConnectWorker = Annotated[Optional[str], typer.Option("--connect-worker", metavar="GROUP", help="Connect worker: Read on group GROUP; Read, Write, Create on its config, offset and status topics.", rich_help_panel=_P, show_default=False)]
@@ -50,7 +53,7 @@ def _options(**kw):
 
     # Typer gives None for an absent repeatable option; the core wants lists
     scalars = {"pattern_type", "permission", "streams", "connect_worker", "config_topic", "offset_topic", "status_topic",
-               "connector"}
+               "connector", "mirror_maker", "target_alias", "side"}
     return AclOptions(**{k: [] if v is None and k not in scalars else v for k, v in kw.items()})
 
 
@@ -71,7 +74,8 @@ def acls_create(
     streams: Streams = None, output_topic: OutputTopics = None, at_least_once: AtLeastOnce = False, connect_worker: ConnectWorker = None,
     config_topic: ConfigTopic = None, offset_topic: OffsetTopic = None, status_topic: StatusTopic = None,
     connector: Connector = None, source: Source = False, sink: Sink = False, share_consumer: ShareConsumer = False,
-    two_phase_commit: TwoPhaseCommit = False,
+    two_phase_commit: TwoPhaseCommit = False, mirror_maker: MirrorMaker = None, target_alias: TargetAlias = None,
+    side: Side = None,
     dry_run: DryRun = False,
 ) -> None:
     """Create ACL bindings: every resource x principal x host x operation, or a preset's (alias: add).
@@ -92,7 +96,7 @@ def acls_create(
                     streams=streams, at_least_once=at_least_once, output_topics=output_topic, connect_worker=connect_worker,
                     config_topic=config_topic, offset_topic=offset_topic, status_topic=status_topic,
                     connector=connector, source=source, sink=sink, share_consumer=share_consumer,
-                    two_phase_commit=two_phase_commit)
+                    two_phase_commit=two_phase_commit, mirror_maker=mirror_maker, target_alias=target_alias, side=side)
     bindings = bindings_for_create(opts)
     if dry_run:  # nothing is sent, not even a lookup
         _report(app_ctx, ops.create_acls(None, bindings, dry_run=True), "create")

@@ -10,6 +10,15 @@
 //   java Clients connect PROPS GROUP TOPIC NAME IN OUT N
 //                            a distributed Connect worker (its topics GROUP-configs, -offsets, -status) running a
 //                            FileStream source NAME-source (IN to TOPIC) and sink NAME-sink (TOPIC to OUT): N lines
+//   java Clients commit PROPS TOPIC GROUP N         a consumer in GROUP reads N records of TOPIC and commits
+//   java Clients mirror SRC_PROPS DST_PROPS READER_PROPS SRC DST TOPIC GROUP N
+//                            MirrorMaker 2 (dedicated mode) from the cluster alias SRC to DST (SRC_PROPS and
+//                            DST_PROPS: the same principal's connection to each), replicating TOPIC: done when
+//                            READER_PROPS's principal reads N records from SRC.TOPIC on DST, and a checkpoint of
+//                            GROUP's offsets (on SRC) is in SRC.checkpoints.internal and a heartbeat in heartbeats
+//                            on DST. ACLs are not synced
+//                            (sync.topic.acls.enabled=false: it needs Alter on the target cluster, which lets the
+//                            principal create any ACL)
 
 import java.io.FileReader;
 import java.nio.file.Files;
@@ -25,6 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.connect.mirror.MirrorMaker;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -52,12 +63,27 @@ public class Clients {
         try (FileReader in = new FileReader(args[1])) {
             props.load(in);
         }
+        Thread watchdog = new Thread(() -> {  // a client that hangs while it stops (a worker waiting for a topic it
+            try {                          // may not create) still ends, as a timeout
+                Thread.sleep(DEADLINE_MS + 20_000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.out.println("RESULT timeout (still stopping " + (DEADLINE_MS + 20_000) + " ms after the start)");
+            System.out.flush();
+            Runtime.getRuntime().halt(4);
+        });
+        watchdog.setDaemon(true);
+        watchdog.start();
         int code;
         try {
             switch (args[0]) {
                 case "txn-producer" -> txnProducer(props, args[2], args[3], Integer.parseInt(args[4]));
                 case "share-consumer" -> shareConsumer(props, args[2], args[3], Integer.parseInt(args[4]));
                 case "streams" -> streams(props, args[2], args[3], args[4], Integer.parseInt(args[5]), args[6]);
+                case "commit" -> commit(props, args[2], args[3], Integer.parseInt(args[4]));
+                case "mirror" -> mirror(props, load(args[2]), args[3], args[4], args[5], args[6], args[7],
+                        Integer.parseInt(args[8]));
                 case "connect" -> connect(props, args[2], args[3], args[4], args[5], args[6], Integer.parseInt(args[7]));
                 default -> throw new IllegalArgumentException("unknown mode " + args[0]);
             }
@@ -274,5 +300,88 @@ public class Clients {
                 new FutureCallback<>();
         herder.putConnectorConfig(name, config, true, done);
         done.get(DEADLINE_MS, TimeUnit.MILLISECONDS);
+    }
+
+    static Properties load(String path) throws Exception {
+        Properties p = new Properties();
+        try (FileReader in = new FileReader(path)) {
+            p.load(in);
+        }
+        return p;
+    }
+
+    static void commit(Properties base, String topic, String group, int n) throws TimedOut {
+        Properties p = new Properties();
+        p.putAll(base);
+        p.put("group.id", group);
+        p.put("auto.offset.reset", "earliest");
+        p.put("enable.auto.commit", "false");
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+            c.subscribe(List.of(topic));
+            readAtLeast(c, n, System.currentTimeMillis() + DEADLINE_MS, "records of " + topic);
+            c.commitSync();
+        }
+    }
+
+    static void readAtLeast(KafkaConsumer<String, String> c, int n, long end, String what) throws TimedOut {
+        int seen = 0;
+        while (seen < n) {
+            if (System.currentTimeMillis() > end) {
+                throw new TimedOut(seen + " of " + n + " " + what);
+            }
+            seen += c.poll(Duration.ofMillis(500)).count();
+        }
+    }
+
+    static void mirror(Properties src, Properties dst, String readerProps, String from, String to, String topic,
+                       String group, int n) throws Exception {
+        Map<String, String> mm = new HashMap<>();
+        mm.put("clusters", from + ", " + to);
+        for (String alias : List.of(from, to)) {
+            Properties base = alias.equals(from) ? src : dst;
+            for (String key : base.stringPropertyNames()) {
+                mm.put(alias + "." + key, base.getProperty(key));
+            }
+            mm.put(alias + ".config.storage.replication.factor", "-1");
+            mm.put(alias + ".offset.storage.replication.factor", "-1");
+            mm.put(alias + ".status.storage.replication.factor", "-1");
+        }
+        mm.put(from + "->" + to + ".enabled", "true");
+        mm.put(from + "->" + to + ".topics", java.util.regex.Pattern.quote(topic));
+        mm.put(from + "->" + to + ".groups", java.util.regex.Pattern.quote(group));
+        mm.put("sync.topic.acls.enabled", "false");
+        mm.put("replication.factor", "-1");
+        mm.put("offset-syncs.topic.replication.factor", "-1");
+        mm.put("checkpoints.topic.replication.factor", "-1");
+        mm.put("heartbeats.topic.replication.factor", "-1");
+        mm.put("refresh.topics.interval.seconds", "1");
+        mm.put("refresh.groups.interval.seconds", "1");
+        mm.put("sync.topic.configs.interval.seconds", "1");
+        mm.put("sync.topic.acls.interval.seconds", "1");
+        mm.put("emit.heartbeats.interval.seconds", "1");
+        mm.put("emit.checkpoints.interval.seconds", "1");
+        mm.put("offset.flush.interval.ms", "500");
+        mm.put("dedicated.mode.enable.internal.rest", "false");
+        MirrorMaker mirror = new MirrorMaker(mm, List.of(to));
+        mirror.start();
+        Properties r = load(readerProps);
+        r.put("group.id", "reader-" + System.nanoTime());
+        r.put("auto.offset.reset", "earliest");
+        r.put("metadata.max.age.ms", "500");  // the mirrored topic appears after the reader subscribes
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(r, new StringDeserializer(),
+                new StringDeserializer())) {
+            long end = System.currentTimeMillis() + DEADLINE_MS;
+            reader.subscribe(java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(from + "." + topic)));
+            readAtLeast(reader, n, end, "records mirrored");
+            reader.unsubscribe();
+            reader.subscribe(List.of(from + ".checkpoints.internal"));
+            readAtLeast(reader, 1, end, "checkpoints of group " + group);
+            reader.unsubscribe();
+            reader.subscribe(List.of("heartbeats"));
+            readAtLeast(reader, 1, end, "heartbeats in the target's heartbeats topic");
+            Thread.sleep(1500);  // its periodic tasks (topic config sync) run at least once more
+        } finally {
+            mirror.stop();
+        }
     }
 }
