@@ -64,13 +64,25 @@ class GroupError:
     error: KafkactlError
 
 
-def describe_groups(gw: Gateway, group_ids: list[str] | None, authorized_operations: bool = False
-                    ) -> tuple[list[GroupDescription], list[GroupError]]:
+# the group types DescribeGroups and ConsumerGroupDescribe answer for (ListGroups v5+ names them; an older broker
+# names none, and has only these); share (KIP-932) and streams (KIP-1071) groups have describe APIs of their own
+CONSUMER_TYPES = frozenset({"classic", "consumer"})
+
+
+def describe_groups(gw: Gateway, group_ids: list[str] | None, authorized_operations: bool = False,
+                    skipped: dict[str, list[str]] | None = None) -> tuple[list[GroupDescription], list[GroupError]]:
+    """The groups named, or every consumer group listed (`skipped`, when given, gets the listed groups of other
+    types, which a consumer group's describe would call missing)."""
     for gid in group_ids or []:
         if not gid.strip():
             raise UsageError(f"group id {gid!r} is empty")
+    types: dict[str, str] | None = None  # group -> its listed type, read when a named group is not a consumer group
     if group_ids is None:
-        group_ids = [g.group for g in list_groups(gw)]
+        listing = list_groups(gw)
+        group_ids = [g.group for g in listing if g.type is None or g.type.lower() in CONSUMER_TYPES]
+        for g in listing:
+            if g.type is not None and g.type.lower() not in CONSUMER_TYPES and skipped is not None:
+                skipped.setdefault(g.type.lower(), []).append(g.group)
     if not group_ids:
         return [], []
     found, errors = [], []
@@ -80,7 +92,12 @@ def describe_groups(gw: Gateway, group_ids: list[str] | None, authorized_operati
                                                         needs=f"Describe on Group:{gid}")))
             continue
         if d.state == "Dead":
-            errors.append(GroupError(gid, NotFoundError(f"group {gid!r} does not exist")))
+            if types is None:
+                types = {g.group: (g.type or "").lower() for g in list_groups(gw)}
+            kind = types.get(gid, "")
+            errors.append(GroupError(gid, NotFoundError(
+                f"group {gid!r} is a {kind} group: kafkactl describes consumer groups (classic, consumer)"
+                if kind and kind not in CONSUMER_TYPES else f"group {gid!r} does not exist")))
             continue
         members = tuple(MemberInfo(gid, m.member_id, m.client_id, m.host,
                                    tuple(f"{topic}-{partition}" for topic, partition in m.assignment))

@@ -53,13 +53,19 @@ def groups_describe(
     from kafkactl.formatters.views import AuthorizedOpsView
 
     app_ctx: AppContext = ctx.obj
-    found, errors = groups.describe_groups(app_ctx.gateway(), group_ids or None, authorized_operations=authorized_ops)
+    skipped: dict[str, list[str]] = {}
+    found, errors = groups.describe_groups(app_ctx.gateway(), group_ids or None, authorized_operations=authorized_ops,
+                                           skipped=skipped)
     if authorized_ops:
         app_ctx.render(AuthorizedOpsView(found, [(g.group, g.authorized_operations) for g in found], "groups"))
     else:
         from kafkactl.formatters.views import GroupsView
 
         app_ctx.render(GroupsView(found))
+    if skipped:
+        app_ctx.note("not described (kafkactl describes consumer groups; `groups list` lists every type): "
+                     + "; ".join(f"{len(ids)} {kind} group{'s' if len(ids) != 1 else ''}"
+                                 for kind, ids in sorted(skipped.items())))
     if not found and not errors and not group_ids:
         app_ctx.hint(groups.why_empty(app_ctx.gateway()))
     report_errors(app_ctx, errors, len(found))

@@ -7,6 +7,7 @@ what an earlier one created."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -159,8 +160,6 @@ def test_streams_preset_is_what_an_exactly_once_streams_app_needs(java_clients, 
     r = run("--context", "local-admin", "acls", "create", "--allow-principal", principal.name, "--streams", "app1",
             "--topic", source, "--output-topic", sink, "--dry-run", "-o", "json")
     assert r.exit_code == 0, r.stderr
-    import json
-
     assert json.loads(r.stdout)["summary"] == {"would-create": len(presets.streams("app1", [source], [sink]).grants)}
 
     def run_app(preset):
@@ -214,6 +213,15 @@ def test_share_consumer_preset(java_clients, sandbox, principal, tmp_path):
 
     ended = minimal(principal, lambda group: presets.share_consumer([topic], [group]), run_consumer)
     assert len(ended) == 2
+    # a share group on the cluster: `groups describe` (every group) describes the consumer groups and says what it
+    # left out; named, it says what the group is (the consumer groups' describe calls it missing)
+    share = [g["group"] for g in json.loads(run("--context", "local-admin", "-o", "json", "groups", "list").stdout)
+             if g["type"] == "share"]
+    assert share
+    r = run("--context", "local-admin", "-o", "json", "groups", "describe")
+    assert r.exit_code == 0 and "share group" in r.stderr and not set(share) & {g["group"] for g in json.loads(r.stdout)}
+    r = run("--context", "local-admin", "groups", "describe", share[0])
+    assert r.exit_code != 0 and f"group '{share[0]}' is a share group" in r.stderr, r.output
 
 
 def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, sandbox, principal, tmp_path):
