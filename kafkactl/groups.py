@@ -69,6 +69,16 @@ class GroupError:
 CONSUMER_TYPES = frozenset({"classic", "consumer"})
 
 
+def _not_consumer(g: GroupListing) -> str | None:
+    """What a listed group is when it is not a consumer group: its type (share, streams), or for a classic group
+    its protocol type (a Connect worker's group is "connect"); None for a consumer group."""
+    if g.type is not None and g.type.lower() not in CONSUMER_TYPES:
+        return g.type.lower()
+    if g.protocol_type and g.protocol_type != "consumer":
+        return g.protocol_type
+    return None
+
+
 def describe_groups(gw: Gateway, group_ids: list[str] | None, authorized_operations: bool = False,
                     skipped: dict[str, list[str]] | None = None) -> tuple[list[GroupDescription], list[GroupError]]:
     """The groups named, or every consumer group listed (`skipped`, when given, gets the listed groups of other
@@ -78,11 +88,13 @@ def describe_groups(gw: Gateway, group_ids: list[str] | None, authorized_operati
             raise UsageError(f"group id {gid!r} is empty")
     types: dict[str, str] | None = None  # group -> its listed type, read when a named group is not a consumer group
     if group_ids is None:
-        listing = list_groups(gw)
-        group_ids = [g.group for g in listing if g.type is None or g.type.lower() in CONSUMER_TYPES]
-        for g in listing:
-            if g.type is not None and g.type.lower() not in CONSUMER_TYPES and skipped is not None:
-                skipped.setdefault(g.type.lower(), []).append(g.group)
+        group_ids = []
+        for g in list_groups(gw):
+            kind = _not_consumer(g)
+            if kind is None:
+                group_ids.append(g.group)
+            elif skipped is not None:
+                skipped.setdefault(kind, []).append(g.group)
     if not group_ids:
         return [], []
     found, errors = [], []
