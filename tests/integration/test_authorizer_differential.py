@@ -48,7 +48,7 @@ def world(sandbox):
     assert not any(errors.values()), errors
     # a group exists once offsets are committed for it (an Empty group, listed and described)
     deadline = time.monotonic() + 60
-    while {x.group for x in list_groups(admin)} < set(groups):
+    while not set(groups) <= {x.group for x in list_groups(admin)}:  # (other tests' groups may be listed too)
         assert time.monotonic() < deadline, "the test groups never appeared"
         for g in groups:  # librdkafka alters one group per call; a topic just created may not be known yet
             for f in admin.admin.alter_consumer_group_offsets(
@@ -105,9 +105,10 @@ def observe(world, user: str) -> dict:
         seen[(T, d.name)] = d.authorized_operations.operations
     for t in topics:
         seen.setdefault((T, t), None)
-    found, _ = describe_groups(gw, groups, authorized_operations=True)
+    found, errors = describe_groups(gw, groups, authorized_operations=True)
     for d in found:
         seen[(G, d.group)] = d.authorized_operations.operations
+    seen["group errors"] = {e.group: str(e.error) for e in errors}  # shown when a group answer disagrees
     for g in groups:
         seen.setdefault((G, g), None)
     seen[(C, CLUSTER_NAME)] = describe_cluster(gw, authorized_operations=True).authorized_operations.operations
@@ -162,6 +163,7 @@ def test_the_model_agrees_with_the_broker(world, record_property):
                     if got[key] != want[key]:
                         disagreements.append((i, user, key, sorted(want[key] or []) if want[key] is not None else None,
                                               sorted(got[key] or []) if got[key] is not None else None,
+                                              got["group errors"].get(key[1]) if key[0] == G else None,
                                               [b.describe() for b in acls]))
     finally:
         if loaded:

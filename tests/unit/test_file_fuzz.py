@@ -277,6 +277,12 @@ def read_text(data: bytes) -> str | None:
         return None
 
 
+def reference_loader(yaml):
+    """libyaml's safe loader where PyYAML has it, as kafkactl's reader: the pure-Python one refuses what YAML allows
+    (a tab after `key:`, which libyaml reads as the spec says), so the two would disagree on valid files."""
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def stated_scope(fmt: str, path: Path, scope_file: Path | None) -> dict | None:
     """What the mutated file says its scope is (the --scope file for CSV); None if it says none exactly."""
     import yaml
@@ -284,7 +290,7 @@ def stated_scope(fmt: str, path: Path, scope_file: Path | None) -> dict | None:
     try:
         if fmt in ("yaml", "csv"):
             text = read_text((scope_file or path).read_bytes())
-            doc = yaml.load(text, Loader=yaml.SafeLoader) if text is not None else None
+            doc = yaml.load(text, Loader=reference_loader(yaml)) if text is not None else None
             return strict_scope(doc.get("scope")) if isinstance(doc, dict) else None
         if fmt == "jsonl":
             text = read_text(path.read_bytes())
@@ -324,7 +330,7 @@ def stated_bindings(fmt: str, path: Path) -> set | None:
 
         rows = pq.read_table(path, columns=list(FLAT_FIELDS)).to_pylist()
     elif fmt == "yaml":
-        return yaml_bindings(yaml.load(read_text(data), Loader=yaml.SafeLoader))
+        return yaml_bindings(yaml.load(read_text(data), Loader=reference_loader(yaml)))
     elif fmt == "csv":
         rows = list(csv.DictReader(io.StringIO(read_text(data), newline="")))
     elif fmt == "json":
