@@ -388,8 +388,76 @@ def _class_char(c: str) -> str:
 
 
 def java_lower(text: str) -> str:
-    """String.toLowerCase(Locale.ENGLISH)."""
-    return text.lower()
+    """String.toLowerCase(Locale.ENGLISH). Python and Java differ on one letter: a capital sigma is final (ς) in
+    Java when a cased letter precedes it and none follows it within its word, a word as Java's word BreakIterator
+    finds it (letters and digits run together: `ΣΑΣ0é` is one word, so its last Σ is σ, where Python says ς)."""
+    if "\u03a3" not in text:
+        return text.lower()
+    return "".join(("\u03c2" if _final_sigma(text, i) else "\u03c3") if c == "\u03a3" else c.lower()
+                   for i, c in enumerate(text))
+
+
+# Java's legacy word-break rules (JDK 17, BreakIteratorRules): letters (L, Mc; not CJK ideographs or kana) and
+# digits (N) join; these join two letters, or two digits; Mn, Me and Cf belong to what precedes them
+_MID_WORD = frozenset("\u00ad\u2027\"'.")
+_MID_NUM = frozenset("\"',\u066b.")
+
+
+def _kind(c: str) -> str:
+    import unicodedata
+
+    cat = unicodedata.category(c)
+    if cat in ("Mn", "Me", "Cf"):
+        return "ignore"
+    if cat[0] == "N":
+        return "dgt"
+    if (cat[0] == "L" or cat == "Mc") and not _cjk(c):
+        return "let"
+    if cat == "Pd" or c in _MID_WORD or c in _MID_NUM:
+        return "mid"
+    return "other"
+
+
+def _cjk(c: str) -> bool:
+    o = ord(c)
+    return 0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF or 0xF900 <= o <= 0xFAFF \
+        or 0x20000 <= o <= 0x2FA1F
+
+
+def _joins(mid: str, before: str, after: str) -> bool:
+    import unicodedata
+
+    as_word = (unicodedata.category(mid) == "Pd" or mid in _MID_WORD) and before == after == "let"
+    return as_word or (mid in _MID_NUM and before == after == "dgt")
+
+
+def _word_chars(text: str, i: int, step: int) -> list[str]:
+    """The characters of the word holding text[i], from it outwards in one direction (step 1 or -1)."""
+    out, j, last = [], i + step, _kind(text[i])
+    while 0 <= j < len(text):
+        kind = _kind(text[j])
+        if kind == "mid":
+            nxt = j + step
+            while 0 <= nxt < len(text) and _kind(text[nxt]) == "ignore":
+                nxt += step
+            if not (0 <= nxt < len(text) and _joins(text[j], last, _kind(text[nxt]))):
+                break
+        elif kind == "other":
+            break
+        elif kind != "ignore":
+            last = kind
+        out.append(text[j])
+        j += step
+    return out
+
+
+def _final_sigma(text: str, i: int) -> bool:
+    import unicodedata
+
+    def cased(c: str) -> bool:
+        return unicodedata.category(c) in ("Lu", "Ll", "Lt")
+
+    return any(cased(c) for c in _word_chars(text, i, -1)) and not any(cased(c) for c in _word_chars(text, i, 1))
 
 
 def java_upper(text: str) -> str:
