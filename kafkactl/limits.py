@@ -44,3 +44,21 @@ def bounded_int(text: str, low: int, high: int) -> int | None:
         return None
     number = int(digits)
     return number if low <= number <= high else None
+
+
+def delete_limit(max_deletes: str | None, in_scope: int, unit: str = "bindings") -> int | None:
+    """--max-deletes N or P% (of `in_scope`) as a number of deletions; None without it; exit 2 for anything else."""
+    if max_deletes is None:
+        return None
+    text = max_deletes.strip()
+    number = text[:-1] if text.endswith("%") else text
+    # digits only (no sign, exponent, nan or inf), at most 100 for a percentage
+    if not (number.replace(".", "", 1).isdigit() and number.isascii() and len(number) <= 12) or \
+            (text.endswith("%") and float(number) > 100):
+        raise UsageError(f"--max-deletes {shown(max_deletes)}: expected a whole number of {unit} "
+                         f"(e.g. 50) or a percentage from 0 to 100 (e.g. 5%)")
+    if text.endswith("%"):
+        return int(in_scope * float(number) / 100)
+    if "." in number:
+        raise UsageError(f"--max-deletes {shown(max_deletes)}: a number of {unit} is a whole number")
+    return int(number)

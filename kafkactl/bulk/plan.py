@@ -17,6 +17,7 @@ from kafkactl.acl.model import AclBinding, AclFilter, PatternType, Permission, R
 from kafkactl.bulk.state import DesiredState, Scope, StateFileError, flat_binding
 from kafkactl.bulk.formats.flat import flat_row
 from kafkactl.errors import UsageError
+from kafkactl.limits import delete_limit
 
 PHASES = {1: ("CREATE", Permission.DENY), 2: ("CREATE", Permission.ALLOW), 3: ("DELETE", Permission.ALLOW),
           4: ("DELETE", Permission.DENY)}
@@ -195,20 +196,7 @@ class Guards:
             self.delete_limit(0)  # a bad value is refused before anything is read or sent
 
     def delete_limit(self, in_scope: int) -> int | None:
-        if self.max_deletes is None:
-            return None
-        text = self.max_deletes.strip()
-        number = text[:-1] if text.endswith("%") else text
-        # digits only (no sign, exponent, nan or inf), at most 100 for a percentage
-        if not (number.replace(".", "", 1).isdigit() and number.isascii() and len(number) <= 12) or \
-                (text.endswith("%") and float(number) > 100):
-            raise UsageError(f"--max-deletes {shown(self.max_deletes)}: expected a whole number of bindings "
-                             f"(e.g. 50) or a percentage from 0 to 100 (e.g. 5%)")
-        if text.endswith("%"):
-            return int(in_scope * float(number) / 100)
-        if "." in number:
-            raise UsageError(f"--max-deletes {shown(self.max_deletes)}: a number of bindings is a whole number")
-        return int(number)
+        return delete_limit(self.max_deletes, in_scope)
 
     def check_deletes(self, cluster: str, deletes: int, in_scope: int, what: str = "the plan") -> None:
         """--max-deletes, the one check of all three engines and of saved plans: refused, never trimmed."""

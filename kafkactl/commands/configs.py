@@ -183,3 +183,14 @@ def configs_delete(
                          client=client, client_defaults=client_defaults, ip=ip, ip_defaults=ip_defaults)
     changes = _changes(None, None, delete_config, None, None, keys)
     _report(app_ctx, ops.alter(app_ctx.gateway(), entities, changes, dry_run))
+
+
+def _register_state_commands() -> None:
+    from kafkactl.commands import configs_state
+
+    for name, fn in (("export", configs_state.configs_export), ("plan", configs_state.configs_plan),
+                     ("apply", configs_state.configs_apply)):
+        app.command(name)(fn)
+
+
+_register_state_commands()

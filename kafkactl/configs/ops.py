@@ -11,14 +11,10 @@ from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS, ScramChange, p
 from kafkactl.redact import may_be_secret
 from kafkactl.errors import KafkactlError, NotFoundError, PartialFailure, UsageError
 from kafkactl.gateway import Gateway
-from kafkactl.configs.model import BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC
+from kafkactl.configs.model import BROKER, explicit_sources
 from kafkactl.limits import shown
 from kafkactl.results import ChangeResult
 
-# what describe shows without --all: the dynamic values of the entity itself (as kafka-configs.sh)
-_DYNAMIC = {TOPIC: {"DYNAMIC_TOPIC_CONFIG"}, BROKER: {"DYNAMIC_BROKER_CONFIG"}, GROUP: {"GROUP_CONFIG"},
-            CLIENT_METRICS: {"CLIENT_METRICS_CONFIG"}, BROKER_LOGGER: None}
-_DEFAULT_BROKER_DYNAMIC = {"DYNAMIC_DEFAULT_BROKER_CONFIG"}
 
 
 @dataclass(frozen=True)
@@ -105,7 +101,7 @@ def _describe_configs(gw, entity, names, all_values, verbose):
                                                           resource=f"{entity.type[:-1]} {label!r}",
                                                           needs=_describe_needs(entity.type, label))))
             continue
-        keep = _DEFAULT_BROKER_DYNAMIC if (ctype == BROKER and n == "") else _DYNAMIC[ctype]
+        keep = explicit_sources(ctype, n)  # without --all: the entity's own values, as kafka-configs.sh
         for c in sorted(res or [], key=lambda c: c.name):
             if not all_values and keep is not None and c.source not in keep:
                 continue

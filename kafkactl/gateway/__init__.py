@@ -493,6 +493,16 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         self.wait(futures, "create topics")
         return {name: _error_of(f) for name, f in futures.items()}
 
+    def create_partitions(self, counts: Mapping[str, int], validate_only: bool = False) -> dict[str, ErrorInfo | None]:
+        """Raise each topic's partition count to the number given; the error of each, None for success."""
+        from confluent_kafka.admin import NewPartitions
+
+        futures = self.admin.create_partitions([NewPartitions(t, n) for t, n in counts.items()],
+                                               request_timeout=self.profile.timeout,
+                                               operation_timeout=self.profile.timeout, validate_only=validate_only)
+        self.wait(futures, "create partitions")
+        return {name: _error_of(f) for name, f in futures.items()}
+
     def delete_topics(self, names: Sequence[str]) -> dict[str, ErrorInfo | None]:
         """Delete each topic; the error of each, None for success. A name given twice is sent once: librdkafka
         crashes (SIGSEGV) on a DeleteTopics answer that repeats a topic, which Kafka 4.4 sends."""

@@ -9,9 +9,9 @@ quotas, only the protocol classes, which are used as they are).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from kafkactl.configs.model import (BROKER, CLIENT_METRICS, GROUP, OPS,
+from kafkactl.configs.model import (BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, OPS,
                                     SOURCES, TOPIC, ListConfigResourcesError)
 
 _CONFLUENT_TYPES = {TOPIC: "TOPIC", BROKER: "BROKER", GROUP: "GROUP"}
@@ -36,8 +36,10 @@ class ConfigRpcs:
         out: dict[tuple[int, str], list[RawConfig] | Exception] = {}
         # librdkafka returns no synonyms and refuses an empty name (the cluster-wide broker default)
         ours = [r for r in resources if r[0] in _CONFLUENT_TYPES and r[1] and not synonyms]
-        if ours:
-            out.update(self._describe_configs_confluent(ours, synonyms))
+        # librdkafka takes one BROKER resource per call (_CONFLICT otherwise), the others together
+        brokers = [r for r in ours if r[0] == BROKER]
+        for batch in [[r] for r in brokers] + ([[r for r in ours if r[0] != BROKER]] if len(ours) > len(brokers) else []):
+            out.update(self._describe_configs_confluent(batch, synonyms))
         theirs = [r for r in resources if r not in ours]
         if theirs:
             out.update(self._describe_configs_kp(theirs, synonyms))
@@ -116,6 +118,30 @@ class ConfigRpcs:
             validate_only=validate_only), "alter configs")
         r = resp.responses[0]
         return self.code_exception(r.error_code, r.error_message) if r.error_code else None
+
+    def incremental_alter_many(self: Any, changes: Mapping[tuple[int, str], Sequence[tuple[str, str | None, str]]],
+                               validate_only: bool) -> dict[tuple[int, str], Exception | None]:
+        """Many resources' changes in IncrementalAlterConfigs requests (kafka-python's class: librdkafka refuses a
+        broker resource beside others, and the cluster-wide default's empty name); each resource is atomic. A
+        broker's own resource goes to that broker, which refuses another broker's id; the rest in one request."""
+        from kafka.protocol.admin import IncrementalAlterConfigsRequest
+
+        R = IncrementalAlterConfigsRequest.AlterConfigsResource
+        C = R.AlterableConfig
+        by_node: dict[int | None, list[tuple[tuple[int, str], Sequence[tuple[str, str | None, str]]]]] = {}
+        for (t, n), ops in changes.items():
+            node = int(n) if t in (BROKER, BROKER_LOGGER) and n else None
+            by_node.setdefault(node, []).append(((t, n), ops))
+        out: dict[tuple[int, str], Exception | None] = {}
+        for node, items in by_node.items():
+            resp = self._kp_send(IncrementalAlterConfigsRequest(
+                resources=[R(resource_type=t, resource_name=n,
+                             configs=[C(name=k, config_operation=OPS[op], value=v) for k, v, op in ops])
+                           for (t, n), ops in items], validate_only=validate_only),
+                "alter configs" if node is None else f"alter configs on broker {node}", node)
+            out.update({(r.resource_type, r.resource_name): self.code_exception(r.error_code, r.error_message)
+                        if r.error_code else None for r in resp.responses})
+        return out
 
     # ------------------------------------------------------------------ LIST_CONFIG_RESOURCES
     def list_config_resources(self: Any, types: Sequence[int]) -> tuple[int, int, int, list[tuple[int, str]]]:
@@ -197,6 +223,26 @@ class ConfigRpcs:
         order = {"user": 0, "client-id": 1, "ip": 2}
         return [(tuple(sorted(((e.entity_type, e.entity_name) for e in entry.entity), key=lambda x: order.get(x[0], 9))),
                  {v.key: v.value for v in entry.values}) for entry in resp.entries or []]
+
+    def alter_quotas_many(self: Any, entries: Sequence[tuple[Sequence[tuple[str, str | None]],
+                                                           Sequence[tuple[str, float | None]]]],
+                          validate_only: bool) -> list[Exception | None]:
+        """Many entities' quota changes in one AlterClientQuotas request: (entity, ops) each, its error or None in
+        the same order."""
+        from kafka.protocol.admin import AlterClientQuotasRequest
+
+        E = AlterClientQuotasRequest.EntryData
+        if not entries:
+            return []
+        resp = self._kp_send(AlterClientQuotasRequest(entries=[E(
+            entity=[E.EntityData(entity_type=t, entity_name=n) for t, n in entity],
+            ops=[E.OpData(key=k, value=v if v is not None else 0.0, remove=v is None) for k, v in ops])
+            for entity, ops in entries], validate_only=validate_only), "alter client quotas")
+        by_entity = {tuple(sorted((e.entity_type, e.entity_name) for e in r.entity)):
+                     (self.code_exception(r.error_code, r.error_message) if r.error_code else None)
+                     for r in resp.entries}
+        missing = RuntimeError("the broker did not answer for this entity")
+        return [by_entity.get(tuple(sorted(entity)), missing) for entity, _ in entries]
 
     def alter_quotas(self: Any, entity: Sequence[tuple[str, str | None]], ops: Sequence[tuple[str, float | None]],
                      validate_only: bool) -> Exception | None:

@@ -368,3 +368,33 @@ def test_a_node_killed_mid_apply_then_a_rerun_converges(cluster3, tmp_path, vict
     empty = tmp_path / "empty.jsonl"
     empty.write_text(json.dumps({"kind": "scope", "principalPrefixes": [f"User:{t}-"]}) + "\n")
     ok(run("--context", "local-admin", "acls", "apply", str(empty), "--yes", "--max-deletes", "30000"))
+
+
+def test_config_state_sets_each_brokers_own_configs(cluster3, tmp_path):
+    """configs apply with per-broker entries: each broker's resource goes to that broker (another refuses it),
+    the cluster-wide default to any; then the exported state, applied again, takes them away."""
+    import yaml
+
+    f = tmp_path / "brokers.yaml"
+    ok(run("--context", "local-admin", "configs", "export", "--section", "brokers", "--file", str(f)))
+    before = yaml.safe_load(f.read_text())
+    assert before["manage"]["brokers"] == ["default", 1, 2, 3]
+    doc = yaml.safe_load(f.read_text())
+    entries = {e["broker"]: e for e in doc["brokers"]}
+    for b in (2, 3):
+        entries.setdefault(b, {"broker": b, "configs": {}})["configs"]["message.max.bytes"] = str(2000000 + b)
+    entries.setdefault("default", {"broker": "default", "configs": {}})["configs"]["log.cleaner.threads"] = "2"
+    doc["brokers"] = list(entries.values())
+    f.write_text(yaml.safe_dump(doc))
+    plan = json.loads(ok(run("--context", "local-admin", "-o", "json", "configs", "plan", str(f))).stdout)
+    assert {(c["entity"], c["key"], c["desired"]) for c in plan["changes"]} == {
+        ("2", "message.max.bytes", "2000002"), ("3", "message.max.bytes", "2000003"),
+        ("<default>", "log.cleaner.threads", "2")}
+    ok(run("--context", "local-admin", "configs", "apply", str(f), "--yes"))
+    for b in ("2", "3"):
+        got = json.loads(ok(run("--context", "local-admin", "-o", "json", "configs", "describe", "--broker", b)).stdout)
+        assert {(d["name"], d["value"]) for d in got} == {("message.max.bytes", str(2000000 + int(b)))}
+    assert not json.loads(ok(run("--context", "local-admin", "-o", "json", "configs", "plan", str(f))).stdout)["changes"]
+    f.write_text(yaml.safe_dump(before))
+    ok(run("--context", "local-admin", "configs", "apply", str(f), "--yes"))
+    assert not json.loads(ok(run("--context", "local-admin", "-o", "json", "configs", "plan", str(f))).stdout)["changes"]

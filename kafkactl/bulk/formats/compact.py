@@ -25,6 +25,9 @@ def read_compact(path: Path, state: DesiredState, scope_only: bool = False) -> N
                                         f"{path}:{scope.line}" if hasattr(scope, "line") else str(path))
     if scope_only:
         return
+    if "acls" not in doc:  # a State file of configs only: without a scope it would manage every ACL, as none
+        raise StateFileError(f"{path}: no acls: section (its topics, configs, quotas and users are read by "
+                             "kafkactl configs plan and apply)")
     state.clusters += doc.get("clusters") or []
     for entry in doc.get("acls") or []:
         line = getattr(entry, "line", "?")

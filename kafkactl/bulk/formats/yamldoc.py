@@ -53,6 +53,14 @@ def _yaml_loader():
                 _check_alias_growth(node)
             return node
 
+        def get_single_node_of_many(self):
+            """The next document of a stream, its aliases bounded as get_single_node bounds one document's."""
+            self.aliased = False
+            node = self.get_node()
+            if node is not None and self.aliased:
+                _check_alias_growth(node)
+            return node
+
     def construct_mapping(loader, node, deep=False):
         seen = set()
         for key_node, _ in node.value:
@@ -99,11 +107,26 @@ def _check_alias_growth(root) -> None:
 
 def yaml_document(path: Path) -> Any:
     """The document, each mapping a Map with its line."""
+    docs = yaml_documents(path, single=True)
+    return docs[0] if docs else None
+
+
+def yaml_documents(path: Path, single: bool = False) -> list[Any]:
+    """Every document of a stream (`---` between them), each checked as yaml_document checks one."""
     import yaml
 
     text = decode(read_bytes(path), path)
     try:
-        return yaml.load(text, Loader=_yaml_loader())
+        if single:
+            return [yaml.load(text, Loader=_yaml_loader())]
+        loader = _yaml_loader()(text)
+        try:
+            docs = []
+            while loader.check_node():
+                docs.append(loader.construct_document(loader.get_single_node_of_many()))
+            return docs
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         if mark is not None:
@@ -134,6 +157,12 @@ def check_schema(where: Any, instance: Any, definition: str | None = None, prefi
         line = _line_of(instance, path)
         place = f"{where}:{line}" if line is not None else str(where)
         field_path = ".".join([prefix] * bool(prefix) + [str(p) for p in path]) or "(top level)"
+        from kafkactl.redact import may_be_secret
+
+        # a secret's value (or part of it) is never repeated (`scram:` holds a mechanism and iterations too)
+        if any(may_be_secret(str(p)) and p != "scram" for p in path):
+            raise StateFileError(f"{place}: {field_path}: not valid here (a secret is given as {{env: NAME}} or "
+                                 "{file: PATH})")
         raise StateFileError(f"{place}: {field_path}: {_short(e)}")
 
 

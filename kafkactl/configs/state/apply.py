@@ -1,0 +1,136 @@
+"""Apply a config plan: topics created first (with their configs), partitions added, then configs in batched
+IncrementalAlterConfigs requests (atomic per resource), quotas in batched AlterClientQuotas requests, SCRAM
+credentials, and topic deletions last. Every change gets an outcome; a re-run after a crash converges, since each
+step sets a value rather than adding to one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Iterable
+
+from kafkactl.configs.model import BROKER, CLIENT_METRICS, GROUP, TOPIC
+from kafkactl.configs.state.plan import Change, ConfigPlan
+from kafkactl.gateway import Gateway
+from kafkactl.results import ChangeResult
+
+CHUNK = 500  # resources or entities per request: well under the broker's limits, small enough to show progress
+_TYPES = {"topics": TOPIC, "brokers": BROKER, "groups": GROUP, "clientMetrics": CLIENT_METRICS}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("section", "entity", "action", "key", "status", "error")
+    section: str
+    entity: str
+    action: str
+    key: str | None
+    status: str  # applied | validated | failed | skipped
+    error: str | None = None
+
+    def to_json(self) -> dict:
+        return {c: getattr(self, c) for c in self.COLUMNS}
+
+
+def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[int], None] | None = None
+               ) -> ChangeResult:
+    done: list[Outcome] = []
+    ok = "validated" if dry_run else "applied"
+    revealed: list[str] = []  # every secret sent: a broker's message may quote one, however short
+
+    def reveal(value: Any, where: str | None) -> Any:
+        from kafkactl.configs.state.desired import SecretRef
+
+        if not isinstance(value, SecretRef):
+            return value
+        secret = value.resolve(where or "").reveal()
+        revealed.append(secret)
+        return secret
+
+    def record(changes: Iterable[Change], error: Any, status: str | None = None) -> None:
+        n = 0
+        for c in changes:
+            n += 1
+            text = None if error is None else _text(gw, error)
+            for secret in sorted(revealed, key=len, reverse=True):
+                text = text.replace(secret, "******") if text and secret else text
+            done.append(Outcome(c.section, c.entity, c.action, c.key, status or ("failed" if error else ok), text))
+        if advance is not None:
+            advance(n)
+
+    by_action: dict[str, list[Change]] = {}
+    for c in plan.changes:
+        by_action.setdefault(c.action, []).append(c)
+
+    creates = by_action.get("create-topic", [])
+    created_configs = {c.target for c in creates}
+    for chunk in _chunks(creates):
+        specs = [(c.entity, c.value.partitions or -1, c.value.replication_factor or -1,
+                  {k: reveal(v, c.where) for k, v in c.value.configs.items()}) for c in chunk]
+        created = gw.create_topics(specs, validate_only=dry_run)
+        for c in chunk:
+            record([c], created.get(c.entity))
+    for chunk in _chunks(by_action.get("add-partitions", [])):
+        grown = gw.create_partitions({c.entity: c.value for c in chunk}, validate_only=dry_run)
+        for c in chunk:
+            record([c], grown.get(c.entity))
+
+    # configs: one entry per resource, a created topic's configs already went with its creation
+    per_resource: dict[tuple[int, str], list[Change]] = {}
+    for c in by_action.get("set", []) + by_action.get("delete", []):
+        if c.target in created_configs:
+            continue
+        section, name = c.target
+        per_resource.setdefault((_TYPES[section], name), []).append(c)
+    for chunk in _chunks(list(per_resource.items())):
+        ops = {res: [(c.key, reveal(c.value, c.where) if c.action == "set" else None,
+                      "SET" if c.action == "set" else "DELETE") for c in changes] for res, changes in chunk}
+        altered = gw.incremental_alter_many(ops, validate_only=dry_run)
+        for res, changes in chunk:
+            record(changes, altered.get(res, RuntimeError("the broker did not answer for this resource")))
+
+    per_entity: dict[tuple, list[Change]] = {}
+    for c in by_action.get("set-quota", []) + by_action.get("remove-quota", []):
+        per_entity.setdefault(c.target, []).append(c)
+    for chunk in _chunks(list(per_entity.items())):
+        entries = [(entity, [(c.key, c.value if c.action == "set-quota" else None) for c in changes])
+                   for entity, changes in chunk]
+        for (_, changes), error in zip(chunk, gw.alter_quotas_many(entries, validate_only=dry_run)):
+            record(changes, error)
+
+    scram = by_action.get("upsert-scram", []) + by_action.get("delete-scram", [])
+    if scram and dry_run:  # AlterUserScramCredentials has no validate-only
+        record(scram, None, "skipped")
+    elif scram:
+        upserts = [(str(c.target), str(c.key), c.value[0], c.value[1].resolve(c.where or "")) for c in scram
+                   if c.action == "upsert-scram"]
+        revealed.extend(pw.reveal() for _, _, _, pw in upserts)
+        removals = [(str(c.target), str(c.key)) for c in scram if c.action == "delete-scram"]
+        scram_errors = gw.alter_scram(upserts, removals)
+        for c in scram:
+            record([c], scram_errors.get(c.target))
+
+    doomed = by_action.get("delete-topic", [])
+    if doomed and dry_run:  # DeleteTopics has no validate-only
+        record(doomed, None, "skipped")
+    elif doomed:
+        deleted = gw.delete_topics([c.entity for c in doomed])
+        for c in doomed:
+            record([c], deleted.get(c.entity))
+    return ChangeResult("ConfigApply", tuple(done), dry_run)
+
+
+def _text(gw: Gateway, error: Any) -> str:
+    """One line; a broker's message may quote the value it refused, so a secret's value is scrubbed from it."""
+    from kafkactl.gateway import ErrorInfo
+    from kafkactl.redact import scrub
+
+    if isinstance(error, ErrorInfo):
+        text = f"{error.name}: {error.message}" if error.message else error.name
+    else:
+        text = gw.translate(error, "apply").message if isinstance(error, Exception) else str(error)
+    return scrub(text)
+
+
+def _chunks(items: list) -> Iterable[list]:
+    for i in range(0, len(items), CHUNK):
+        yield items[i:i + CHUNK]

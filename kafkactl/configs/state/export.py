@@ -1,0 +1,92 @@
+"""Write what the cluster holds (topics, explicit configs, quotas, SCRAM users) as a `kind: State` document whose
+plan against the same cluster is empty. Secrets are written as references: a sensitive config (which the broker
+never returns) as an environment variable named after it, a SCRAM user's password likewise."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TextIO
+
+from kafkactl.configs.state.desired import SECTIONS, DesiredConfigs, Manage
+from kafkactl.configs.state.plan import Current, read_current
+from kafkactl.errors import UsageError
+from kafkactl.gateway import Gateway
+from kafkactl.results import API_VERSION
+
+
+def env_name(*parts: str) -> str:
+    """An environment variable's name for a secret: KAFKACTL_ and the parts, upper case, other characters `_`."""
+    return "KAFKACTL_" + "_".join(re.sub(r"[^A-Za-z0-9]+", "_", p).strip("_").upper() or "DEFAULT" for p in parts)
+
+
+def export_state(gw: Gateway, sections: list[str], prefixes: list[str]) -> dict:
+    for s in sections:
+        if s not in SECTIONS:
+            raise UsageError(f"--section {s!r} is not one of {', '.join(SECTIONS)}")
+    chosen = sections or list(SECTIONS)
+    scope = tuple(prefixes) or ("",)
+    manage: dict[str, tuple[str, ...]] = {s: scope for s in chosen if s != "brokers"}
+    if "brokers" in chosen:
+        from kafkactl.cluster import describe_cluster
+
+        manage["brokers"] = ("",) + tuple(sorted((str(b.id) for b in describe_cluster(gw).brokers), key=int))
+    desired = DesiredConfigs(manage=Manage(manage), sections=set(chosen))
+    cur = read_current(gw, desired)
+    return to_document(cur, desired.manage, chosen)
+
+
+def to_document(cur: Current, manage: Manage, sections: list[str]) -> dict:
+    doc: dict[str, Any] = {"apiVersion": API_VERSION, "kind": "State", "manage": manage.to_json()}
+    if "topics" in sections:
+        doc["topics"] = []
+        for name, (partitions, rf, internal) in sorted(cur.topics.items()):
+            if internal or not manage.holds("topics", name):
+                continue
+            t: dict[str, Any] = {"name": name, "partitions": partitions, "replicationFactor": rf}
+            configs = _configs("topic", name, cur.configs.get(("topics", name), {}))
+            if configs:
+                t["configs"] = configs
+            doc["topics"].append(t)
+    for section, noun in (("brokers", "broker"), ("groups", "group"), ("clientMetrics", "client-metrics")):
+        if section not in sections:
+            continue
+        doc[section] = []
+        for (s, name), values in sorted(cur.configs.items()):
+            if s != section or not values:
+                continue
+            key = "broker" if section == "brokers" else "name"
+            doc[section].append({key: ("default" if name == "" else int(name)) if section == "brokers" else name,
+                                 "configs": _configs(noun, name or "default", values)})
+    if "quotas" in sections:
+        doc["quotas"] = []
+        for entity, amounts in sorted(cur.quotas.items(), key=lambda kv: str(kv[0])):
+            if not manage.holds("quotas", "", entity) or not amounts:
+                continue
+            q: dict[str, Any] = {}
+            defaults = []
+            for wire, name in entity:
+                word = {"user": "user", "client-id": "client", "ip": "ip"}[wire]
+                if name is None:
+                    defaults.append(word)
+                else:
+                    q[word] = name
+            if defaults:
+                q["default"] = defaults
+            q["values"] = {k: int(v) if float(v).is_integer() else v for k, v in sorted(amounts.items())}
+            doc["quotas"].append(q)
+    if "users" in sections:
+        doc["users"] = [{"name": user, "scram": [{"mechanism": m, "iterations": it,
+                                                  "password": {"env": env_name("PASSWORD", user)}}
+                                                 for m, it in sorted(creds.items())]}
+                        for user, creds in sorted(cur.users.items()) if creds and manage.holds("users", user)]
+    return doc
+
+
+def _configs(noun: str, name: str, values: dict[str, str | None]) -> dict[str, Any]:
+    return {k: ({"env": env_name(noun, name, k)} if v is None else v) for k, v in sorted(values.items())}
+
+
+def write_document(doc: dict, out: TextIO) -> None:
+    import yaml
+
+    yaml.safe_dump(doc, out, sort_keys=False, allow_unicode=True, default_flow_style=False, width=120)

@@ -1,0 +1,345 @@
+"""What the cluster holds of the entities a desired state owns, and the changes that make it match.
+
+Only values set on an entity itself are read (a topic's DYNAMIC_TOPIC_CONFIG, a broker's DYNAMIC_BROKER_CONFIG,
+the cluster-wide DYNAMIC_DEFAULT_BROKER_CONFIG, GROUP_CONFIG, CLIENT_METRICS_CONFIG): a default the broker gains
+(a static setting, a new Kafka's default) is not drift. The broker never returns a sensitive value, so one that is
+set is left as it is and said so; SCRAM passwords likewise cannot be compared, only mechanisms and iterations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from kafkactl.configs.model import BROKER, CLIENT_METRICS, GROUP, TOPIC, explicit_sources
+from kafkactl.configs.state.desired import DEFAULT, NOUN, DesiredConfigs, Entity, SecretRef, quota_label
+from kafkactl.configs.values import DEFAULT_ITERATIONS
+from kafkactl.errors import NotFoundError, StateFileError, UsageError
+from kafkactl.gateway import Gateway
+from kafkactl.limits import shown
+
+CONFIG_SECTIONS = {"topics": TOPIC, "brokers": BROKER, "groups": GROUP, "clientMetrics": CLIENT_METRICS}
+DELETIONS = frozenset({"delete", "delete-topic", "remove-quota", "delete-scram"})
+SENSITIVE = "(sensitive)"
+
+
+@dataclass(frozen=True)
+class Change:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("section", "entity", "action", "key", "current", "desired", "where")
+    section: str
+    entity: str
+    action: str  # create-topic add-partitions set delete delete-topic set-quota remove-quota upsert-scram delete-scram
+    key: str | None
+    current: str | None
+    desired: str | None
+    where: str | None
+    # what apply needs and no view shows: the entity's key, the value (a SecretRef is resolved only at apply)
+    target: Any = field(default=None, compare=False, repr=False)
+    value: Any = field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict:
+        return {c: getattr(self, c) for c in self.COLUMNS}
+
+
+@dataclass
+class Current:
+    topics: dict[str, tuple[int, int, bool]] = field(default_factory=dict)  # name -> (partitions, rf, internal)
+    configs: dict[tuple[str, str], dict[str, str | None]] = field(default_factory=dict)  # None: sensitive, unknown
+    quotas: dict[tuple, dict[str, float]] = field(default_factory=dict)
+    users: dict[str, dict[str, int]] = field(default_factory=dict)  # user -> mechanism -> iterations
+    brokers: list[str] = field(default_factory=list)
+
+    def fingerprint(self) -> str:
+        doc = {"topics": sorted(self.topics.items()), "configs": sorted((list(k), sorted(v.items()))
+                                                                       for k, v in self.configs.items()),
+               "quotas": sorted((quota_label(k), sorted(v.items())) for k, v in self.quotas.items()),
+               "users": sorted((u, sorted(m.items())) for u, m in self.users.items())}
+        return hashlib.sha256(json.dumps(doc, default=str).encode()).hexdigest()[:16]
+
+
+@dataclass
+class ConfigPlan:
+    ROWS: ClassVar[str] = "changes"
+    changes: list[Change]
+    fingerprint: str
+    sections: list[str]
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    managed: int = 0  # items (config values, quota values, credentials, topics) the cluster has in the scope
+
+    @property
+    def deletions(self) -> int:
+        return sum(1 for c in self.changes if c.action in DELETIONS)
+
+    def to_json(self) -> dict:
+        return {"api_version": "kafkactl/v1", "kind": "ConfigPlan", "fingerprint": self.fingerprint,
+                "sections": self.sections, "changes": [c.to_json() for c in self.changes]}
+
+
+# ----------------------------------------------------------------------------------------------- the cluster
+
+
+def managed_names(desired: DesiredConfigs, section: str, existing: list[str]) -> list[str]:
+    named = [e.name for e in desired.of(section)]
+    return sorted(set(named) | {n for n in existing if desired.manage.holds(section, n)})
+
+
+def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
+    cur = Current()
+    sections = desired.sections | set(desired.manage.prefixes)
+    if "topics" in sections:
+        from kafkactl.topics import list_topics
+
+        cur.topics = {t.name: (t.partitions, t.replication_factor, t.internal) for t in list_topics(gw)}
+    if "brokers" in sections:
+        from kafkactl.cluster import describe_cluster
+
+        cur.brokers = sorted((str(b.id) for b in describe_cluster(gw).brokers), key=int)
+    wanted: list[tuple[int, str]] = []
+    for section, ctype in CONFIG_SECTIONS.items():
+        if section not in sections:
+            continue
+        if section == "topics":
+            existing = [t for t, (_, _, internal) in cur.topics.items() if not internal]
+            names = [n for n in managed_names(desired, section, existing) if n in cur.topics]
+        elif section == "brokers":
+            names = sorted({e.name for e in desired.of(section)} | set(desired.manage.prefixes.get(section, ())))
+            for n in names:
+                if n and n not in cur.brokers:
+                    where = next((e.where for e in desired.of(section) if e.name == n), "manage.brokers")
+                    raise NotFoundError(f"{where}: broker {n} does not exist (brokers: {', '.join(cur.brokers)})")
+        else:
+            names = managed_names(desired, section, _listed(gw, section) if section in desired.manage.prefixes
+                                  else [])
+        wanted += [(ctype, n) for n in names]
+    if wanted:
+        section_of = {v: k for k, v in CONFIG_SECTIONS.items()}
+        for (ctype, name), res in gw.describe_configs(wanted).items():
+            if isinstance(res, Exception):
+                noun = NOUN[section_of[ctype]]
+                raise gw.translate(res, f"describe configs of {noun} {DEFAULT if name == '' else name!r}",
+                                   needs=f"DescribeConfigs on {noun.capitalize()}:{name}"
+                                   if ctype in (TOPIC, GROUP) else "DescribeConfigs on the Cluster")
+            keep = explicit_sources(ctype, name)
+            cur.configs[(section_of[ctype], name)] = {c.name: (None if c.sensitive else c.value)
+                                                      for c in res if keep is None or c.source in keep}
+    if "quotas" in sections:
+        cur.quotas = {tuple((t, n) for t, n in ent): values for ent, values in gw.describe_quotas([], strict=False)}
+    if "users" in sections:
+        for user, creds in gw.describe_scram(None).items():
+            if isinstance(creds, Exception):
+                raise gw.translate(creds, "describe SCRAM credentials", needs="Describe on the Cluster")
+            cur.users[str(user)] = {m: it for m, it in creds}
+    return cur
+
+
+def _listed(gw: Gateway, section: str) -> list[str]:
+    from kafkactl.configs.listing import list_resources
+
+    etype = "groups" if section == "groups" else "client-metrics"
+    names = {r.name for r in list_resources(gw, [etype]).resources if r.entity_type == etype}
+    if section == "groups":
+        from kafkactl.groups import list_groups
+
+        names |= {g.group for g in list_groups(gw)}
+    return sorted(names)
+
+
+# ------------------------------------------------------------------------------------------------- the plan
+
+
+def make_plan(desired: DesiredConfigs, cur: Current, delete_topics: bool = False) -> ConfigPlan:
+    plan = ConfigPlan([], cur.fingerprint(), sorted(desired.sections | set(desired.manage.prefixes)))
+    if "topics" in plan.sections:
+        _plan_topics(desired, cur, plan, delete_topics)
+    for section in ("brokers", "groups", "clientMetrics"):
+        if section in plan.sections:
+            for (s, name), values in sorted(cur.configs.items()):
+                if s == section:
+                    e = desired.entities.get((section, name))
+                    _plan_configs(section, name, values, e, plan)
+            for e in desired.of(section):
+                if (section, e.name) not in cur.configs:  # a client-metrics resource not yet there, say
+                    _plan_configs(section, e.name, {}, e, plan)
+    if "quotas" in plan.sections:
+        _plan_quotas(desired, cur, plan)
+    if "users" in plan.sections:
+        _plan_users(desired, cur, plan)
+    sensitive = [c for c in plan.changes if c.action == "set" and isinstance(c.value, SecretRef)]
+    for c in sensitive:
+        c.value.resolve(c.where or "")  # at plan time: a missing secret is an error before anything changes
+    return plan
+
+
+def _plan_topics(desired: DesiredConfigs, cur: Current, plan: ConfigPlan, delete_topics: bool) -> None:
+    for e in sorted(desired.of("topics"), key=lambda e: e.name):
+        have = cur.topics.get(e.name)
+        if have is None:
+            for ref in (v for v in e.configs.values() if isinstance(v, SecretRef)):
+                ref.resolve(e.where)
+            parts = f"partitions={e.partitions or 'default'} replicationFactor={e.replication_factor or 'default'}"
+            plan.changes.append(Change("topics", e.name, "create-topic", None, None, parts, e.where, e.key, e))
+            continue
+        partitions, rf, _ = have
+        if e.partitions is not None and e.partitions < partitions:
+            raise StateFileError(f"{e.where}: topic {shown(e.name)} has {partitions} partitions; Kafka cannot "
+                                 f"reduce them to {e.partitions}")
+        if e.partitions is not None and e.partitions > partitions:
+            plan.changes.append(Change("topics", e.name, "add-partitions", "partitions", str(partitions),
+                                       str(e.partitions), e.where, e.key, e.partitions))
+        if e.replication_factor is not None and e.replication_factor != rf:
+            plan.warnings.append(f"{e.where}: topic {e.name} has replication factor {rf}, the file says "
+                                 f"{e.replication_factor}: kafkactl does not reassign replicas (left as it is)")
+        _plan_configs("topics", e.name, cur.configs.get(("topics", e.name), {}), e, plan)
+    extra = sorted(n for n, (_, _, internal) in cur.topics.items()
+                   if not internal and desired.manage.holds("topics", n) and ("topics", n) not in desired.entities)
+    plan.managed += len(extra) + sum(1 for e in desired.of("topics") if e.name in cur.topics)
+    for n in extra:
+        if delete_topics:
+            plan.changes.append(Change("topics", n, "delete-topic", None, "exists", None, None, ("topics", n)))
+        else:
+            _plan_configs("topics", n, cur.configs.get(("topics", n), {}), None, plan)
+    if extra and not delete_topics:
+        plan.notes.append(f"{len(extra)} managed topics are not in the desired state ({', '.join(extra[:5])}"
+                          f"{', ...' if len(extra) > 5 else ''}): their configs are reset, the topics kept "
+                          "(--delete-topics deletes them)")
+
+
+def _plan_configs(section: str, name: str, have: dict[str, str | None], e: Entity | None, plan: ConfigPlan) -> None:
+    want = e.configs if e is not None else {}
+    where = e.where if e is not None else None
+    shown_name = DEFAULT if section == "brokers" and name == "" else name
+    not_compared = []
+    plan.managed += len(have)
+    for key in sorted(set(have) | set(want)):
+        if key not in want:
+            plan.changes.append(Change(section, shown_name, "delete", key, SENSITIVE if have[key] is None else have[key],
+                                       None, where, (section, name)))
+        elif key not in have or (have[key] is not None and (isinstance(want[key], SecretRef) or have[key] != want[key])):
+            value = want[key]
+            plan.changes.append(Change(section, shown_name, "set", key,
+                                       None if key not in have else (SENSITIVE if have[key] is None else have[key]),
+                                       value.label() if isinstance(value, SecretRef) else value, where,
+                                       (section, name), value))
+        elif have[key] is None:
+            not_compared.append(key)
+    if not_compared:
+        plan.notes.append(f"{NOUN[section]} {shown_name}: {', '.join(not_compared)} set and sensitive: the broker "
+                          "never returns such a value, so it is not compared (left as it is)")
+
+
+def _plan_quotas(desired: DesiredConfigs, cur: Current, plan: ConfigPlan) -> None:
+    keys = {e.quota for e in desired.of("quotas")} | {q for q in cur.quotas if desired.manage.holds("quotas", "", q)}
+    for q in sorted(keys, key=quota_label):
+        e = desired.entities.get(("quotas", q))
+        have, want = cur.quotas.get(q, {}), (e.configs if e is not None else {})
+        label = quota_label(q)
+        plan.managed += len(have)
+        for key in sorted(set(have) | set(want)):
+            if key not in want:
+                plan.changes.append(Change("quotas", label, "remove-quota", key, _num(have[key]), None,
+                                           e.where if e else None, q))
+            elif have.get(key) != want[key]:
+                plan.changes.append(Change("quotas", label, "set-quota", key, _num(have[key]) if key in have else None,
+                                           _num(want[key]), e.where if e else None, q, want[key]))
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else str(v)
+
+
+def _plan_users(desired: DesiredConfigs, cur: Current, plan: ConfigPlan) -> None:
+    names = {e.name for e in desired.of("users")} | {u for u in cur.users if desired.manage.holds("users", u)}
+    for user in sorted(names):
+        e = desired.entities.get(("users", user))
+        have = cur.users.get(user, {})
+        want = e.scram if e is not None else {}
+        plan.managed += len(have)
+        for mech in sorted(set(have) | set(want)):
+            if mech not in want:
+                plan.changes.append(Change("users", user, "delete-scram", mech, f"iterations={have[mech]}", None,
+                                           e.where if e else None, user))
+                continue
+            iterations, ref, where = want[mech]
+            iterations = iterations or DEFAULT_ITERATIONS
+            if have.get(mech) != iterations:
+                ref.resolve(where)  # a missing password is an error now, not halfway through apply
+                plan.changes.append(Change("users", user, "upsert-scram", mech,
+                                           f"iterations={have[mech]}" if mech in have else None,
+                                           f"iterations={iterations} password={ref.label()}", where, user,
+                                           (iterations, ref)))
+
+
+def check_max_deletes(plan: ConfigPlan, max_deletes: str | None) -> None:
+    """--max-deletes N, or P% of the items the cluster holds in the file's scope; exit 2 before anything changes."""
+    from kafkactl.limits import delete_limit
+
+    limit = delete_limit(max_deletes, plan.managed, "items")
+    if limit is not None and plan.deletions > limit:
+        raise UsageError(f"the plan deletes {plan.deletions} items (configs, quotas, credentials, topics), more than "
+                         f"--max-deletes {max_deletes}: nothing applied")
+
+
+def confirm(gw: Gateway, desired: DesiredConfigs, delete_topics: bool, timeout: float) -> tuple[float, int]:
+    """After an apply: wait until the broker shows the desired state (it answers describes from its metadata, which
+    the controller's records reach a moment after the change returns). (seconds waited, changes still unseen)."""
+    import time
+
+    started = time.monotonic()
+    while True:
+        left = len(make_plan(desired, read_current(gw, desired), delete_topics).changes)
+        waited = time.monotonic() - started
+        if not left or waited > timeout:
+            return waited, left
+        time.sleep(0.1)
+
+
+# ------------------------------------------------------------------------------------------- saved plans
+
+
+def _file_digest(path: str) -> str:
+    from pathlib import Path
+
+    from kafkactl.bulk.formats.text import read_bytes
+
+    return hashlib.sha256(read_bytes(Path(path))).hexdigest()
+
+
+def save_plan(plan: ConfigPlan, files: list[str], delete_topics: bool, out: str) -> None:
+    """The plan, the files it came from (by digest) and the fingerprint of the cluster state it was made from."""
+    from pathlib import Path
+
+    from kafkactl.privatefile import write_private
+
+    doc = {**plan.to_json(), "kind": "SavedConfigPlan", "delete_topics": delete_topics,
+           "files": [{"path": str(Path(f).resolve()), "sha256": _file_digest(f)} for f in files]}
+    write_private(Path(out), json.dumps(doc, indent=1) + "\n")
+
+
+def load_saved(path: str) -> tuple[list[str], bool, str, list[dict]]:
+    """(files, delete_topics, fingerprint, changes) of a saved plan, its files unchanged since; else exit 2."""
+    from pathlib import Path
+
+    from kafkactl.bulk.formats.text import read_bytes
+
+    data = read_bytes(Path(path))  # a FIFO or a device is refused, a missing file is exit 7
+    try:
+        doc = json.loads(data.decode("utf-8"))
+        assert doc["kind"] == "SavedConfigPlan"
+        files = [(str(f["path"]), str(f["sha256"])) for f in doc["files"]]
+        out = ([f for f, _ in files], bool(doc["delete_topics"]), str(doc["fingerprint"]), list(doc["changes"]))
+    except (ValueError, KeyError, TypeError, AssertionError):
+        raise StateFileError(f"{path}: not a plan saved by kafkactl configs plan --out") from None
+    for f, digest in files:
+        if _file_digest(f) != digest:
+            raise StateFileError(f"{path}: {f} changed since the plan was made: plan again")
+    return out
+
+
+def check_saved(plan: ConfigPlan, fingerprint: str, changes: list[dict], path: str) -> None:
+    """The plan made now from the same files must be the saved one, from the same cluster state."""
+    if plan.fingerprint != fingerprint or [c.to_json() for c in plan.changes] != changes:
+        raise StateFileError(f"{path}: stale: the cluster changed since the plan was made (state {fingerprint}, now "
+                             f"{plan.fingerprint}): plan again")

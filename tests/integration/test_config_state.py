@@ -1,0 +1,282 @@
+"""configs export | plan | apply against the real broker, for every entity type: export, plan shows no change, edit,
+plan shows exactly the edit, apply, plan shows no change; scope safety; a killed apply converges on re-run."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from kafkactl.exitcodes import ExitCode
+from tests.integration.acl_helpers import token
+
+
+def ok(r):
+    assert r.exit_code == 0, r.stderr
+    return r
+
+
+def admin(sandbox, *args, **kw):
+    return sandbox.as_user("admin", *args, **kw)
+
+
+def plan_rows(sandbox, path, *extra, env=None) -> set:
+    r = admin(sandbox, "-o", "json", "configs", "plan", str(path), *extra, env=env)
+    assert r.exit_code == 0, r.stderr
+    return {(c["section"], c["entity"], c["action"], c["key"], c["current"], c["desired"])
+            for c in json.loads(r.stdout)["changes"]}
+
+
+def described(sandbox, *args) -> dict:
+    r = ok(admin(sandbox, "-o", "json", "configs", "describe", *args))
+    return {(d["entity"], d["name"]): d["value"] for d in json.loads(r.stdout)}
+
+
+@pytest.fixture
+def base(sandbox):
+    b = f"cs{token()}"
+    yield b
+    # what a failed test may leave: its topics, quotas, users and client-metrics resource
+    topics = [t["name"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)
+              if t["name"].startswith(b)]
+    if topics:
+        admin(sandbox, "topics", "delete", *topics, "--yes")
+
+
+def test_every_entity_type_round_trips(sandbox, base, tmp_path):
+    user, group, cm = f"{base}-u", f"{base}.g", f"{base}-cm"
+    ok(admin(sandbox, "topics", "create", f"{base}.a", "--partitions", "2", "--config", "retention.ms=3600000"))
+    ok(admin(sandbox, "topics", "create", f"{base}.b"))
+    ok(admin(sandbox, "configs", "alter", "--group", group, "--add-config", "consumer.session.timeout.ms=50000"))
+    ok(admin(sandbox, "configs", "alter", "--client-metrics", cm, "--add-config",
+             "metrics=[org.apache.kafka.producer.],interval.ms=60000"))
+    ok(admin(sandbox, "configs", "alter", "--user", user, "--add-config", "producer_byte_rate=1048576"))
+    ok(admin(sandbox, "configs", "alter", "--user", user, "--client", f"{base}-c", "--add-config",
+             "consumer_byte_rate=2048"))
+    ok(admin(sandbox, "configs", "alter", "--user", user, "--add-config",
+             "SCRAM-SHA-256=[iterations=8192,password=first-password-1]"))
+    state = tmp_path / "state.yaml"
+    r = ok(admin(sandbox, "configs", "export", "--prefix", base, "--section", "topics", "--section", "groups",
+                 "--section", "clientMetrics", "--section", "quotas", "--section", "users", "--file", str(state)))
+    assert "exported 2 topics" in r.stderr and oct(state.stat().st_mode & 0o777) == "0o600"
+    doc = yaml.safe_load(state.read_text())
+    assert doc["manage"]["topics"] == [base]
+    assert doc["topics"] == [{"name": f"{base}.a", "partitions": 2, "replicationFactor": 1,
+                              "configs": {"retention.ms": "3600000"}},
+                             {"name": f"{base}.b", "partitions": 1, "replicationFactor": 1}]
+    assert doc["groups"] == [{"name": group, "configs": {"consumer.session.timeout.ms": "50000"}}]
+    assert doc["clientMetrics"][0]["name"] == cm
+    assert {json.dumps(q, sort_keys=True) for q in doc["quotas"]} == {
+        json.dumps({"user": user, "values": {"producer_byte_rate": 1048576}}, sort_keys=True),
+        json.dumps({"user": user, "client": f"{base}-c", "values": {"consumer_byte_rate": 2048}}, sort_keys=True)}
+    env_name = doc["users"][0]["scram"][0]["password"]["env"]
+    assert doc["users"] == [{"name": user, "scram": [{"mechanism": "SCRAM-SHA-256", "iterations": 8192,
+                                                      "password": {"env": env_name}}]}]
+    assert "first-password" not in state.read_text()
+    assert plan_rows(sandbox, state) == set()  # the password is not needed: nothing to upsert
+
+    # the edit: each entity type changes one way
+    doc["topics"][0]["configs"] = {"retention.ms": "7200000", "cleanup.policy": "compact"}
+    doc["topics"][0]["partitions"] = 4
+    doc["topics"][1] = {"name": f"{base}.c", "partitions": 3, "configs": {"max.message.bytes": "200000"}}
+    doc["groups"][0]["configs"] = {"consumer.heartbeat.interval.ms": "6000"}
+    doc["clientMetrics"][0]["configs"]["interval.ms"] = "30000"
+    doc["clientMetrics"].append({"name": f"{cm}2", "configs": {"metrics": "org.apache.kafka.consumer.",
+                                                               "interval.ms": "120000"}})  # a new subscription
+    for q in doc["quotas"]:
+        if "client" in q:
+            q["values"] = {"consumer_byte_rate": 4096, "producer_byte_rate": 1024}
+    doc["quotas"] = [q for q in doc["quotas"] if "client" in q]
+    doc["users"][0]["scram"] = [{"mechanism": "SCRAM-SHA-512", "iterations": 4096, "password": {"env": "CS_PW"}}]
+    state.write_text(yaml.safe_dump(doc))
+    env = {"CS_PW": "second-password-2"}
+    want = {("topics", f"{base}.a", "set", "retention.ms", "3600000", "7200000"),
+            ("topics", f"{base}.a", "set", "cleanup.policy", None, "compact"),
+            ("topics", f"{base}.a", "add-partitions", "partitions", "2", "4"),
+            ("topics", f"{base}.c", "create-topic", None, None, "partitions=3 replicationFactor=default"),
+            ("groups", group, "set", "consumer.heartbeat.interval.ms", None, "6000"),
+            ("groups", group, "delete", "consumer.session.timeout.ms", "50000", None),
+            ("clientMetrics", cm, "set", "interval.ms", "60000", "30000"),
+            ("clientMetrics", f"{cm}2", "set", "metrics", None, "org.apache.kafka.consumer."),
+            ("clientMetrics", f"{cm}2", "set", "interval.ms", None, "120000"),
+            ("quotas", f"user={user},client-id={base}-c", "set-quota", "producer_byte_rate", None, "1024"),
+            ("quotas", f"user={user},client-id={base}-c", "set-quota", "consumer_byte_rate", "2048", "4096"),
+            ("quotas", f"user={user}", "remove-quota", "producer_byte_rate", "1048576", None),
+            ("users", user, "upsert-scram", "SCRAM-SHA-512", None, "iterations=4096 password=env:CS_PW"),
+            ("users", user, "delete-scram", "SCRAM-SHA-256", "iterations=8192", None)}
+    assert plan_rows(sandbox, state, env=env) == want  # base.b left out: kept, it has no configs to reset
+    r = admin(sandbox, "configs", "plan", str(state), "--detailed-exitcode", env=env)
+    assert r.exit_code == 2
+    r = ok(admin(sandbox, "-o", "json", "configs", "apply", str(state), "--yes", env=env))
+    assert json.loads(r.stdout)["summary"] == {"applied": len(want)}
+    assert plan_rows(sandbox, state, env=env) == set()
+
+    # and the cluster says so, each as kafka-configs.sh would show it
+    assert described(sandbox, "--topic", f"{base}.a") == {(f"{base}.a", "retention.ms"): "7200000",
+                                                          (f"{base}.a", "cleanup.policy"): "compact"}
+    assert described(sandbox, "--topic", f"{base}.c") == {(f"{base}.c", "max.message.bytes"): "200000"}
+    assert described(sandbox, "--group", group) == {(group, "consumer.heartbeat.interval.ms"): "6000"}
+    topics = {t["name"]: t for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)}
+    assert (topics[f"{base}.a"]["partitions"], topics[f"{base}.c"]["partitions"]) == (4, 3)
+    # the new credential is the password the environment held: the user logs in with it
+    props = tmp_path / "u.properties"
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config="
+                     "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                     f'username="{user}" password="second-password-2";\n')
+    props.chmod(0o600)
+    ok(_as_props(sandbox, props, "cluster", "describe"))
+    props.write_text(props.read_text().replace("second-password-2", "first-password-1"))
+    r = _as_props(sandbox, props, "cluster", "describe")  # the old credential went with SCRAM-SHA-256
+    assert r.exit_code == ExitCode.AUTHENTICATION, r.stderr
+
+    # clean up through the tool itself: an empty state for the same scope removes what is set, and the topics
+    empty = tmp_path / "empty.yaml"
+    empty.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "State", "manage": doc["manage"],
+                                     "topics": [], "groups": [], "clientMetrics": [], "quotas": [], "users": []}))
+    ok(admin(sandbox, "configs", "apply", str(empty), "--delete-topics", "--yes"))
+    assert plan_rows(sandbox, empty) == set()
+    assert not [t for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)
+                if t["name"].startswith(base)]
+
+
+def _as_props(sandbox, props, *args):
+    from tests.conftest import run
+
+    return run("-b", sandbox.bootstrap, "--command-config", str(props), *args)
+
+
+def test_broker_and_cluster_default_configs_round_trip(sandbox, tmp_path):
+    state = tmp_path / "brokers.yaml"
+    ok(admin(sandbox, "configs", "export", "--section", "brokers", "--file", str(state)))
+    doc = yaml.safe_load(state.read_text())
+    assert "default" in doc["manage"]["brokers"]
+    assert plan_rows(sandbox, state) == set()
+    before = json.loads(json.dumps(doc))
+    entries = {e["broker"]: e for e in doc["brokers"]}
+    default = entries.setdefault("default", {"broker": "default", "configs": {}})
+    default["configs"]["log.cleaner.threads"] = "2"
+    first = int(doc["manage"]["brokers"][1])
+    entries.setdefault(first, {"broker": first, "configs": {}})["configs"]["message.max.bytes"] = "2000001"
+    doc["brokers"] = list(entries.values())
+    state.write_text(yaml.safe_dump(doc))
+    try:
+        assert plan_rows(sandbox, state) == {
+            ("brokers", "<default>", "set", "log.cleaner.threads", None, "2"),
+            ("brokers", str(first), "set", "message.max.bytes", None, "2000001")}
+        ok(admin(sandbox, "configs", "apply", str(state), "--yes"))
+        assert plan_rows(sandbox, state) == set()
+        assert described(sandbox, "--broker-defaults")[("<default>", "log.cleaner.threads")] == "2"
+    finally:
+        state.write_text(yaml.safe_dump(before))
+        ok(admin(sandbox, "configs", "apply", str(state), "--yes"))
+    assert plan_rows(sandbox, state) == set()
+
+
+def test_scope_is_never_widened(sandbox, base, tmp_path):
+    ok(admin(sandbox, "topics", "create", f"{base}.in", "--config", "retention.ms=1000000"))
+    ok(admin(sandbox, "topics", "create", f"{base}x.out", "--config", "retention.ms=1000000"))
+    f = tmp_path / "s.yaml"
+    # an entity outside the file's manage: refused before the cluster is asked
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\nmanage: {{topics: ['{base}.']}}\ntopics:\n"
+                 f"- name: {base}x.out\n")
+    r = admin(sandbox, "configs", "plan", str(f))
+    assert r.exit_code == ExitCode.USAGE and f"{f}:5" in r.stderr and "outside the file's manage.topics" in r.stderr
+    # a managed topic left out loses its configs, the topic stays; a topic outside the prefix is not touched
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\nmanage: {{topics: ['{base}.']}}\ntopics: []\n")
+    assert plan_rows(sandbox, f) == {("topics", f"{base}.in", "delete", "retention.ms", "1000000", None)}
+    r = admin(sandbox, "configs", "apply", str(f), "--max-deletes", "0", "--yes")
+    assert r.exit_code == ExitCode.USAGE and "--max-deletes 0" in r.stderr
+    assert described(sandbox, "--topic", f"{base}.in")  # nothing changed
+    # without manage: only what the file names; a topic it does not name is not touched
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.in\n  configs: {{retention.ms: 1000000}}\n")
+    assert plan_rows(sandbox, f) == set()
+    # --delete-topics deletes only managed topics left out, and shows it in the plan first
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\nmanage: {{topics: ['{base}.']}}\ntopics: []\n")
+    rows = plan_rows(sandbox, f, "--delete-topics")
+    assert ("topics", f"{base}.in", "delete-topic", None, "exists", None) in rows
+    assert not any(r[1].startswith(f"{base}x") for r in rows)
+    ok(admin(sandbox, "configs", "apply", str(f), "--delete-topics", "--yes"))
+    names = {t["name"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)}
+    assert f"{base}.in" not in names and f"{base}x.out" in names
+
+
+def test_dry_run_validates_on_the_broker_and_changes_nothing(sandbox, base, tmp_path):
+    f = tmp_path / "s.yaml"
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.d\n  configs: {{retention.ms: 5}}\n"
+                 f"- name: {base}.bad\n  configs: {{retention.ms: soon}}\n")
+    r = admin(sandbox, "-o", "json", "configs", "apply", str(f), "--dry-run")
+    assert r.exit_code == ExitCode.PARTIAL, r.stderr
+    by_topic = {x["entity"]: x for x in json.loads(r.stdout)["results"]} if r.stdout else {}
+    assert by_topic[f"{base}.d"]["status"] == "validated" and by_topic[f"{base}.bad"]["status"] == "failed"
+    assert "retention.ms" in by_topic[f"{base}.bad"]["error"]
+    names = {t["name"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)}
+    assert f"{base}.d" not in names
+
+
+def test_a_killed_apply_converges_on_rerun(sandbox, base, tmp_path):
+    """kill -9 in the middle of an apply (1,500 topics to create in three requests, 200 to grow and reconfigure):
+    frozen (SIGSTOP) as soon as the broker shows the first new topics, the plan shows work left undone; killed; a
+    second apply finishes exactly that work."""
+    f = tmp_path / "many.yaml"
+
+    def write(topics):
+        f.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "State",
+                                     "manage": {"topics": [f"{base}."]}, "topics": topics}))
+
+    old = [f"{base}.old{i:03d}" for i in range(200)]
+    new = [f"{base}.new{i:04d}" for i in range(1500)]
+    write([{"name": n, "partitions": 1} for n in old])
+    ok(admin(sandbox, "configs", "apply", str(f), "--yes"))
+    write([{"name": n, "partitions": 1, "configs": {"retention.ms": "7000"}} for n in new]
+          + [{"name": n, "partitions": 2, "configs": {"retention.ms": str(100000 + i)}} for i, n in enumerate(old)])
+    gw = sandbox.gateway("admin")
+    cmd = [sys.executable, "-m", "kafkactl", "--context", sandbox.context("admin"), "configs", "apply", str(f), "--yes"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if any(t.name.startswith(f"{base}.new") for t in gw.topics()):
+                proc.send_signal(signal.SIGSTOP)  # frozen where it was; then killed, so no handler runs
+                break
+            time.sleep(0.01)
+        left = plan_rows(sandbox, f)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+    assert proc.wait(30) == -signal.SIGKILL, "the apply ended before it could be killed"
+    assert left, "the kill came after every change: nothing was left half-done"
+    time.sleep(2)  # a request the process had sent still completes on the broker
+    left = plan_rows(sandbox, f)
+    r = admin(sandbox, "-o", "json", "configs", "apply", str(f), "--yes")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["summary"] == {"applied": len(left)}
+    assert plan_rows(sandbox, f) == set()
+    topics = {t["name"]: t["partitions"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)
+              if t["name"].startswith(f"{base}.")}
+    assert topics == {**{n: 2 for n in old}, **{n: 1 for n in new}}
+    assert described(sandbox, "--topic", old[-1]) == {(old[-1], "retention.ms"): "100199"}
+
+
+def test_ip_and_default_quotas_without_manage_touch_only_what_the_file_names(sandbox, tmp_path):
+    """An ip quota and the default client's: set, planned with no change, and removed by a file that manages them
+    (a default entity is managed only under the prefix "")."""
+    f = tmp_path / "q.yaml"
+    ip = "10.9.8.7"
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\nquotas:\n- ip: {ip}\n  values: {{connection_creation_rate: 5}}\n"
+                 "- default: [client]\n  values: {consumer_byte_rate: 1000000000}\n")
+    try:
+        assert plan_rows(sandbox, f) == {("quotas", f"ip={ip}", "set-quota", "connection_creation_rate", None, "5"),
+                                         ("quotas", "client-id=<default>", "set-quota", "consumer_byte_rate", None,
+                                          "1000000000")}
+        ok(admin(sandbox, "configs", "apply", str(f), "--yes"))
+        assert plan_rows(sandbox, f) == set()
+        assert described(sandbox, "--ip", ip) == {(f"ip={ip}", "connection_creation_rate"): "5"}
+    finally:
+        f.write_text("apiVersion: kafkactl/v1\nkind: State\nmanage: {quotas: ['10.9.8.7']}\nquotas: []\n")
+        ok(admin(sandbox, "configs", "apply", str(f), "--yes"))
+        ok(admin(sandbox, "configs", "delete", "--client-defaults", "consumer_byte_rate"))
+    assert described(sandbox, "--ip", ip) == {}

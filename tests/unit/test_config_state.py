@@ -1,0 +1,195 @@
+"""Desired-state configs, pure logic: reading State files (errors name file, line and value) and planning against a
+given cluster state (what is drift and what is not). The cluster side is proved in tests/integration."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkactl.configs.state.desired import read_desired
+from kafkactl.configs.state.plan import Current, check_max_deletes, make_plan
+from kafkactl.errors import StateFileError, UsageError
+
+HEAD = "apiVersion: kafkactl/v1\nkind: State\n"
+
+
+def state(tmp_path, body: str, name: str = "s.yaml"):
+    p = tmp_path / name
+    p.write_text(HEAD + body)
+    return p
+
+
+def changes(plan) -> set:
+    return {(c.section, c.entity, c.action, c.key, c.current, c.desired) for c in plan.changes}
+
+
+@pytest.mark.parametrize("body,needle", [
+    ("topics:\n- name: a\n- name: a\n", "topic 'a' is declared twice (first at"),
+    ("manage: {topics: [x.]}\ntopics:\n- name: y.a\n", "outside the file's manage.topics"),
+    ("quotas:\n- ip: 1.2.3.4\n  user: u\n  values: {connection_creation_rate: 1}\n", "an ip quota stands alone"),
+    ("quotas:\n- ip: 1.2.3.4\n  values: {producer_byte_rate: 1}\n", "values.producer_byte_rate: not a quota of ip"),
+    ("quotas:\n- user: u\n  default: [user]\n  values: {producer_byte_rate: 1}\n", "both named"),
+    ("topics:\n- name: 'a b'\n", "contains ' '"),
+    ("topics:\n- name: a\n  partitions: 0\n", "partitions"),
+    ("users:\n- name: u\n  scram:\n  - mechanism: SCRAM-SHA-1\n    password: {env: X}\n", "mechanism"),
+    ("users:\n- name: u\n  scram:\n  - mechanism: SCRAM-SHA-256\n    password: secret\n", "password"),
+    ("users:\n- name: u\n  scram:\n  - mechanism: SCRAM-SHA-256\n    iterations: 100\n    password: {env: X}\n",
+     "iterations"),
+    ("brokers:\n- broker: leader\n", "broker"),
+    ("topic:\n- name: a\n", "topic"),
+    # found by the adversary pass
+    ("brokers:\n- broker: default\n  configs: {ssl.key.password: hunter2lit}\n", "a secret's value is never written"),
+    ("brokers:\n- broker: default\n  configs: {ssl.keystore.key: [PRIVKEYDATA]}\n", "a secret is given as"),
+    ("quotas:\n- user: a\n  values: {producer_byte_rate: " + "9" * 400 + "}\n", "is not a number Kafka reads"),
+    ("brokers:\n- broker: '9999999999'\n", "a broker id is at most"),
+    ("topics:\n- name: a\n  configs: {\"log.cleaner.threads\\n\": 2}\n", "is not a config name"),
+    ("users:\n- name: u\n  scram:\n  - mechanism: SCRAM-SHA-256\n    password: {env: \"X\\n\"}\n",
+     "is not an environment variable's name"),
+    ("users:\n- name: '   '\n", "name: empty"),
+    ("", "nothing for configs plan"),
+    ("scope: {principals: ['User:a']}\nacls: []\n", "nothing for configs plan"),
+])
+def test_bad_files_are_refused_naming_the_place(tmp_path, body, needle):
+    p = state(tmp_path, body)
+    with pytest.raises(StateFileError) as e:
+        read_desired([p])
+    assert str(p) in e.value.message and needle in e.value.message and "\n" not in e.value.message
+
+
+def test_secrets_in_clear_are_refused_without_being_repeated(tmp_path):
+    p = state(tmp_path, "brokers:\n- broker: default\n  configs:\n    sasl.jaas.config: 'x required password=\"jaaspw1\";'\n")
+    with pytest.raises(StateFileError) as e:
+        read_desired([p])
+    assert "jaaspw1" not in e.value.message and "required" not in e.value.message
+
+
+def test_max_deletes_takes_a_count_or_a_percentage_and_nothing_else(tmp_path):
+    from kafkactl.configs.state.plan import ConfigPlan
+
+    plan = ConfigPlan([], "x", [])
+    for bad in ("nan%", "inf%", "150%", "1_0", "-1", "1e3", "lots"):
+        with pytest.raises(UsageError, match="--max-deletes"):
+            check_max_deletes(plan, bad)
+
+
+def test_a_secret_file_that_is_no_regular_file_is_refused(tmp_path):
+    import os
+
+    from kafkactl.configs.state.desired import SecretRef
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (str(fifo), "/dev/zero", str(tmp_path)):
+        with pytest.raises(StateFileError, match="is not a regular file"):
+            SecretRef(file=path).resolve("here")
+
+
+def test_partitions_written_as_a_whole_float_are_a_whole_number(tmp_path):
+    e = read_desired([state(tmp_path, "topics:\n- name: a\n  partitions: 6.0\n")]).entities[("topics", "a")]
+    assert e.partitions == 6 and isinstance(e.partitions, int)
+
+
+def test_a_topic_map_that_makes_two_topics_one_is_refused():
+    from kafkactl.diff import TopicMap, _state
+
+    two = Current(topics={"eu.orders": (1, 1, False), "orders": (3, 1, False)})
+    with pytest.raises(UsageError, match="'eu.orders' and 'orders' both 'orders'|'orders' and 'eu.orders' both"):
+        _state(two, Current(topics={"orders": (3, 1, False)}), TopicMap.parse(["eu.="]))
+    with pytest.raises(UsageError, match="mapped twice"):
+        TopicMap.parse(["a.=b.", "a.=c."])
+
+
+def test_an_acl_only_file_is_not_a_config_state_and_a_config_only_file_is_not_an_acl_state(tmp_path):
+    from kafkactl.bulk.formats.compact import read_compact
+    from kafkactl.bulk.state import DesiredState
+
+    acl = tmp_path / "acl.yaml"
+    acl.write_text("apiVersion: kafkactl/v1\nkind: AclState\nscope: {principals: ['User:a']}\nacls: []\n")
+    with pytest.raises(StateFileError, match="holds ACLs only"):
+        read_desired([acl])
+    cfg = state(tmp_path, "topics:\n- name: a\n")
+    with pytest.raises(StateFileError, match="no acls: section"):  # without a scope it would manage every ACL
+        read_compact(cfg, DesiredState())
+    mixed = tmp_path / "mixed.yaml"
+    mixed.write_text("apiVersion: kafkactl/v1\nkind: AclState\nscope: {principals: ['User:a']}\nacls: []\n"
+                     "topics:\n- name: a\n")
+    with pytest.raises(StateFileError, match="topics"):  # an AclState holds no sections of State
+        read_compact(mixed, DesiredState())
+    both = state(tmp_path, "scope: {principals: ['User:a']}\nacls:\n- principal: User:a\n  allow:\n"
+                           "  - topic: t\n    operations: [Read]\ntopics:\n- name: t\n")
+    s = DesiredState()
+    read_compact(both, s)
+    assert len(s.bindings) == 1 and set(read_desired([both]).entities) == {("topics", "t")}
+
+
+def test_only_explicit_values_are_managed_and_sensitive_ones_are_not_compared(tmp_path, monkeypatch):
+    monkeypatch.setenv("KS_PW", "not-shown-anywhere")
+    p = state(tmp_path, "topics:\n- name: a\n  configs: {retention.ms: 1000, cleanup.policy: compact}\n"
+                        "brokers:\n- broker: default\n  configs:\n    ssl.key.password: {env: KS_PW}\n"
+                        "    log.cleaner.threads: 2\n")
+    cur = Current(topics={"a": (3, 1, False)},
+                  configs={("topics", "a"): {"retention.ms": "1000", "segment.ms": "5"},
+                           ("brokers", ""): {"ssl.key.password": None}})
+    plan = make_plan(read_desired([p]), cur)
+    assert changes(plan) == {("topics", "a", "set", "cleanup.policy", None, "compact"),
+                             ("topics", "a", "delete", "segment.ms", "5", None),
+                             ("brokers", "<default>", "set", "log.cleaner.threads", None, "2")}
+    assert any("ssl.key.password set and sensitive" in n for n in plan.notes)
+    assert plan.deletions == 1
+
+
+def test_a_secret_reference_is_checked_at_plan_time_and_never_shown(tmp_path, monkeypatch):
+    monkeypatch.delenv("KS_MISSING", raising=False)
+    p = state(tmp_path, "users:\n- name: u\n  scram:\n  - mechanism: SCRAM-SHA-512\n    password: {env: KS_MISSING}\n")
+    with pytest.raises(StateFileError, match="KS_MISSING.*is not set"):
+        make_plan(read_desired([p]), Current())
+    monkeypatch.setenv("KS_MISSING", "hunter2-hunter2")
+    plan = make_plan(read_desired([p]), Current())
+    assert changes(plan) == {("users", "u", "upsert-scram", "SCRAM-SHA-512", None,
+                              "iterations=4096 password=env:KS_MISSING")}
+    assert "hunter2" not in repr(plan.to_json()) and "hunter2" not in repr(plan.changes)
+    # the same mechanism and iterations on the cluster: nothing to do (the password is not comparable)
+    assert not make_plan(read_desired([p]), Current(users={"u": {"SCRAM-SHA-512": 4096}})).changes
+    secret = tmp_path / "pw"
+    secret.write_text("from-a-file\n")
+    f = state(tmp_path, f"users:\n- name: u\n  scram:\n  - mechanism: SCRAM-SHA-256\n    password: {{file: {secret}}}\n",
+              "f.yaml")
+    ref = read_desired([f]).entities[("users", "u")].scram["SCRAM-SHA-256"][1]
+    assert ref.resolve("here").reveal() == "from-a-file"  # one trailing newline dropped
+
+
+def test_partitions_grow_never_shrink_and_a_replication_factor_is_not_reassigned(tmp_path):
+    cur = Current(topics={"a": (3, 3, False)}, configs={("topics", "a"): {}})
+    grow = make_plan(read_desired([state(tmp_path, "topics:\n- name: a\n  partitions: 6\n  replicationFactor: 2\n")]),
+                     cur)
+    assert changes(grow) == {("topics", "a", "add-partitions", "partitions", "3", "6")}
+    assert any("replication factor 3" in w for w in grow.warnings)
+    with pytest.raises(StateFileError, match="cannot reduce them to 2"):
+        make_plan(read_desired([state(tmp_path, "topics:\n- name: a\n  partitions: 2\n", "b.yaml")]), cur)
+
+
+def test_managed_entities_left_out_lose_what_is_set_on_them_and_others_are_untouched(tmp_path):
+    p = state(tmp_path, "manage: {topics: [t.], quotas: [t-], users: [t-]}\ntopics:\n- name: t.keep\n"
+                        "quotas:\n- user: t-a\n  values: {producer_byte_rate: 10}\n")
+    cur = Current(topics={"t.keep": (1, 1, False), "t.gone": (1, 1, False), "other": (1, 1, False),
+                          "__consumer_offsets": (50, 1, True)},
+                  configs={("topics", "t.keep"): {}, ("topics", "t.gone"): {"retention.ms": "5"},
+                           ("topics", "other"): {"retention.ms": "5"}},
+                  quotas={(("user", "t-a"),): {"producer_byte_rate": 10.0, "consumer_byte_rate": 5.0},
+                          (("user", "t-b"),): {"producer_byte_rate": 1.0},
+                          (("user", None),): {"producer_byte_rate": 1.0},
+                          (("user", "x"),): {"producer_byte_rate": 1.0}},
+                  users={"t-old": {"SCRAM-SHA-256": 4096}, "x": {"SCRAM-SHA-256": 4096}})
+    plan = make_plan(read_desired([p]), cur)
+    assert changes(plan) == {("topics", "t.gone", "delete", "retention.ms", "5", None),
+                             ("quotas", "user=t-a", "remove-quota", "consumer_byte_rate", "5", None),
+                             ("quotas", "user=t-b", "remove-quota", "producer_byte_rate", "1", None),
+                             ("users", "t-old", "delete-scram", "SCRAM-SHA-256", "iterations=4096", None)}
+    assert any("--delete-topics" in n for n in plan.notes)
+    plan = make_plan(read_desired([p]), cur, delete_topics=True)
+    assert ("topics", "t.gone", "delete-topic", None, "exists", None) in changes(plan)
+    assert not any(c.entity in ("other", "__consumer_offsets", "x", "user=x", "user=<default>") for c in plan.changes)
+    with pytest.raises(UsageError, match="more than --max-deletes 3"):
+        check_max_deletes(plan, "3")
+    check_max_deletes(plan, "4")
+    with pytest.raises(UsageError, match="--max-deletes 'lots'"):
+        check_max_deletes(plan, "lots")
