@@ -12,8 +12,11 @@ from kafkactl.bulk.formats import FORMATS, format_of, write
 from kafkactl.errors import UsageError
 
 def export(gw, fmt: str | None, principals: Sequence[str], principal_prefixes: Sequence[str], prefixes: Sequence[str],
-           file: str | None, stdout: TextIO) -> int:
-    fmt = file_format(fmt, file)
+           file: str | None, stdout: TextIO, cluster: str = "my-cluster", notes: list[str] | None = None) -> int:
+    from kafkactl.bulk.interop.convert import TARGETS
+
+    foreign = fmt is not None and fmt.lower() in TARGETS
+    fmt = fmt.lower() if foreign and fmt else file_format(fmt, file)
     if fmt == "parquet" and not file:
         raise UsageError("--format parquet needs --file PATH")
     principals = [validate_principal(p, "--principal") for p in principals]
@@ -29,6 +32,22 @@ def export(gw, fmt: str | None, principals: Sequence[str], principal_prefixes: S
     if not scope.declared():
         scope = Scope(principal_prefixes=("",))  # everything: every principal starts with ""
     bindings = sorted(b for b in read_current(gw) if scope.contains(b))
+    if foreign:
+        from kafkactl.bulk.interop.convert import export_foreign
+
+        quotas = {}
+        if fmt == "strimzi":  # a KafkaUser holds its user's quota too
+            quotas = {ent[0][1]: values for ent, values in gw.describe_quotas([("user", 2, None)], strict=True)
+                      if len(ent) == 1 and ent[0][1] is not None}
+        out = open(file, "w", encoding="utf-8") if file else stdout
+        try:
+            found = export_foreign(fmt, bindings, quotas, cluster, out)
+        finally:
+            if file:
+                out.close()
+        if notes is not None:
+            notes += found
+        return len(bindings)
     write(bindings, scope, fmt, file, stdout)
     return len(bindings)
 

@@ -28,6 +28,7 @@ NOUNS = {
     "auth": "auth",
     "cluster": "cluster",
     "configs": "configs",
+    "diff": "diff",
     "topics": "topics",
     "groups": "groups",
     "context": "context",
@@ -103,13 +104,21 @@ class KafkactlGroup(_Suggesting, TyperGroup):
         module = NOUNS.get(cmd_name)
         if module is None:
             return None
-        cached = self.commands.get(cmd_name)
+        cached: Any = self.commands.get(cmd_name)
         if cached is None:
             import importlib
 
-            cached = _noun_group(importlib.import_module(f"kafkactl.commands.{module}").app)
+            typer_app = importlib.import_module(f"kafkactl.commands.{module}").app
+            if getattr(typer_app, "one_command", False):  # a verb of its own (`kafkactl diff`), not a noun
+                from typer.main import get_command
+
+                cached = get_command(typer_app)
+            else:
+                cached = _noun_group(typer_app)
             cached.name = cmd_name
             cached._global_help = self.global_help()
+            if not hasattr(cached, "commands"):
+                cached.epilog = cached.epilog or cached._global_help
             todo = list(getattr(cached, "commands", {}).values())  # a noun built whole, its nested groups too
             while todo:
                 cmd = todo.pop()

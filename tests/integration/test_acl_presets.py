@@ -253,34 +253,11 @@ def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, san
 
 @pytest.fixture(scope="module")
 def target_cluster(tmp_path_factory):
-    """A second sandbox, the target of MirrorMaker 2 (the session's is the source): its own home and, while it
-    starts and stops, its own XDG directories (its contexts must not replace the session's)."""
-    from kafkactl.local.sandbox import Sandbox
-    from tests.conftest import own_xdg
-    from tests.secrets_sweep import register
+    """A second sandbox, the target of MirrorMaker 2 (the session's is the source)."""
+    from tests.integration.sandboxes import second_sandbox
 
-    base = tmp_path_factory.mktemp("mm2-target")
-    mp = own_xdg(base)
-    sb = Sandbox(home=base / "state" / "kafkactl" / "local")
-    try:
-        sb.up(timeout=240)
-        state = sb.load_state()
-    finally:
-        mp.undo()
-    assert state is not None
-    for user, password in state.passwords.items():
-        register(password, f"the MirrorMaker target sandbox's password of {user}")
-    admin_props = base / "admin.properties"
-    admin_props.write_text(f"bootstrap.servers={state.bootstrap}\n" + (sb.home / "client-admin.properties").read_text())
-    admin_props.chmod(0o600)
-    try:
-        yield state.bootstrap, admin_props
-    finally:
-        mp = own_xdg(base)
-        try:
-            sb.down(purge=True)
-        finally:
-            mp.undo()
+    with second_sandbox(tmp_path_factory.mktemp("mm2-target"), "MirrorMaker target") as target:
+        yield target
 
 
 @pytest.mark.timeout(1200)  # 24 runs of MirrorMaker, 6 of them waiting out their deadline

@@ -25,11 +25,12 @@ Files = Annotated[Optional[list[str]], typer.Argument(metavar="FILE...", help="D
 
 def acls_export(
     ctx: typer.Context,
-    fmt: Annotated[Optional[str], typer.Option("--format", "-f", metavar="yaml|jsonl|csv|parquet", show_default=False, help="The file format: yaml, jsonl, csv or parquet (default: --file's extension, else yaml; -o keeps its global meaning).")] = None,
+    fmt: Annotated[Optional[str], typer.Option("--format", "-f", metavar="yaml|jsonl|csv|parquet|terraform|strimzi|ksm", show_default=False, help="The file format: yaml, jsonl, csv or parquet (default: --file's extension, else yaml; -o keeps its global meaning); or another tool's: terraform (kafka_acl resources with import blocks), strimzi (KafkaUser resources), ksm (kafka-security-manager CSV).")] = None,
     principal: Annotated[Optional[list[str]], typer.Option("--principal", help="Only these principals (repeatable); they become the scope.", show_default=False)] = None,
     principal_prefix: Annotated[Optional[list[str]], typer.Option("--principal-prefix", help="Only principals starting with this (repeatable).", show_default=False)] = None,
     prefix: Annotated[Optional[list[str]], typer.Option("--prefix", help="Only resources whose name starts with this (repeatable, every type).", show_default=False)] = None,
     file: Annotated[Optional[str], typer.Option("--file", help="Write here instead of stdout (required for parquet).", show_default=False)] = None,
+    strimzi_cluster: Annotated[str, typer.Option("--strimzi-cluster", help="The strimzi.io/cluster label of KafkaUser resources (--format strimzi).")] = "my-cluster",
 ) -> None:
     """Write the cluster's ACLs as a desired-state file (export then plan shows no changes).
 
@@ -39,8 +40,46 @@ def acls_export(
 
     app_ctx = ctx.obj
     _refuse_old_output_option(ctx)
-    n = export(app_ctx.gateway(), fmt, principal or [], principal_prefix or [], prefix or [], file, app_ctx.out)
+    notes: list[str] = []
+    n = export(app_ctx.gateway(), fmt, principal or [], principal_prefix or [], prefix or [], file, app_ctx.out,
+               strimzi_cluster, notes)
+    for note in notes:
+        app_ctx.warn(note)
     app_ctx.note(f"exported {n} ACL bindings")
+
+
+def acls_import(
+    ctx: typer.Context,
+    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="The other tool's files.", show_default=False)],
+    source: Annotated[str, typer.Option("--from", metavar="ksm|julie-ops|kafka-gitops|terraform|strimzi", help="What wrote the files: ksm (kafka-security-manager CSV), julie-ops (topology YAML), kafka-gitops (state YAML), terraform (kafka provider HCL), strimzi (KafkaUser YAML).")],
+    file: Annotated[Optional[str], typer.Option("--file", help="Write the State file here instead of stdout.", show_default=False)] = None,
+) -> None:
+    """Turn another tool's ACL (and quota, topic, user) files into a kafkactl State file, scoped to their principals.
+
+    Example:  kafkactl acls import --from julie-ops topology.yaml > state.yaml && kafkactl acls plan state.yaml
+    """
+    import io
+    from pathlib import Path
+
+    import yaml
+
+    from kafkactl.bulk.interop.convert import import_files
+    from kafkactl.privatefile import write_private
+
+    app_ctx = ctx.obj
+    doc, notes = import_files(source, files)
+    for note in notes:
+        app_ctx.warn(note)
+    text = io.StringIO()
+    yaml.safe_dump(doc, text, sort_keys=False, default_flow_style=False, allow_unicode=True, width=120)
+    if file:
+        write_private(Path(file), text.getvalue())
+    else:
+        app_ctx.out.write(text.getvalue())
+    n = sum(len(e.get("allow") or []) + len(e.get("deny") or []) for e in doc.get("acls") or [])
+    app_ctx.note(f"imported {len(doc.get('acls') or [])} principals ({n} resource entries), "
+                 f"{len(doc.get('topics') or [])} topics, {len(doc.get('quotas') or [])} quotas, "
+                 f"{len(doc.get('users') or [])} users")
 
 
 def _refuse_old_output_option(ctx: typer.Context) -> None:

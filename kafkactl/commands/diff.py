@@ -1,0 +1,46 @@
+"""kafkactl diff: what differs between two clusters."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer(help="Show what differs between two clusters: ACLs, topics and configs, quotas, SCRAM users.")
+app.one_command = True  # type: ignore[attr-defined]  # (kafkactl.cli.root builds it as one command)
+
+
+@app.command("diff")
+def diff(
+    ctx: typer.Context,
+    context: Annotated[list[str], typer.Option("--context", help="A cluster's context: give exactly two, the first and the second.", show_default=False)],
+    acls: Annotated[bool, typer.Option("--acls", help="Compare ACLs.")] = False,
+    configs: Annotated[bool, typer.Option("--configs", help="Compare topics (partitions, replication factor) and explicit configs of topics, brokers, groups and client-metrics.")] = False,
+    quotas: Annotated[bool, typer.Option("--quotas", help="Compare client quotas.")] = False,
+    users: Annotated[bool, typer.Option("--users", help="Compare SCRAM users (mechanisms and iterations; passwords cannot be read).")] = False,
+    topic_map: Annotated[Optional[list[str]], typer.Option("--topic-map", metavar="FIRST=SECOND", help="Topic-name prefix of the first cluster and what it is on the second (repeatable; =source. for MirrorMaker 2's default naming).", show_default=False)] = None,
+) -> None:
+    """Show what differs between two clusters (every part unless some are chosen); exit 2 when they differ.
+
+    Example:  kafkactl diff --context prod-eu --context dr-eu --acls --configs --topic-map =eu.
+    """
+    from kafkactl.bulk.targets import check_choice, resolve_targets
+    from kafkactl.diff import TopicMap, diff_clusters
+    from kafkactl.errors import UsageError
+
+    app_ctx = ctx.obj
+    if len(context) != 2 or context[0] == context[1]:
+        raise UsageError(f"diff compares two clusters: give --context twice with two names (got {len(context)}"
+                         f"{': ' + ', '.join(context) if context else ''})")
+    check_choice(context, [], app_ctx.selection)  # -b, --command-config or another --context would be ignored
+    mapping = TopicMap.parse(topic_map or [])
+    first, second = resolve_targets(context, [], app_ctx.selection)
+    gw_a, gw_b = first.gateway(app_ctx.debug), second.gateway(app_ctx.debug)
+    app_ctx.adopt(gw_a)
+    app_ctx.adopt(gw_b)
+    parts = [p for p, on in (("acls", acls), ("configs", configs), ("quotas", quotas), ("users", users)) if on]
+    found = diff_clusters(gw_a, gw_b, parts, mapping)
+    app_ctx.render(found)
+    app_ctx.note(f"{len(found)} differences between {first.name} (first) and {second.name} (second)")
+    if found:
+        raise typer.Exit(2)
