@@ -9,12 +9,13 @@ quotas, only the protocol classes, which are used as they are).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from kafkactl.configs.model import (BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, OPS,
                                     SOURCES, TOPIC, ListConfigResourcesError)
 
 _CONFLUENT_TYPES = {TOPIC: "TOPIC", BROKER: "BROKER", GROUP: "GROUP"}
+DESCRIBE_CHUNK = 500
 
 
 @dataclass(frozen=True)
@@ -31,27 +32,38 @@ class ConfigRpcs:
     """Mixed into Gateway."""
 
     # ------------------------------------------------------------------ describe
-    def describe_configs(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool = False
+    def describe_configs(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool = False,
+                         sources: Callable[[int, str], set[str] | None] | None = None
                          ) -> dict[tuple[int, str], list[RawConfig] | Exception]:
+        """`sources`, when given, names for each resource the config sources wanted (None: all): the others are
+        not made into records at all (20,000 topics hold 1.3 million configs, a few dozen of them set)."""
         out: dict[tuple[int, str], list[RawConfig] | Exception] = {}
         # librdkafka returns no synonyms and refuses an empty name (the cluster-wide broker default)
         ours = [r for r in resources if r[0] in _CONFLUENT_TYPES and r[1] and not synonyms]
         # librdkafka takes one BROKER resource per call (_CONFLICT otherwise), the others together
         brokers = [r for r in ours if r[0] == BROKER]
         for batch in [[r] for r in brokers] + ([[r for r in ours if r[0] != BROKER]] if len(ours) > len(brokers) else []):
-            out.update(self._describe_configs_confluent(batch, synonyms))
-        theirs = [r for r in resources if r not in ours]
+            out.update(self._describe_configs_confluent(batch, synonyms, sources))
+        taken = set(ours)
+        theirs = [r for r in resources if r not in taken]
         if theirs:
-            out.update(self._describe_configs_kp(theirs, synonyms))
+            out.update(self._describe_configs_kp(theirs, synonyms, sources))
         return out
 
-    def _describe_configs_confluent(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool
+    def _describe_configs_confluent(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool,
+                                    sources: Callable[[int, str], set[str] | None] | None = None
                                     ) -> dict[tuple[int, str], Any]:
         from confluent_kafka.admin import ConfigResource, ResourceType
 
         objs = {r: ConfigResource(getattr(ResourceType, _CONFLUENT_TYPES[r[0]]), r[1]) for r in resources}
-        # librdkafka always asks for synonyms
-        futures = self.admin.describe_configs(list(objs.values()), request_timeout=self.profile.timeout)
+        # librdkafka always asks for synonyms, and sends one request for a call: a broker building the answer for
+        # 20,000 topics at once runs out of heap (its 1 GiB), so calls of DESCRIBE_CHUNK resources, all sent
+        # before any is awaited
+        futures: dict[Any, Any] = {}
+        listed = list(objs.values())
+        for start in range(0, len(listed), DESCRIBE_CHUNK):
+            futures.update(self.admin.describe_configs(listed[start:start + DESCRIBE_CHUNK],
+                                                       request_timeout=self.profile.timeout))
         self.wait(futures, "describe configs")
         by_key = {(_res_key(res)): fut for res, fut in futures.items()}
         out: dict[Any, Any] = {}
@@ -62,31 +74,37 @@ class ConfigRpcs:
             except Exception as exc:
                 out[r] = exc
                 continue
+            keep = sources(*r) if sources else None
             out[r] = [RawConfig(e.name, e.value, SOURCES.get(int(e.source), str(e.source)), bool(e.is_read_only),
                                 bool(e.is_sensitive),
                                 tuple((s.name, s.value, SOURCES.get(int(s.source), str(s.source)))
                                       for s in (e.synonyms or {}).values()))
-                      for e in entries.values()]
+                      for e in entries.values() if keep is None or SOURCES.get(int(e.source)) in keep]
         return out
 
-    def _describe_configs_kp(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool
+    def _describe_configs_kp(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool,
+                             sources: Callable[[int, str], set[str] | None] | None = None
                              ) -> dict[tuple[int, str], Any]:
         from kafka.protocol.admin import DescribeConfigsRequest
 
         R = DescribeConfigsRequest.DescribeConfigsResource
-        resp = self._kp_send(DescribeConfigsRequest(
-            resources=[R(resource_type=t, resource_name=n, configuration_keys=None) for t, n in resources],
-            include_synonyms=synonyms, include_documentation=False), "describe configs")
+        results = []
+        for start in range(0, len(resources), DESCRIBE_CHUNK):
+            results += self._kp_send(DescribeConfigsRequest(
+                resources=[R(resource_type=t, resource_name=n, configuration_keys=None)
+                           for t, n in resources[start:start + DESCRIBE_CHUNK]],
+                include_synonyms=synonyms, include_documentation=False), "describe configs").results
         out = {}
-        for r in resp.results:
+        for r in results:
             key = (r.resource_type, r.resource_name)
             if r.error_code:
                 out[key] = self.code_exception(r.error_code, r.error_message)
                 continue
+            keep = sources(*key) if sources else None
             out[key] = [RawConfig(c.name, c.value, SOURCES.get(c.config_source, str(c.config_source)),
                                   bool(c.read_only), bool(c.is_sensitive),
                                   tuple((s.name, s.value, SOURCES.get(s.source, str(s.source))) for s in c.synonyms or ()))
-                        for c in r.configs]
+                        for c in r.configs if keep is None or SOURCES.get(c.config_source) in keep]
         return out
 
     # ------------------------------------------------------------------ alter

@@ -249,11 +249,13 @@ def test_a_killed_apply_converges_on_rerun(sandbox, base, tmp_path):
         proc.send_signal(signal.SIGKILL)
     assert proc.wait(30) == -signal.SIGKILL, "the apply ended before it could be killed"
     assert left, "the kill came after every change: nothing was left half-done"
-    time.sleep(2)  # a request the process had sent still completes on the broker
-    left = plan_rows(sandbox, f)
     r = admin(sandbox, "-o", "json", "configs", "apply", str(f), "--yes")
     assert r.exit_code == 0, r.stderr
-    assert json.loads(r.stdout)["summary"] == {"applied": len(left)}
+    # what the second apply did is what was left; requests the killed run had sent may finish on the broker after
+    # the plan was read (a topic it creates exists by then): those are skipped as done, never failed
+    results = json.loads(r.stdout)["results"]
+    assert {x["status"] for x in results} <= {"applied", "skipped"} and len(results) <= len(left)
+    assert all(x["error"].startswith("done already") for x in results if x["status"] == "skipped")
     assert plan_rows(sandbox, f) == set()
     topics = {t["name"]: t["partitions"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)
               if t["name"].startswith(f"{base}.")}

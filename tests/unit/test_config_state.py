@@ -193,3 +193,15 @@ def test_managed_entities_left_out_lose_what_is_set_on_them_and_others_are_untou
     check_max_deletes(plan, "4")
     with pytest.raises(UsageError, match="--max-deletes 'lots'"):
         check_max_deletes(plan, "lots")
+
+
+def test_a_create_or_a_partition_count_reached_since_the_plan_is_done_not_failed():
+    from kafkactl.configs.state.apply import _done_already
+    from kafkactl.configs.state.plan import Change
+
+    create = Change("topics", "t", "create-topic", None, None, "x", None)
+    grow = Change("topics", "t", "add-partitions", "partitions", "1", "4", None, value=4)
+    assert _done_already(create, "TOPIC_ALREADY_EXISTS: Topic 't' already exists.")
+    assert _done_already(grow, "INVALID_PARTITIONS: Topic already has 4 partition(s).")
+    assert not _done_already(grow, "INVALID_PARTITIONS: Topic already has 6 partition(s).")
+    assert not _done_already(create, "POLICY_VIOLATION: no")

@@ -116,7 +116,7 @@ def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
         wanted += [(ctype, n) for n in names]
     if wanted:
         section_of = {v: k for k, v in CONFIG_SECTIONS.items()}
-        for (ctype, name), res in gw.describe_configs(wanted).items():
+        for (ctype, name), res in gw.describe_configs(wanted, sources=explicit_sources).items():
             if isinstance(res, Exception):
                 noun = NOUN[section_of[ctype]]
                 raise gw.translate(res, f"describe configs of {noun} {DEFAULT if name == '' else name!r}",
