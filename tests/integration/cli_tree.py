@@ -35,6 +35,9 @@ MINIMAL_ARGS: dict[str, list[str]] = {
     "configs describe": ["--topic", PROBE],
     "configs alter": ["--topic", PROBE, "--add-config", "retention.ms=3600000"],
     "configs delete": ["--topic", PROBE, "retention.ms"],
+    "configs export": ["--section", "topics", "--prefix", PROBE],
+    "configs plan": ["{config_state}"],
+    "configs apply": ["{config_state}", "--yes"],
     "topics list": [],
     "topics describe": [PROBE],
     "topics create": [f"{PROBE}-new", "--dry-run"],
@@ -62,6 +65,7 @@ OFFLINE = {
     "local env": "prints exports",
     "local spark up": "starts a Spark cluster", "local spark down": "stops a Spark cluster",
     "local spark status": "reads the Spark cluster's state",
+    "acls import": "reads other tools' files",
     "completion bash": "prints a script", "completion zsh": "prints a script", "completion fish": "prints a script",
 }
 
@@ -74,6 +78,17 @@ acls:
     allow:
       - {{topic: {PROBE}, operations: [Read]}}
 """
+
+
+CONFIG_STATE_YAML = f"""apiVersion: kafkactl/v1
+kind: State
+topics:
+  - name: {PROBE}
+    configs: {{retention.ms: 3600000}}
+"""
+# commands that name their clusters themselves (two --context of their own): the matrix's root options would be
+# refused beside them (exit 2); test_fault_matrix.py runs them under each fault on their own
+OWN_CLUSTERS = {"diff": ["--context", "local-admin", "--context", "local-alice"]}
 
 
 def leaf_commands() -> Iterator[tuple[str, Any]]:
@@ -114,11 +129,14 @@ def cluster_commands(tmp: Path) -> list[tuple[str, list[str]]]:
     """(path, argv after the path) for every command that talks to a cluster, variants included."""
     state = tmp / "fault-state.yaml"
     state.write_text(STATE_YAML)
+    config_state = tmp / "fault-config-state.yaml"
+    config_state.write_text(CONFIG_STATE_YAML)
     out = []
     for path, cmd in leaf_commands():
-        if path in OFFLINE:
+        if path in OFFLINE or path in OWN_CLUSTERS:
             continue
         args = MINIMAL_ARGS.get(path)
-        out.append((path, [a.replace("{state}", str(state)) for a in (args if args is not None else _generated(cmd))]))
+        out.append((path, [a.replace("{state}", str(state)).replace("{config_state}", str(config_state))
+                           for a in (args if args is not None else _generated(cmd))]))
     out += [(p, list(a)) for p, a in VARIANTS]
     return out

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run
-from tests.integration.cli_tree import OFFLINE, PROBE, cluster_commands
+from tests.integration.cli_tree import OFFLINE, OWN_CLUSTERS, PROBE, cluster_commands
 from tests.secrets_sweep import find_leaks, register, sweep_tree
 
 pytestmark = pytest.mark.broker
@@ -136,6 +136,36 @@ def test_fault_matrix(sandbox, fault_contexts, silent_port, tmp_path):
     with ThreadPoolExecutor(max_workers=4) as pool:
         failures = [f for f in pool.map(one, cases) if f]
     assert not failures, f"{len(failures)} of {len(cases)} runs broke:\n" + "\n".join(failures)
+
+
+def test_commands_naming_their_own_clusters_under_each_fault(sandbox, fault_contexts, silent_port):
+    """`diff --context A --context B`: each fault on the first cluster, the second healthy; a refused, unresolvable
+    or silent address needs a context of its own here (a root -b beside the command's --context is refused)."""
+    from kafkactl.profiles import Context, ContextStore
+
+    store = ContextStore.load()
+    for name, bootstrap in (("fault-refused", f"127.0.0.1:{_closed_port()}"), ("fault-unresolvable",
+                            f"{PROBE}.invalid:9092"), ("fault-silent", f"127.0.0.1:{silent_port}")):
+        store.put(Context(name=name, bootstrap_servers=bootstrap, properties={}))
+    store.save()
+    faults = {"fault-refused": ({4}, 10), "fault-unresolvable": ({4}, 10), "fault-silent": ({4}, 2),
+              "fault-wrong-password": ({6}, 10), "fault-unknown-user": ({6}, 10), "fault-mechanism": ({6}, 10),
+              "fault-no-acls": (NO_ACL_CODES, 10)}
+    failures = []
+    try:
+        for path, args in OWN_CLUSTERS.items():
+            for ctx, (codes, timeout) in faults.items():
+                argv = [*path.split(), "--timeout", str(timeout), "--context", ctx, *args[2:]]
+                code, out, err, took = _kafkactl(argv)
+                problems = _problems(code, out, err, codes)
+                if took > timeout + 8:
+                    problems.append(f"took {took:.1f} s")
+                if problems:
+                    failures.append(f"kafkactl {' '.join(argv)}: {'; '.join(problems)} [{err.strip()[:200]}]")
+    finally:
+        for name in ("fault-refused", "fault-unresolvable", "fault-silent"):
+            run("context", "delete", name)
+    assert not failures, "\n".join(failures)
 
 
 def test_offline_commands_do_not_need_a_cluster(tmp_path):
