@@ -156,6 +156,23 @@ def test_pieces_of_kafkactl_s_own_text_of_words_and_of_hex_are_ordinary():
     assert secrets_sweep.find_leaks("Nobody-") != []
 
 
+def test_kafka_s_own_ids_are_not_evidence_but_a_password_around_them_is():
+    import base64
+
+    password = secrets_sweep.new_secret("a password that shares a piece with a Kafka id")
+    piece = password[3:9]
+    uuid = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")  # how Kafka writes a Uuid
+    assert len(uuid) == 22 and uuid[-1] in "AQgw"
+    uuid = uuid[:5] + piece + uuid[11:]  # one that holds the piece
+    line = f"INFO [QuorumController id=1] Replayed AccessControlEntryRecord for {uuid} (topicId={uuid}) ok"
+    assert secrets_sweep.find_leaks(line) == []
+    assert secrets_sweep.find_leaks(f"{uuid}x") != []  # 23 characters: not a Uuid
+    assert secrets_sweep.find_leaks(f"{uuid[:-1]}B") != []  # a last character Kafka never writes
+    assert secrets_sweep.find_leaks(f"password={password}") != []
+    assert secrets_sweep.find_leaks(f"password={password[:20]}") != []
+    assert secrets_sweep.mask(f"{uuid} {password}") == f"{uuid} {secrets_sweep.MASK}"
+
+
 def test_log_files_are_swept_and_secret_stores_are_not(tmp_path):
     secret = secrets_sweep.new_secret("another test secret")
     (tmp_path / "broker.log").write_text(f"[INFO] something {secret[:7]}\n")
