@@ -38,8 +38,11 @@ class ConfigRpcs:
         """`sources`, when given, names for each resource the config sources wanted (None: all): the others are
         not made into records at all (20,000 topics hold 1.3 million configs, a few dozen of them set)."""
         out: dict[tuple[int, str], list[RawConfig] | Exception] = {}
-        # librdkafka returns no synonyms and refuses an empty name (the cluster-wide broker default)
-        ours = [r for r in resources if r[0] in _CONFLUENT_TYPES and r[1] and not synonyms]
+        # librdkafka returns no synonyms and refuses an empty name (the cluster-wide broker default); a read of
+        # chosen sources (the desired state's) is kafka-python's: librdkafka always asks the broker for every
+        # entry's synonyms (almost twice the bytes to build, send and decode) and awaits one broker at a time
+        ours = [r for r in resources if r[0] in _CONFLUENT_TYPES and r[1] and not synonyms
+                and (sources is None or r[0] == BROKER)]
         # librdkafka takes one BROKER resource per call (_CONFLICT otherwise), the others together
         brokers = [r for r in ours if r[0] == BROKER]
         for batch in [[r] for r in brokers] + ([[r for r in ours if r[0] != BROKER]] if len(ours) > len(brokers) else []):
@@ -85,27 +88,40 @@ class ConfigRpcs:
     def _describe_configs_kp(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool,
                              sources: Callable[[int, str], set[str] | None] | None = None
                              ) -> dict[tuple[int, str], Any]:
+        """Requests of DESCRIBE_CHUNK resources, all sent before any answer is awaited and spread over the
+        brokers (a broker's own resource goes to that broker: another refuses it), so that the brokers build
+        their answers side by side while the first answers are decoded."""
         from kafka.protocol.admin import DescribeConfigsRequest
 
         R = DescribeConfigsRequest.DescribeConfigsResource
-        results = []
-        for start in range(0, len(resources), DESCRIBE_CHUNK):
-            results += self._kp_send(DescribeConfigsRequest(
-                resources=[R(resource_type=t, resource_name=n, configuration_keys=None)
-                           for t, n in resources[start:start + DESCRIBE_CHUNK]],
-                include_synonyms=synonyms, include_documentation=False), "describe configs").results
-        out = {}
-        for r in results:
-            key = (r.resource_type, r.resource_name)
-            if r.error_code:
-                out[key] = self.code_exception(r.error_code, r.error_message)
-                continue
-            keep = sources(*key) if sources else None
-            out[key] = [RawConfig(c.name, c.value, SOURCES.get(c.config_source, str(c.config_source)),
-                                  bool(c.read_only), bool(c.is_sensitive),
-                                  tuple((s.name, s.value, SOURCES.get(s.source, str(s.source))) for s in c.synonyms or ()))
-                        for c in r.configs if keep is None or SOURCES.get(c.config_source) in keep]
-        return out
+        pinned = [r for r in resources if r[0] in (BROKER, BROKER_LOGGER) and r[1]]
+        free = [r for r in resources if not (r[0] in (BROKER, BROKER_LOGGER) and r[1])]
+        nodes = self._kp_broker_ids() if len(free) > DESCRIBE_CHUNK else []
+        batches: list[tuple[list[tuple[int, str]], int | None, bool]] = [([r], int(r[1]), False) for r in pinned]
+        for i, start in enumerate(range(0, len(free), DESCRIBE_CHUNK)):
+            batches.append((free[start:start + DESCRIBE_CHUNK], nodes[i % len(nodes)] if nodes else None, True))
+        requests = [(DescribeConfigsRequest(
+            resources=[R(resource_type=t, resource_name=n, configuration_keys=None) for t, n in batch],
+            include_synonyms=synonyms, include_documentation=False), node, movable)
+            for batch, node, movable in batches]
+
+        def records(resp: Any) -> list[tuple[tuple[int, str], Any]]:
+            out = []
+            for r in resp.results:
+                key = (r.resource_type, r.resource_name)
+                if r.error_code:
+                    out.append((key, self.code_exception(r.error_code, r.error_message)))
+                    continue
+                keep = sources(*key) if sources else None
+                codes = None if keep is None else {code for code, name in SOURCES.items() if name in keep}
+                out.append((key, [RawConfig(c.name, c.value, SOURCES.get(c.config_source, str(c.config_source)),
+                                            bool(c.read_only), bool(c.is_sensitive),
+                                            tuple((s.name, s.value, SOURCES.get(s.source, str(s.source)))
+                                                  for s in c.synonyms or ()))
+                                  for c in r.configs if codes is None or c.config_source in codes]))
+            return out
+
+        return dict(kv for answer in self._kp_send_many(requests, "describe configs", records) for kv in answer)
 
     # ------------------------------------------------------------------ alter
     def incremental_alter_configs(self: Any, resource: tuple[int, str], ops: Sequence[tuple[str, str | None, str]],
