@@ -57,6 +57,10 @@ class Secret:
 
 
 _AUTH_BYTES = re.compile(r"""(auth_?bytes=)b?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""", re.IGNORECASE)
+# SCRAM's messages (RFC 5802) wherever they appear: client-first (user and nonce), server-first (salt and iteration
+# count), client-final (proof), server-final (signature)
+_SCRAM = re.compile(r"n,,n=[^,\s'\"]*,r=[^,\s'\"]+|c=[A-Za-z0-9+/=]+,r=[^,\s'\"]+,p=[A-Za-z0-9+/=]+"
+                    r"|r=[^,\s'\"]+,s=[A-Za-z0-9+/=]+,i=\d+|\bv=[A-Za-z0-9+/]{20,}=*")
 
 
 def register(value: str) -> None:
@@ -76,6 +80,7 @@ def scrub(text: str) -> str:
     # a SASL exchange as --debug logs it: SCRAM's salt, iteration count and client proof are enough for an offline
     # dictionary attack on the password, PLAIN's message holds it
     text = _AUTH_BYTES.sub(lambda m: m.group(1) + MASK, text)
+    text = _SCRAM.sub(MASK, text)
     with _lock:
         known = list(_known)
     # each secret as typed and as a repr, a bytes repr or JSON spell it (--debug logs show requests that way)

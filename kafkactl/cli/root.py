@@ -327,11 +327,29 @@ def root(
     ctx.obj = _current = app_ctx
 
 
+_RAW = (bytes, bytearray, memoryview)
+
+
+class _Withheld:
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __repr__(self) -> str:
+        return f"<{self.size} bytes, not shown>"
+
+    __str__ = __repr__
+
+
 def _enable_debug_logging() -> None:
     from kafkactl.redact import scrub
 
     class ScrubbingFormatter(logging.Formatter):
         def format(self, record: logging.LogRecord) -> str:
+            if isinstance(record.args, tuple) and any(isinstance(a, _RAW) for a in record.args):
+                # a raw frame (kafka-python's Send:/Recv: lines) may hold a SASL exchange in any encoding:
+                # its length is shown, never its bytes (the decoded request is logged beside it)
+                record = logging.makeLogRecord({**record.__dict__, "args": tuple(
+                    _Withheld(len(a)) if isinstance(a, _RAW) else a for a in record.args)})
             return scrub(super().format(record))
 
     handler = logging.StreamHandler(sys.stderr)

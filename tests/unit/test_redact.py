@@ -50,3 +50,32 @@ def test_a_sasl_exchange_in_a_debug_log_is_masked():
     for line in lines:
         out = scrub(line)
         assert "auth_bytes=****" in out and "p=" not in out and "s=c2F" not in out and "pa" not in out, out
+
+
+def test_a_raw_frame_in_a_debug_log_is_withheld_and_scram_messages_are_masked_anywhere():
+    """Issue 18 new-user pass: kafka-python's `Send:`/`Recv:` lines dumped each raw frame, the SCRAM exchange
+    inside them in clear (the decoded lines beside them were masked). A frame shows its length only; and any
+    SCRAM message, in whatever text, is masked."""
+    import logging
+
+    from kafkactl.cli import root
+    from kafkactl.redact import scrub
+
+    frames = [bytearray(b"\x00\x00\x00B\x00$\x00.n,,n=admin,r=35dbb30cde2d4e3f\x00"),
+              b"\x00\x00\x00{jr=35dbb30cde2d4e3fod43nojoe,s=MTZ4MDU5czEwa3Zk,i=4096",
+              b"\x00\x00c=biws,r=35dbb30cde2d4e3fod43nojoe,p=zYNugx/pBcqAAAAAAA=\x00"]
+    root._enable_debug_logging()
+    handler = next(h for h in logging.getLogger("kafka").handlers if h.get_name() == "kafkactl-debug")
+    try:
+        for frame in frames:
+            record = logging.LogRecord("kafka.protocol.parser", logging.DEBUG, __file__, 1, "%s Send: %r",
+                                       ("node=1", frame), None)
+            out = handler.format(record)
+            assert out.endswith(f"Send: <{len(frame)} bytes, not shown>"), out
+            text = scrub(repr(bytes(frame)))
+            assert not any(piece in text for piece in ("r=35db", "s=MTZ", "p=zYN", "i=4096")), text
+    finally:
+        for name in ("kafkactl", "kafka"):
+            logging.getLogger(name).removeHandler(handler)
+    assert scrub("retention.ms=100,segment.bytes=5,cleanup.policy=compact") == \
+        "retention.ms=100,segment.bytes=5,cleanup.policy=compact"
