@@ -11,7 +11,7 @@ from kafkactl.cli.options import DryRun, Yes
 
 Files = Annotated[list[str], typer.Argument(metavar="FILE...", help="kind: State files (YAML or JSON); their acls: sections are for acls plan.", show_default=False)]
 MaxDeletes = Annotated[Optional[str], typer.Option("--max-deletes", help="Refuse a plan deleting more than N items (config values, quotas, credentials, topics), or P% of those in scope.", show_default=False)]
-DeleteTopics = Annotated[bool, typer.Option("--delete-topics", help="Delete managed topics the files leave out (without it they are kept, their configs reset).")]
+DeleteTopics = Annotated[bool, typer.Option("--delete-topics", help="Delete managed topics the files leave out (without it they are left as they are, configs included).")]
 Section = Annotated[Optional[list[str]], typer.Option("--section", metavar="topics|brokers|groups|clientMetrics|quotas|users", help="Only this section (repeatable; default every one).", show_default=False)]
 
 
@@ -169,6 +169,10 @@ def configs_apply(
     if not failed:
         app_ctx.render(result)
     else:  # (the root command renders the result a PartialFailure carries)
-        raise PartialFailure(f"{len(failed)} of {len(result.results)} changes failed; first: {failed[0].section} "
+        err = PartialFailure(f"{len(failed)} of {len(result.results)} changes failed; first: {failed[0].section} "
                              f"{failed[0].entity} {failed[0].key or failed[0].action}: {failed[0].error}",
                              result=result)
+        codes = {o.exit_code for o in failed}
+        if len(failed) == len(result.results) and len(codes) == 1:
+            err.exit_code = codes.pop()  # nothing took: not a partial failure, but the failure's own code
+        raise err

@@ -186,10 +186,13 @@ def test_scope_is_never_widened(sandbox, base, tmp_path):
                  f"- name: {base}x.out\n")
     r = admin(sandbox, "configs", "plan", str(f))
     assert r.exit_code == ExitCode.USAGE and f"{f}:5" in r.stderr and "outside the file's manage.topics" in r.stderr
-    # a managed topic left out loses its configs, the topic stays; a topic outside the prefix is not touched
+    # a managed topic left out is left as it is, its configs too (issue 18 new-user pass: resetting them would
+    # half-delete it), and the plan says so; a topic outside the prefix is not touched
     f.write_text(f"apiVersion: kafkactl/v1\nkind: State\nmanage: {{topics: ['{base}.']}}\ntopics: []\n")
-    assert plan_rows(sandbox, f) == {("topics", f"{base}.in", "delete", "retention.ms", "1000000", None)}
-    r = admin(sandbox, "configs", "apply", str(f), "--max-deletes", "0", "--yes")
+    r = admin(sandbox, "-o", "json", "configs", "plan", str(f), "--detailed-exitcode")
+    assert r.exit_code == 0 and json.loads(r.stdout)["changes"] == [], r.stderr
+    assert f"{base}.in" in r.stderr and "left as it is, configs included" in r.stderr
+    r = admin(sandbox, "configs", "apply", str(f), "--delete-topics", "--max-deletes", "0", "--yes")
     assert r.exit_code == ExitCode.USAGE and "--max-deletes 0" in r.stderr
     assert described(sandbox, "--topic", f"{base}.in")  # nothing changed
     # without manage: only what the file names; a topic it does not name is not touched
@@ -282,3 +285,50 @@ def test_ip_and_default_quotas_without_manage_touch_only_what_the_file_names(san
         ok(admin(sandbox, "configs", "apply", str(f), "--yes"))
         ok(admin(sandbox, "configs", "delete", "--client-defaults", "consumer_byte_rate"))
     assert described(sandbox, "--ip", ip) == {}
+
+
+def test_a_saved_plan_applies_from_a_relative_path_and_is_refused_once_stale(sandbox, base, tmp_path, monkeypatch):
+    """Issue 18 new-user pass: a plan saved from a relative path was refused as stale every time (its rows name
+    the file as given, the re-plan by its absolute path)."""
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    topic = f"{base}.p"
+    body = "apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {t}\n  partitions: 1\n  configs: {{retention.ms: {v}}}\n"
+    Path("s.yaml").write_text(body.format(t=topic, v=3600000))
+    ok(admin(sandbox, "configs", "plan", "s.yaml", "--out", "saved.json"))
+    ok(admin(sandbox, "configs", "apply", "--plan", "saved.json", "--yes"))
+    assert described(sandbox, "--topic", topic)[(topic, "retention.ms")] == "3600000"
+    # the cluster changed since the plan: refused, nothing applied
+    Path("s.yaml").write_text(body.format(t=topic, v=7200000))
+    ok(admin(sandbox, "configs", "plan", "s.yaml", "--out", "saved2.json"))
+    ok(admin(sandbox, "configs", "alter", "--topic", topic, "--add-config", "retention.bytes=100000000"))
+    r = admin(sandbox, "configs", "apply", "--plan", "saved2.json", "--yes")
+    assert r.exit_code == ExitCode.USAGE and "stale: the cluster changed" in r.stderr, r.stderr
+    # the file changed since the plan: refused, nothing applied
+    ok(admin(sandbox, "configs", "plan", "s.yaml", "--out", "saved3.json"))
+    Path("s.yaml").write_text(body.format(t=topic, v=10800000))
+    r = admin(sandbox, "configs", "apply", "--plan", "saved3.json", "--yes")
+    assert r.exit_code == ExitCode.USAGE and "changed since the plan was made" in r.stderr, r.stderr
+    assert described(sandbox, "--topic", topic)[(topic, "retention.ms")] == "3600000"
+
+
+def test_a_topic_the_caller_cannot_see_is_not_planned_as_new(sandbox, base, tmp_path):
+    """Issue 18 new-user pass: as a user without Describe on an existing topic, the plan said create-topic (the
+    listing leaves such topics out silently). Asked for by name, the broker refuses: exit 3, naming the ACL."""
+    ok(admin(sandbox, "topics", "create", f"{base}.hidden"))
+    f = tmp_path / "s.yaml"
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.hidden\n  partitions: 1\n")
+    r = sandbox.as_user("alice", "configs", "plan", str(f))
+    assert r.exit_code == ExitCode.NOT_AUTHORIZED, (r.exit_code, r.stdout, r.stderr)
+    assert f"needs Describe on Topic:{base}.hidden" in r.stderr and "create-topic" not in r.stdout
+    assert plan_rows(sandbox, f) == set()  # the admin sees it: no change
+
+
+def test_an_apply_whose_every_change_fails_for_one_reason_exits_with_that_reason(sandbox, base, tmp_path):
+    """Issue 18 new-user pass: exit 5 (some succeeded, some failed) when nothing succeeded."""
+    ok(admin(sandbox, "topics", "create", f"{base}.u"))
+    f = tmp_path / "s.yaml"
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.u\n  configs: {{retention.msx: 5}}\n")
+    r = admin(sandbox, "configs", "apply", str(f), "--dry-run")
+    assert r.exit_code == ExitCode.ERROR and "retention.msx" in r.stderr, (r.exit_code, r.stderr)

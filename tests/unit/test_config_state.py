@@ -167,7 +167,7 @@ def test_partitions_grow_never_shrink_and_a_replication_factor_is_not_reassigned
         make_plan(read_desired([state(tmp_path, "topics:\n- name: a\n  partitions: 2\n", "b.yaml")]), cur)
 
 
-def test_managed_entities_left_out_lose_what_is_set_on_them_and_others_are_untouched(tmp_path):
+def test_managed_entities_left_out_lose_what_is_set_on_them_but_topics_and_others_are_untouched(tmp_path):
     p = state(tmp_path, "manage: {topics: [t.], quotas: [t-], users: [t-]}\ntopics:\n- name: t.keep\n"
                         "quotas:\n- user: t-a\n  values: {producer_byte_rate: 10}\n")
     cur = Current(topics={"t.keep": (1, 1, False), "t.gone": (1, 1, False), "other": (1, 1, False),
@@ -180,11 +180,12 @@ def test_managed_entities_left_out_lose_what_is_set_on_them_and_others_are_untou
                           (("user", "x"),): {"producer_byte_rate": 1.0}},
                   users={"t-old": {"SCRAM-SHA-256": 4096}, "x": {"SCRAM-SHA-256": 4096}})
     plan = make_plan(read_desired([p]), cur)
-    assert changes(plan) == {("topics", "t.gone", "delete", "retention.ms", "5", None),
-                             ("quotas", "user=t-a", "remove-quota", "consumer_byte_rate", "5", None),
+    # a managed topic left out keeps its configs without --delete-topics (issue 18 new-user pass: resetting them
+    # half-deleted it)
+    assert changes(plan) == {("quotas", "user=t-a", "remove-quota", "consumer_byte_rate", "5", None),
                              ("quotas", "user=t-b", "remove-quota", "producer_byte_rate", "1", None),
                              ("users", "t-old", "delete-scram", "SCRAM-SHA-256", "iterations=4096", None)}
-    assert any("--delete-topics" in n for n in plan.notes)
+    assert any("t.gone" in n and "left as it is, configs included" in n and "--delete-topics" in n for n in plan.notes)
     plan = make_plan(read_desired([p]), cur, delete_topics=True)
     assert ("topics", "t.gone", "delete-topic", None, "exists", None) in changes(plan)
     assert not any(c.entity in ("other", "__consumer_offsets", "x", "user=x", "user=<default>") for c in plan.changes)
@@ -205,3 +206,19 @@ def test_a_create_or_a_partition_count_reached_since_the_plan_is_done_not_failed
     assert _done_already(grow, "INVALID_PARTITIONS: Topic already has 4 partition(s).")
     assert not _done_already(grow, "INVALID_PARTITIONS: Topic already has 6 partition(s).")
     assert not _done_already(create, "POLICY_VIOLATION: no")
+
+
+def test_the_readme_s_state_example_is_a_valid_file_within_its_own_scope(tmp_path, monkeypatch):
+    """Issue 18 new-user pass: the README's example named default quotas outside its own manage.quotas."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    example = next(b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "kind: State" in b)
+    p = tmp_path / "example.yaml"
+    p.write_text(example)
+    monkeypatch.setenv("BROKER_SSL_KEY_PASSWORD", "Unused-4-the-plan")
+    monkeypatch.setenv("TEAM_A_APP_PASSWORD", "Unused-4-the-plan")
+    desired = read_desired([p])
+    plan = make_plan(desired, Current(brokers=["1"]))
+    assert {c.section for c in plan.changes} >= {"topics", "brokers", "quotas", "users"}

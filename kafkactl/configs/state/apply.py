@@ -26,6 +26,7 @@ class Outcome:
     key: str | None
     status: str  # applied | validated | failed | skipped
     error: str | None = None
+    exit_code: int = 0  # a failure's own exit code (not a column)
 
     def to_json(self) -> dict:
         return {c: getattr(self, c) for c in self.COLUMNS}
@@ -51,12 +52,13 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
         for c in changes:
             n += 1
             text = None if error is None else _text(gw, error)
+            code = 0 if error is None else _exit_code(gw, error)
             for secret in sorted(revealed, key=len, reverse=True):
                 text = text.replace(secret, "******") if text and secret else text
             state = status or ("failed" if error else ok)
             if text and state == "failed" and _done_already(c, text):
                 state, text = "skipped", f"done already (since the plan was made): {text}"
-            done.append(Outcome(c.section, c.entity, c.action, c.key, state, text))
+            done.append(Outcome(c.section, c.entity, c.action, c.key, state, text, code if state == "failed" else 0))
         if advance is not None:
             advance(n)
 
@@ -133,6 +135,14 @@ def _done_already(c: Change, text: str) -> bool:
         has = re.search(r"(?:currently|already) has (\d+) partition", text)
         return has is not None and int(has.group(1)) == c.value
     return False
+
+
+def _exit_code(gw: Gateway, error: Any) -> int:
+    from kafkactl.gateway import ErrorInfo
+
+    if isinstance(error, ErrorInfo):
+        error = gw.code_exception(error.code, error.message)
+    return int(gw.translate(error, "apply").exit_code) if isinstance(error, Exception) else 1
 
 
 def _text(gw: Gateway, error: Any) -> str:

@@ -93,6 +93,7 @@ def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
         from kafkactl.topics import list_topics
 
         cur.topics = {t.name: (t.partitions, t.replication_factor, t.internal) for t in list_topics(gw)}
+        _topics_not_listed(gw, desired, cur)
     if "brokers" in sections:
         from kafkactl.cluster import describe_cluster
 
@@ -117,6 +118,9 @@ def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
     if wanted:
         section_of = {v: k for k, v in CONFIG_SECTIONS.items()}
         for (ctype, name), res in gw.describe_configs(wanted, sources=explicit_sources).items():
+            if isinstance(res, Exception) and ctype == TOPIC and _code(res) == UNKNOWN_TOPIC:
+                cur.topics.pop(name, None)  # deleted since the listing (the check after an apply that deletes)
+                continue
             if isinstance(res, Exception):
                 noun = NOUN[section_of[ctype]]
                 raise gw.translate(res, f"describe configs of {noun} {DEFAULT if name == '' else name!r}",
@@ -133,6 +137,32 @@ def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
                 raise gw.translate(creds, "describe SCRAM credentials", needs="Describe on the Cluster")
             cur.users[str(user)] = {m: it for m, it in creds}
     return cur
+
+
+def _topics_not_listed(gw: Gateway, desired: DesiredConfigs, cur: Current) -> None:
+    """A topic the file names but the listing left out may not exist, or may be one the caller cannot Describe
+    (the broker leaves those out of a listing silently): asked for by name, the broker says which. Planning to
+    create a topic that exists would be a wrong plan (issue 18 new-user pass: as a user without Describe)."""
+    from kafkactl.topics import INTERNAL_TOPICS
+
+    missing = sorted(e.name for e in desired.of("topics") if e.name not in cur.topics)
+    for start in range(0, len(missing), 1000):
+        for t in gw.topics(missing[start:start + 1000]):
+            if t.error is None and t.partitions:  # created since the listing
+                cur.topics[t.name] = (len(t.partitions), len(t.partitions[0].replicas), t.name in INTERNAL_TOPICS)
+            elif t.error is not None and t.error.code != UNKNOWN_TOPIC:
+                where = next(e.where for e in desired.of("topics") if e.name == t.name)
+                raise gw.code_error(t.error.code, t.error.message, f"tell whether topic {t.name!r} ({where}) exists",
+                                    needs=f"Describe on Topic:{t.name}")
+
+
+UNKNOWN_TOPIC = 3
+
+
+def _code(exc: Exception) -> int:
+    from kafkactl.gateway._base import error_info
+
+    return error_info(exc).code
 
 
 def _listed(gw: Gateway, section: str) -> list[str]:
@@ -196,15 +226,16 @@ def _plan_topics(desired: DesiredConfigs, cur: Current, plan: ConfigPlan, delete
     extra = sorted(n for n, (_, _, internal) in cur.topics.items()
                    if not internal and desired.manage.holds("topics", n) and ("topics", n) not in desired.entities)
     plan.managed += len(extra) + sum(1 for e in desired.of("topics") if e.name in cur.topics)
-    for n in extra:
-        if delete_topics:
-            plan.changes.append(Change("topics", n, "delete-topic", None, "exists", None, None, ("topics", n)))
-        else:
-            _plan_configs("topics", n, cur.configs.get(("topics", n), {}), None, plan)
+    # a managed topic the files leave out is deleted with --delete-topics; without it, it is left as it is, its
+    # configs too: resetting them would be a silent half-deletion (cleanup.policy=compact back to delete, a long
+    # retention back to a week: data lost) of a topic that may only have been forgotten in the file
+    for n in extra if delete_topics else ():
+        plan.changes.append(Change("topics", n, "delete-topic", None, "exists", None, None, ("topics", n)))
     if extra and not delete_topics:
-        plan.notes.append(f"{len(extra)} managed topics are not in the desired state ({', '.join(extra[:5])}"
-                          f"{', ...' if len(extra) > 5 else ''}): their configs are reset, the topics kept "
-                          "(--delete-topics deletes them)")
+        plan.notes.append(f"{len(extra)} managed topic{'s' * (len(extra) != 1)} not in the desired state "
+                          f"({', '.join(extra[:5])}{', ...' if len(extra) > 5 else ''}): left as "
+                          f"{'they are' if len(extra) != 1 else 'it is'}, configs included (--delete-topics "
+                          "deletes them)")
 
 
 def _plan_configs(section: str, name: str, have: dict[str, str | None], e: Entity | None, plan: ConfigPlan) -> None:
@@ -340,6 +371,13 @@ def load_saved(path: str) -> tuple[list[str], bool, str, list[dict]]:
 
 def check_saved(plan: ConfigPlan, fingerprint: str, changes: list[dict], path: str) -> None:
     """The plan made now from the same files must be the saved one, from the same cluster state."""
-    if plan.fingerprint != fingerprint or [c.to_json() for c in plan.changes] != changes:
+    if plan.fingerprint != fingerprint:
         raise StateFileError(f"{path}: stale: the cluster changed since the plan was made (state {fingerprint}, now "
                              f"{plan.fingerprint}): plan again")
+
+    def what(change: dict) -> dict:  # where a change comes from names its file as given on the command line
+        return {k: v for k, v in change.items() if k != "where"}
+
+    if [what(c.to_json()) for c in plan.changes] != [what(c) for c in changes]:
+        raise StateFileError(f"{path}: the plan made now from the same files and cluster state differs from the "
+                             "saved one: plan again")
