@@ -117,8 +117,9 @@ class KafkactlGroup(_Suggesting, TyperGroup):
                 cached = _noun_group(typer_app)
             cached.name = cmd_name
             cached._global_help = self.global_help()
-            if not hasattr(cached, "commands"):
-                cached.epilog = cached.epilog or cached._global_help
+            if not hasattr(cached, "commands"):  # a one-command verb: not the root options it defines itself
+                own = {o for p in cached.params for o in p.opts}
+                cached.epilog = cached.epilog or self.global_help(leave_out=own)
             todo = list(getattr(cached, "commands", {}).values())  # a noun built whole, its nested groups too
             while todo:
                 cmd = todo.pop()
@@ -127,11 +128,11 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             self.commands[cmd_name] = cached
         return cached
 
-    def global_help(self) -> str:
+    def global_help(self, leave_out: "set[str] | frozenset[str]" = frozenset()) -> str:
         """The epilog of every subcommand's --help: the root's options, which may follow the command too."""
         parts = []
         for p in self.params:
-            if getattr(p, "is_eager", False) or getattr(p, "hidden", False):
+            if getattr(p, "is_eager", False) or getattr(p, "hidden", False) or set(p.opts) & leave_out:
                 continue
             names = "/".join(p.opts)
             if not getattr(p, "is_flag", False):

@@ -20,6 +20,7 @@ def configs_export(
     section: Section = None,
     prefix: Annotated[Optional[list[str]], typer.Option("--prefix", help="Only entities whose name starts with this (repeatable); they become the file's manage: prefixes.", show_default=False)] = None,
     file: Annotated[Optional[str], typer.Option("--file", help="Write here instead of stdout.", show_default=False)] = None,
+    fmt: Annotated[Optional[str], typer.Option("--format", "-f", metavar="yaml|json", show_default=False, help="The file format: yaml or json (default: --file's extension, else yaml; -o keeps its global meaning).")] = None,
 ) -> None:
     """Write the cluster's topics, explicit configs, quotas and SCRAM users as a State file (plan then shows no changes).
 
@@ -29,17 +30,27 @@ def configs_export(
     from pathlib import Path
 
     from kafkactl.configs.state.export import export_state, write_document
+    from kafkactl.errors import UsageError
+    from kafkactl.limits import shown
     from kafkactl.privatefile import write_private
 
     app_ctx = ctx.obj
     _check_output_file(file, "--file")
+    typed = ctx.find_root().params.get("output")  # None unless -o was on the command line
+    typed = str(getattr(typed, "value", typed))
+    if fmt is None and typed in ("json", "csv"):  # (issue 18 new-user pass: it wrote YAML, silently)
+        raise UsageError(f"configs export -o {typed}: -o is the output format of kafkactl's results, not the "
+                         "file's: give --format json (a State file is YAML or JSON)")
+    if fmt not in (None, "yaml", "json"):
+        raise UsageError(f"--format {shown(fmt)} is not one of yaml, json")
+    as_json = fmt == "json" or (fmt is None and (file or "").lower().endswith(".json"))
     doc = export_state(app_ctx.gateway(), section or [], prefix or [])
     if file:
         text = io.StringIO()
-        write_document(doc, text)
+        write_document(doc, text, as_json)
         write_private(Path(file), text.getvalue())
     else:
-        write_document(doc, app_ctx.out)
+        write_document(doc, app_ctx.out, as_json)
     counts = ", ".join(f"{len(doc[s])} {s}" for s in doc if isinstance(doc[s], list))
     app_ctx.note(f"exported {counts}")
 

@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-app = typer.Typer(help="Show what differs between two clusters: ACLs, topics and configs, quotas, SCRAM users.")
+app = typer.Typer(help="Show what differs between two clusters: ACLs, topics and configs, quotas, SCRAM users.",
+                  add_completion=False)
 app.one_command = True  # type: ignore[attr-defined]  # (kafkactl.cli.root builds it as one command)
 
 

