@@ -36,12 +36,17 @@ def export(gw, fmt: str | None, principals: Sequence[str], principal_prefixes: S
         from kafkactl.bulk.interop.convert import export_foreign
 
         quotas = {}
-        if fmt == "strimzi":  # a KafkaUser holds its user's quota too
+        scram_users: set[str] = set()
+        if fmt == "strimzi":  # a KafkaUser holds its user's quota too, and its credential's kind
             quotas = {ent[0][1]: values for ent, values in gw.describe_quotas([("user", 2, None)], strict=True)
                       if len(ent) == 1 and ent[0][1] is not None}
+            for user, creds in gw.describe_scram(None).items():
+                if isinstance(creds, Exception):
+                    raise gw.translate(creds, "describe SCRAM credentials", needs="Describe on the Cluster")
+                scram_users.add(str(user))
         out = open(file, "w", encoding="utf-8") if file else stdout
         try:
-            found = export_foreign(fmt, bindings, quotas, cluster, out)
+            found = export_foreign(fmt, bindings, quotas, cluster, out, scram_users)
         finally:
             if file:
                 out.close()

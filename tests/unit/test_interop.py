@@ -146,13 +146,21 @@ def test_strimzi_kafka_users_read_and_written():
 
     text, notes = io.StringIO(), []
     write_strimzi(list(got.bindings) + [acl("Not_A_K8s_Name", T, "t", L, "READ")],
-                  {"sz-app": {"producer_byte_rate": 1048576.0}}, "prod", text, notes)
+                  {"sz-app": {"producer_byte_rate": 1048576.0}}, "prod", text, notes, {"sz-app"})
     docs = list(yaml.safe_load_all(text.getvalue()))
     assert [(d["metadata"]["name"], d["spec"]["authentication"]["type"]) for d in docs] == [("sz-app", "scram-sha-512"),
                                                                                              ("sz-tls", "tls")]
     assert docs[0]["metadata"]["labels"] == {"strimzi.io/cluster": "prod"}
     assert docs[0]["spec"]["quotas"] == {"producerByteRate": 1048576}
     assert len(notes) == 1 and "Not_A_K8s_Name" in notes[0]
+    # a user with no SCRAM credential on the cluster gets no spec.authentication (issue 18 new-user pass: Strimzi
+    # would issue every such user a password), and it is said
+    text, notes = io.StringIO(), []
+    write_strimzi(list(got.bindings), {"sz-app": {"producer_byte_rate": 1048576.0}}, "prod", text, notes, set())
+    docs = list(yaml.safe_load_all(text.getvalue()))
+    assert "authentication" not in docs[0]["spec"] and docs[0]["spec"]["quotas"] == {"producerByteRate": 1048576}
+    assert docs[1]["spec"]["authentication"] == {"type": "tls"}
+    assert any("KafkaUser sz-app: no SCRAM credential" in n for n in notes)
 
 
 @pytest.mark.parametrize("fmt,content,needle", [

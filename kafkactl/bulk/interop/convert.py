@@ -70,15 +70,15 @@ def _check(doc: dict, paths: list[str]) -> None:
         read_document(Path(where), doc, DesiredConfigs())
 
 
-def export_foreign(fmt: str, bindings: list, quotas: dict[str, dict[str, float]], cluster: str, out: TextIO
-                   ) -> list[str]:
+def export_foreign(fmt: str, bindings: list, quotas: dict[str, dict[str, float]], cluster: str, out: TextIO,
+                   scram_users: frozenset[str] | set[str] = frozenset()) -> list[str]:
     notes: list[str] = []
     if fmt == "terraform":
         from kafkactl.bulk.interop.terraform import write_terraform
         write_terraform(bindings, out, notes)
     elif fmt == "strimzi":
         from kafkactl.bulk.interop.strimzi import write_strimzi
-        write_strimzi(bindings, quotas, cluster, out, notes)
+        write_strimzi(bindings, quotas, cluster, out, notes, scram_users)
     else:
         from kafkactl.bulk.interop.ksm import write_ksm
         write_ksm(bindings, out)

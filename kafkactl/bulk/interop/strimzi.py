@@ -21,24 +21,28 @@ API_VERSIONS = ("kafka.strimzi.io/v1beta2", "kafka.strimzi.io/v1")
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")  # a Kubernetes object name (DNS-1123 subdomain)
 
 
-def user_of(principal: str) -> tuple[str, str] | None:
-    """(resource name, authentication type) Strimzi gives this principal, or None when no KafkaUser has it."""
+def user_of(principal: str, scram_users: frozenset[str] | set[str]) -> tuple[str, str] | None:
+    """(resource name, authentication type) Strimzi gives this principal, or None when no KafkaUser has it. The
+    type is "tls" for User:CN=NAME, "scram-sha-512" for a user with a SCRAM credential on the cluster, else ""
+    (the KafkaUser has no spec.authentication: Strimzi then issues it no credential)."""
     kind, _, name = principal.partition(":")
     if kind != "User":
         return None
-    auth = "scram-sha-512"
+    auth = "scram-sha-512" if name in scram_users else ""
     if name.startswith("CN=") and "," not in name:
         name, auth = name[3:], "tls"
     return (name, auth) if _NAME.fullmatch(name) else None
 
 
 def write_strimzi(bindings: Iterable[AclBinding], quotas: dict[str, dict[str, float]], cluster: str, out: TextIO,
-                  notes: list[str]) -> None:
+                  notes: list[str], scram_users: frozenset[str] | set[str] = frozenset()) -> None:
+    """KafkaUser resources; a user without a SCRAM credential on the cluster (or a certificate name) gets no
+    spec.authentication (issue 18 new-user pass: scram-sha-512 for every user made Strimzi issue each a password)."""
     import yaml
 
     users: dict[tuple[str, str], list[dict]] = {}
     for b in sorted(bindings):
-        who = user_of(b.principal)
+        who = user_of(b.principal, scram_users)
         if who is None or b.resource_type not in _TYPES:
             notes.append(f"{b.describe()}: no KafkaUser holds it (Strimzi names User:NAME or User:CN=NAME principals, "
                          "NAME a Kubernetes name, on topics, groups, transactional ids and the cluster): left out")
@@ -50,15 +54,18 @@ def write_strimzi(bindings: Iterable[AclBinding], quotas: dict[str, dict[str, fl
         users.setdefault(who, []).append({"resource": resource, "operations": [_camel(b.operation.name)],
                                           "host": b.host, "type": b.permission.name.lower()})
     for user in quotas:
-        who = user_of(f"User:{user}")
+        who = user_of(f"User:{user}", scram_users)
         if who is not None and who not in users:
             users[who] = []
     docs = []
     for (name, auth), acls in sorted(users.items()):
-        spec: dict[str, Any] = {"authentication": {"type": auth}}
+        spec: dict[str, Any] = {"authentication": {"type": auth}} if auth else {}
+        if not auth:
+            notes.append(f"KafkaUser {name}: no SCRAM credential on the cluster: written without spec.authentication "
+                         "(Strimzi manages its ACLs and quotas, and issues it no credential)")
         if acls:
             spec["authorization"] = {"type": "simple", "acls": acls}
-        q = quotas.get(name if auth == "scram-sha-512" else f"CN={name}") or {}
+        q = quotas.get(name if auth != "tls" else f"CN={name}") or {}
         if q:
             spec["quotas"] = {_QUOTAS[k]: (int(v) if k != "controller_mutation_rate" else v) for k, v in sorted(q.items())
                               if k in _QUOTAS}
