@@ -126,6 +126,7 @@ def configs_apply(
     delete_topics: DeleteTopics = False, max_deletes: MaxDeletes = None,
     report: Annotated[Optional[str], typer.Option("--report", help="Write one JSON line per change (its outcome) here.", show_default=False)] = None,
     yes: Yes = False, dry_run: DryRun = False,
+    wait: Annotated[bool, typer.Option("--wait/--no-wait", help="After the changes are taken, wait (up to 30 s) until the brokers show them, so that a plan made next shows none; --no-wait returns when the controller has taken them (brokers apply 20,000 topics' new configs in tens of seconds).")] = True,
 ) -> None:
     """Make the cluster's topics, configs, quotas and SCRAM users match the State files.
 
@@ -168,7 +169,7 @@ def configs_apply(
 
         write_private(Path(report), "".join(json.dumps(r.to_json()) + "\n" for r in result.results))
     failed = result.failed
-    if not failed and not dry_run:
+    if not failed and not dry_run and wait:
         from kafkactl.configs.state.plan import confirm
 
         waited, left = confirm(app_ctx.gateway(), desired, delete_topics, timeout=30)

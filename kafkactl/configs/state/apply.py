@@ -86,7 +86,7 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
             continue
         section, name = c.target
         per_resource.setdefault((_TYPES[section], name), []).append(c)
-    for chunk in _chunks(list(per_resource.items())):
+    for chunk in _chunks(list(per_resource.items()), CHUNK * 3):  # (the gateway spreads it over three brokers)
         ops = {res: [(c.key, reveal(c.value, c.where) if c.action == "set" else None,
                       "SET" if c.action == "set" else "DELETE") for c in changes] for res, changes in chunk}
         altered = gw.incremental_alter_many(ops, validate_only=dry_run)
@@ -157,6 +157,6 @@ def _text(gw: Gateway, error: Any) -> str:
     return scrub(text)
 
 
-def _chunks(items: list) -> Iterable[list]:
-    for i in range(0, len(items), CHUNK):
-        yield items[i:i + CHUNK]
+def _chunks(items: list, size: int = CHUNK) -> Iterable[list]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]

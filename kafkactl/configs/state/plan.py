@@ -320,11 +320,14 @@ def confirm(gw: Gateway, desired: DesiredConfigs, delete_topics: bool, timeout: 
 
     started = time.monotonic()
     while True:
+        began = time.monotonic()
         left = len(make_plan(desired, read_current(gw, desired), delete_topics).changes)
         waited = time.monotonic() - started
         if not left or waited > timeout:
             return waited, left
-        time.sleep(0.1)
+        # as long again as a look took, at least 0.1 s: looking at 20,000 topics' configs back to back kept the
+        # brokers (which apply the controller's records one topic at a time) from catching up
+        time.sleep(max(0.1, time.monotonic() - began))
 
 
 # ------------------------------------------------------------------------------------------- saved plans
