@@ -13,6 +13,21 @@ from pathlib import Path
 from typing import Callable
 
 
+def check_out_file(path: str | None, option: str) -> None:
+    """A file kafkactl will write, checked before anything is read, sent or asked: its directory exists, and it is
+    not a directory or something other than a file."""
+    from kafkactl.errors import UsageError
+    from kafkactl.limits import shown
+
+    if path is None:
+        return
+    p = Path(path)
+    if p.exists() and not p.is_file():
+        raise UsageError(f"{option} {shown(path)}: not a regular file")
+    if not p.resolve().parent.is_dir():
+        raise UsageError(f"{option} {shown(path)}: its directory does not exist")
+
+
 def write_private(path: Path, text: str, *, atomic: bool = True, fresh: bool = False) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

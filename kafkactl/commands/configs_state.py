@@ -34,8 +34,10 @@ def configs_export(
     from kafkactl.limits import shown
     from kafkactl.privatefile import write_private
 
+    from kafkactl.privatefile import check_out_file
+
     app_ctx = ctx.obj
-    _check_output_file(file, "--file")
+    check_out_file(file, "--file")
     typed = ctx.find_root().params.get("output")  # None unless -o was on the command line
     typed = str(getattr(typed, "value", typed))
     if fmt is None and typed in ("json", "csv"):  # (issue 18 new-user pass: it wrote YAML, silently)
@@ -53,23 +55,6 @@ def configs_export(
         write_document(doc, app_ctx.out, as_json)
     counts = ", ".join(f"{len(doc[s])} {s}" for s in doc if isinstance(doc[s], list))
     app_ctx.note(f"exported {counts}")
-
-
-def _check_output_file(path: str | None, option: str) -> None:
-    """A file kafkactl will write, checked before anything is read or sent: its directory exists, and it is not a
-    directory or something other than a file."""
-    from pathlib import Path
-
-    from kafkactl.errors import UsageError
-    from kafkactl.limits import shown
-
-    if path is None:
-        return
-    p = Path(path)
-    if p.exists() and not p.is_file():
-        raise UsageError(f"{option} {shown(path)}: not a regular file")
-    if not p.resolve().parent.is_dir():
-        raise UsageError(f"{option} {shown(path)}: its directory does not exist")
 
 
 def _plan(app_ctx, files, delete_topics, max_deletes):
@@ -105,8 +90,10 @@ def configs_plan(
 
     Example:  kafkactl configs plan team-a.yaml --detailed-exitcode
     """
+    from kafkactl.privatefile import check_out_file
+
     app_ctx = ctx.obj
-    _check_output_file(out, "--out")
+    check_out_file(out, "--out")
     _, plan = _plan(app_ctx, files, delete_topics, max_deletes)
     if out:
         from kafkactl.configs.state.plan import save_plan
@@ -140,8 +127,10 @@ def configs_apply(
 
     from kafkactl.errors import UsageError
 
+    from kafkactl.privatefile import check_out_file
+
     app_ctx = ctx.obj
-    _check_output_file(report, "--report")
+    check_out_file(report, "--report")
     if bool(files) == bool(plan_file):
         raise UsageError("configs apply takes State files or --plan with a saved plan: give one of them")
     if plan_file:

@@ -108,6 +108,8 @@ def test_a_damaged_saved_plan_is_exit_2_naming_it(tmp_path, closed, content):
     (["acls", "plan", "x.yaml", "--protect", "bob"], "--protect 'bob'"),
     (["acls", "plan", "x.yaml", "--protect", " User:bob"], "--protect ' User:bob'"),
     (["acls", "plan", "x.yaml", "--protect", "User:"], "--protect 'User:'"),
+    (["acls", "apply", "x.yaml", "--report", "/nonexistent-kafkactl/r.jsonl", "--yes"],
+     "its directory does not exist"),  # checked before the plan and the prompt, not after the operator's yes
     (["configs", "export", "-o", "csv"], "give --format json"),  # issue 18 new-user pass: was YAML, silently
     (["configs", "export", "-o", "json"], "give --format json"),
     (["configs", "export", "--format", "csv"], "--format 'csv' is not one of yaml, json"),

@@ -62,9 +62,6 @@ def write_ksm(bindings, out) -> None:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(HEADER)
     for b in sorted(bindings):
-        w.writerow((b.principal, _camel(b.resource_type.name), b.pattern_type.name, b.resource_name,
-                    _camel(b.operation.name), _camel(b.permission.name), b.host))
+        w.writerow((b.principal, b.resource_type.pascal, b.pattern_type.name, b.resource_name,
+                    b.operation.pascal, b.permission.pascal, b.host))
 
-
-def _camel(name: str) -> str:
-    return "".join(p.capitalize() for p in name.split("_"))

@@ -51,7 +51,7 @@ def write_strimzi(bindings: Iterable[AclBinding], quotas: dict[str, dict[str, fl
         if b.resource_type is not ResourceType.CLUSTER:
             resource["name"] = b.resource_name
             resource["patternType"] = "prefix" if b.pattern_type.name == "PREFIXED" else "literal"
-        users.setdefault(who, []).append({"resource": resource, "operations": [_camel(b.operation.name)],
+        users.setdefault(who, []).append({"resource": resource, "operations": [b.operation.pascal],
                                           "host": b.host, "type": b.permission.name.lower()})
     for user in quotas:
         who = user_of(f"User:{user}", scram_users)
@@ -128,6 +128,3 @@ def read_strimzi(path: Path, out: Imported) -> None:
                     raise StateFileError(f"{where}: spec.quotas.{k}: {v!r} is not a number of at least 0")
             out.quotas.append({"user": principal.partition(":")[2], "values": {back[k]: v for k, v in q.items()}})
 
-
-def _camel(name: str) -> str:
-    return "".join(p.capitalize() for p in name.split("_"))

@@ -129,8 +129,8 @@ _READERS = {"kafka_acl": _acl, "kafka_quota": _quota, "kafka_topic": _topic,
 
 
 def import_id(b: AclBinding) -> str:
-    return "|".join((b.principal, b.host, _camel(b.operation.name), _camel(b.permission.name),
-                     _TF_TYPES[b.resource_type], b.resource_name, _camel(b.pattern_type.name)))
+    return "|".join((b.principal, b.host, b.operation.pascal, b.permission.pascal,
+                     _TF_TYPES[b.resource_type], b.resource_name, b.pattern_type.pascal))
 
 
 def write_terraform(bindings: Iterable[AclBinding], out: TextIO, notes: list[str]) -> None:
@@ -150,15 +150,12 @@ def write_terraform(bindings: Iterable[AclBinding], out: TextIO, notes: list[str
         out.write(f'resource "kafka_acl" "acl_{n}" {{\n'
                   f"  resource_name                = {q(b.resource_name)}\n"
                   f"  resource_type                = {q(_TF_TYPES[b.resource_type])}\n"
-                  f"  resource_pattern_type_filter = {q(_camel(b.pattern_type.name))}\n"
+                  f"  resource_pattern_type_filter = {q(b.pattern_type.pascal)}\n"
                   f"  acl_principal                = {q(b.principal)}\n"
                   f"  acl_host                     = {q(b.host)}\n"
-                  f"  acl_operation                = {q(_camel(b.operation.name))}\n"
-                  f"  acl_permission_type          = {q(_camel(b.permission.name))}\n"
+                  f"  acl_operation                = {q(b.operation.pascal)}\n"
+                  f"  acl_permission_type          = {q(b.permission.pascal)}\n"
                   "}\n\n"
                   f"import {{\n  to = kafka_acl.acl_{n}\n  id = {q(import_id(b))}\n}}\n\n")
 
-
-def _camel(name: str) -> str:
-    return "".join(p.capitalize() for p in name.split("_"))
 
