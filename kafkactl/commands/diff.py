@@ -40,6 +40,12 @@ def diff(
     app_ctx.adopt(gw_a)
     app_ctx.adopt(gw_b)
     parts = [p for p, on in (("acls", acls), ("configs", configs), ("quotas", quotas), ("users", users)) if on]
+    from kafkactl.cluster import describe_cluster
+
+    same = describe_cluster(gw_a).cluster_id
+    if same is not None and same == describe_cluster(gw_b).cluster_id:  # two names for one cluster
+        app_ctx.warn(f"{first.name} and {second.name} reach the same cluster (id {same}): what follows compares it "
+                     "with itself")
     found = diff_clusters(gw_a, gw_b, parts, mapping)
     app_ctx.render(found)
     app_ctx.note(f"{len(found)} differences between {first.name} (first) and {second.name} (second)")

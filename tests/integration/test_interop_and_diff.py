@@ -152,6 +152,10 @@ def _diff_two_clusters(base: str, state: Path) -> None:
     # a cluster against itself under two names: no difference, exit 0
     code, rows = diff_rows("--context", "second", "--context", "second-again")
     assert (code, rows) == (0, set())
+    r = run("diff", "--context", "second", "--context", "second-again")  # and it is said (issue 18 new-user pass)
+    assert "second and second-again reach the same cluster" in r.stderr
+    r = run("diff", "--context", "local-admin", "--context", "second")
+    assert "same cluster" not in r.stderr
     r = run("diff", "--context", "second")
     assert r.exit_code == 2 and "give --context twice" in r.stderr
     r = run("diff", "--context", "second", "--context", "second-again", "--topic-map", "nomap")
