@@ -111,7 +111,7 @@ def _state(a: Any, b: Any, topic_map: TopicMap) -> list[Difference]:
 
     ta: dict[str, Any] = {}
     for n, v in a.topics.items():
-        if v[2]:
+        if v.internal:
             continue
         renamed = topic_map(n)
         if renamed in ta:  # two topics made one by the map would hide one of them
@@ -119,14 +119,14 @@ def _state(a: Any, b: Any, topic_map: TopicMap) -> list[Difference]:
             raise UsageError(f"--topic-map makes the first cluster's topics {shown(first)} and {shown(n)} both "
                              f"{shown(renamed)}: give a map that keeps them apart")
         ta[renamed] = v
-    tb = {n: v for n, v in b.topics.items() if not v[2]}
+    tb = {n: v for n, v in b.topics.items() if not v.internal}
     for name in sorted(set(ta) | set(tb)):
         x, y = ta.get(name), tb.get(name)
         if x is None or y is None:
             out.append(Difference("topic", name, None, "present" if x else None, "present" if y else None))
             continue
-        compare("topic", name, {"partitions": x[0], "replicationFactor": x[1]},
-                {"partitions": y[0], "replicationFactor": y[1]})
+        compare("topic", name, {"partitions": x.partitions, "replicationFactor": x.replication_factor},
+                {"partitions": y.partitions, "replicationFactor": y.replication_factor})
     ca = {(s, topic_map(n) if s == "topics" else n): v for (s, n), v in a.configs.items()}
     for s, n in sorted(set(ca) | set(b.configs)):
         if s == "topics" and (n not in ta or n not in tb):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kafkactl.configs.state.desired import read_desired
-from kafkactl.configs.state.plan import Current, check_max_deletes, make_plan
+from kafkactl.configs.state.plan import Current, TopicShape, check_max_deletes, make_plan
 from kafkactl.errors import StateFileError, UsageError
 
 HEAD = "apiVersion: kafkactl/v1\nkind: State\n"
@@ -91,9 +91,9 @@ def test_partitions_written_as_a_whole_float_are_a_whole_number(tmp_path):
 def test_a_topic_map_that_makes_two_topics_one_is_refused():
     from kafkactl.diff import TopicMap, _state
 
-    two = Current(topics={"eu.orders": (1, 1, False), "orders": (3, 1, False)})
+    two = Current(topics={"eu.orders": TopicShape(1, 1, False), "orders": TopicShape(3, 1, False)})
     with pytest.raises(UsageError, match="'eu.orders' and 'orders' both 'orders'|'orders' and 'eu.orders' both"):
-        _state(two, Current(topics={"orders": (3, 1, False)}), TopicMap.parse(["eu.="]))
+        _state(two, Current(topics={"orders": TopicShape(3, 1, False)}), TopicMap.parse(["eu.="]))
     with pytest.raises(UsageError, match="mapped twice"):
         TopicMap.parse(["a.=b.", "a.=c."])
 
@@ -126,7 +126,7 @@ def test_only_explicit_values_are_managed_and_sensitive_ones_are_not_compared(tm
     p = state(tmp_path, "topics:\n- name: a\n  configs: {retention.ms: 1000, cleanup.policy: compact}\n"
                         "brokers:\n- broker: default\n  configs:\n    ssl.key.password: {env: KS_PW}\n"
                         "    log.cleaner.threads: 2\n")
-    cur = Current(topics={"a": (3, 1, False)},
+    cur = Current(topics={"a": TopicShape(3, 1, False)},
                   configs={("topics", "a"): {"retention.ms": "1000", "segment.ms": "5"},
                            ("brokers", ""): {"ssl.key.password": None}})
     plan = make_plan(read_desired([p]), cur)
@@ -158,7 +158,7 @@ def test_a_secret_reference_is_checked_at_plan_time_and_never_shown(tmp_path, mo
 
 
 def test_partitions_grow_never_shrink_and_a_replication_factor_is_not_reassigned(tmp_path):
-    cur = Current(topics={"a": (3, 3, False)}, configs={("topics", "a"): {}})
+    cur = Current(topics={"a": TopicShape(3, 3, False)}, configs={("topics", "a"): {}})
     grow = make_plan(read_desired([state(tmp_path, "topics:\n- name: a\n  partitions: 6\n  replicationFactor: 2\n")]),
                      cur)
     assert changes(grow) == {("topics", "a", "add-partitions", "partitions", "3", "6")}
@@ -170,8 +170,8 @@ def test_partitions_grow_never_shrink_and_a_replication_factor_is_not_reassigned
 def test_managed_entities_left_out_lose_what_is_set_on_them_but_topics_and_others_are_untouched(tmp_path):
     p = state(tmp_path, "manage: {topics: [t.], quotas: [t-], users: [t-]}\ntopics:\n- name: t.keep\n"
                         "quotas:\n- user: t-a\n  values: {producer_byte_rate: 10}\n")
-    cur = Current(topics={"t.keep": (1, 1, False), "t.gone": (1, 1, False), "other": (1, 1, False),
-                          "__consumer_offsets": (50, 1, True)},
+    cur = Current(topics={"t.keep": TopicShape(1, 1, False), "t.gone": TopicShape(1, 1, False), "other": TopicShape(1, 1, False),
+                          "__consumer_offsets": TopicShape(50, 1, True)},
                   configs={("topics", "t.keep"): {}, ("topics", "t.gone"): {"retention.ms": "5"},
                            ("topics", "other"): {"retention.ms": "5"}},
                   quotas={(("user", "t-a"),): {"producer_byte_rate": 10.0, "consumer_byte_rate": 5.0},

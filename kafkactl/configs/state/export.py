@@ -41,10 +41,11 @@ def to_document(cur: Current, manage: Manage, sections: list[str]) -> dict:
     doc: dict[str, Any] = {"apiVersion": API_VERSION, "kind": "State", "manage": manage.to_json()}
     if "topics" in sections:
         doc["topics"] = []
-        for name, (partitions, rf, internal) in sorted(cur.topics.items()):
-            if internal or not manage.holds("topics", name):
+        for name, shape in sorted(cur.topics.items()):
+            if shape.internal or not manage.holds("topics", name):
                 continue
-            t: dict[str, Any] = {"name": name, "partitions": partitions, "replicationFactor": rf}
+            t: dict[str, Any] = {"name": name, "partitions": shape.partitions,
+                                 "replicationFactor": shape.replication_factor}
             configs = _configs("topic", name, cur.configs.get(("topics", name), {}))
             if configs:
                 t["configs"] = configs

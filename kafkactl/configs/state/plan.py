@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from kafkactl.configs.model import BROKER, CLIENT_METRICS, GROUP, TOPIC, explicit_sources
 from kafkactl.configs.state.desired import DEFAULT, NOUN, DesiredConfigs, Entity, SecretRef, quota_label
@@ -43,9 +43,15 @@ class Change:
         return {c: getattr(self, c) for c in self.COLUMNS}
 
 
+class TopicShape(NamedTuple):
+    partitions: int
+    replication_factor: int
+    internal: bool
+
+
 @dataclass
 class Current:
-    topics: dict[str, tuple[int, int, bool]] = field(default_factory=dict)  # name -> (partitions, rf, internal)
+    topics: dict[str, TopicShape] = field(default_factory=dict)
     configs: dict[tuple[str, str], dict[str, str | None]] = field(default_factory=dict)  # None: sensitive, unknown
     quotas: dict[tuple, dict[str, float]] = field(default_factory=dict)
     users: dict[str, dict[str, int]] = field(default_factory=dict)  # user -> mechanism -> iterations
@@ -92,7 +98,7 @@ def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
     if "topics" in sections:
         from kafkactl.topics import list_topics
 
-        cur.topics = {t.name: (t.partitions, t.replication_factor, t.internal) for t in list_topics(gw)}
+        cur.topics = {t.name: TopicShape(t.partitions, t.replication_factor, t.internal) for t in list_topics(gw)}
         _topics_not_listed(gw, desired, cur)
     if "brokers" in sections:
         from kafkactl.cluster import describe_cluster
@@ -103,7 +109,7 @@ def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
         if section not in sections:
             continue
         if section == "topics":
-            existing = [t for t, (_, _, internal) in cur.topics.items() if not internal]
+            existing = [t for t, shape in cur.topics.items() if not shape.internal]
             names = [n for n in managed_names(desired, section, existing) if n in cur.topics]
         elif section == "brokers":
             names = sorted({e.name for e in desired.of(section)} | set(desired.manage.prefixes.get(section, ())))
@@ -149,7 +155,8 @@ def _topics_not_listed(gw: Gateway, desired: DesiredConfigs, cur: Current) -> No
     for start in range(0, len(missing), 1000):
         for t in gw.topics(missing[start:start + 1000]):
             if t.error is None and t.partitions:  # created since the listing
-                cur.topics[t.name] = (len(t.partitions), len(t.partitions[0].replicas), t.name in INTERNAL_TOPICS)
+                cur.topics[t.name] = TopicShape(len(t.partitions), len(t.partitions[0].replicas),
+                                                t.name in INTERNAL_TOPICS)
             elif t.error is not None and t.error.code != UNKNOWN_TOPIC:
                 where = next(e.where for e in desired.of("topics") if e.name == t.name)
                 raise gw.code_error(t.error.code, t.error.message, f"tell whether topic {t.name!r} ({where}) exists",
@@ -212,7 +219,7 @@ def _plan_topics(desired: DesiredConfigs, cur: Current, plan: ConfigPlan, delete
             parts = f"partitions={e.partitions or 'default'} replicationFactor={e.replication_factor or 'default'}"
             plan.changes.append(Change("topics", e.name, "create-topic", None, None, parts, e.where, e.key, e))
             continue
-        partitions, rf, _ = have
+        partitions, rf = have.partitions, have.replication_factor
         if e.partitions is not None and e.partitions < partitions:
             raise StateFileError(f"{e.where}: topic {shown(e.name)} has {partitions} partitions; Kafka cannot "
                                  f"reduce them to {e.partitions}")
@@ -223,8 +230,8 @@ def _plan_topics(desired: DesiredConfigs, cur: Current, plan: ConfigPlan, delete
             plan.warnings.append(f"{e.where}: topic {e.name} has replication factor {rf}, the file says "
                                  f"{e.replication_factor}: kafkactl does not reassign replicas (left as it is)")
         _plan_configs("topics", e.name, cur.configs.get(("topics", e.name), {}), e, plan)
-    extra = sorted(n for n, (_, _, internal) in cur.topics.items()
-                   if not internal and desired.manage.holds("topics", n) and ("topics", n) not in desired.entities)
+    extra = sorted(n for n, shape in cur.topics.items()
+                   if not shape.internal and desired.manage.holds("topics", n) and ("topics", n) not in desired.entities)
     plan.managed += len(extra) + sum(1 for e in desired.of("topics") if e.name in cur.topics)
     # a managed topic the files leave out is deleted with --delete-topics; without it, it is left as it is, its
     # configs too: resetting them would be a silent half-deletion (cleanup.policy=compact back to delete, a long
