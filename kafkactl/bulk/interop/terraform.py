@@ -79,7 +79,9 @@ def _acl(where: str, attrs: dict, out: Imported) -> None:
 
 def _quota(where: str, attrs: dict, out: Imported) -> None:
     etype = _literal(where, attrs, "entity_type")
-    word = {"user": "user", "client-id": "client", "ip": "ip"}.get(etype)
+    from kafkactl.configs.state.desired import WORD_OF_WIRE
+
+    word = WORD_OF_WIRE.get(etype) if isinstance(etype, str) else None
     if word is None:
         raise StateFileError(f"{where}: entity_type: {shown(etype)} is not user, client-id or ip")
     name = _literal(where, attrs, "entity_name", "")
@@ -109,7 +111,7 @@ def _topic(where: str, attrs: dict, out: Imported) -> None:
 
 
 def _scram(where: str, attrs: dict, out: Imported) -> None:
-    from kafkactl.configs.state.export import env_name
+    from kafkactl.configs.state.desired import env_name
 
     user = _literal(where, attrs, "username")
     mech = _literal(where, attrs, "scram_mechanism")

@@ -18,10 +18,17 @@ SECTIONS = ("topics", "brokers", "groups", "clientMetrics", "quotas", "users")
 NOUN = {"topics": "topic", "brokers": "broker", "groups": "group", "clientMetrics": "client-metrics",
         "quotas": "quota", "users": "user"}
 QUOTA_COMPONENTS = (("user", "user"), ("client", "client-id"), ("ip", "ip"))  # the file's word, the wire's
+WORD_OF_WIRE = {wire: word for word, wire in QUOTA_COMPONENTS}
 DEFAULT = "<default>"  # how a default entity (broker, quota component) is shown; never a name in the file
 MAX_SECRET_BYTES = 1 << 20  # a secret file larger than this is not a password or a key
 _CONFIG_NAME = re.compile(r"[A-Za-z0-9._-]+")
 MAX_INT32 = 2**31 - 1
+
+
+def env_name(*parts: str) -> str:
+    """An environment variable's name for a secret (export's references, and terraform's imported passwords):
+    KAFKACTL_ and the parts, upper case, other characters `_`."""
+    return "KAFKACTL_" + "_".join(re.sub(r"[^A-Za-z0-9]+", "_", p).strip("_").upper() or "DEFAULT" for p in parts)
 
 
 @dataclass(frozen=True)

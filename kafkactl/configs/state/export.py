@@ -4,19 +4,13 @@ never returns) as an environment variable named after it, a SCRAM user's passwor
 
 from __future__ import annotations
 
-import re
 from typing import Any, TextIO
 
-from kafkactl.configs.state.desired import SECTIONS, DesiredConfigs, Manage
+from kafkactl.configs.state.desired import SECTIONS, WORD_OF_WIRE, DesiredConfigs, Manage, env_name
 from kafkactl.configs.state.plan import Current, read_current
 from kafkactl.errors import UsageError
 from kafkactl.gateway import Gateway
 from kafkactl.results import API_VERSION
-
-
-def env_name(*parts: str) -> str:
-    """An environment variable's name for a secret: KAFKACTL_ and the parts, upper case, other characters `_`."""
-    return "KAFKACTL_" + "_".join(re.sub(r"[^A-Za-z0-9]+", "_", p).strip("_").upper() or "DEFAULT" for p in parts)
 
 
 def export_state(gw: Gateway, sections: list[str], prefixes: list[str]) -> dict:
@@ -68,7 +62,7 @@ def to_document(cur: Current, manage: Manage, sections: list[str]) -> dict:
             q: dict[str, Any] = {}
             defaults = []
             for wire, name in entity:
-                word = {"user": "user", "client-id": "client", "ip": "ip"}[wire]
+                word = WORD_OF_WIRE[wire]
                 if name is None:
                     defaults.append(word)
                 else:
