@@ -43,7 +43,8 @@ def export(gw, fmt: str | None, principals: Sequence[str], principal_prefixes: S
             for user, creds in gw.describe_scram(None).items():
                 if isinstance(creds, Exception):
                     raise gw.translate(creds, "describe SCRAM credentials", needs="Describe on the Cluster")
-                scram_users.add(str(user))
+                if any(mech == "SCRAM-SHA-512" for mech, _ in creds):  # Strimzi's only SCRAM (adversary pass)
+                    scram_users.add(str(user))
         out = open(file, "w", encoding="utf-8") if file else stdout
         try:
             found = export_foreign(fmt, bindings, quotas, cluster, out, scram_users)

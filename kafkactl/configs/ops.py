@@ -124,8 +124,9 @@ def _describe_users(gw, entity, names):
         scram = gw.describe_scram(names or None)
         for user, creds in sorted(scram.items(), key=lambda kv: str(kv[0])):
             if isinstance(creds, Exception):
-                code = getattr(creds.args[0], "code", lambda: None)() if creds.args else None
-                if code == 91:  # RESOURCE_NOT_FOUND: the user has no SCRAM credentials
+                from kafkactl.gateway._base import error_info
+
+                if error_info(creds).code == 91:  # RESOURCE_NOT_FOUND: the user has no SCRAM credentials
                     continue
                 errors.append(EntityError(str(user), gw.translate(creds, "describe SCRAM credentials",
                                                                   needs="Describe on the Cluster")))

@@ -16,6 +16,7 @@ from kafkactl.configs.model import (BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP
 
 _CONFLUENT_TYPES = {TOPIC: "TOPIC", BROKER: "BROKER", GROUP: "GROUP"}
 DESCRIBE_CHUNK = 500
+_SCRAM_MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
 
 
 @dataclass(frozen=True)
@@ -206,22 +207,24 @@ class ConfigRpcs:
 
     # ------------------------------------------------------------------ SCRAM (librdkafka)
     def describe_scram(self: Any, users: Sequence[str] | None) -> dict[str, list[tuple[str, int]] | Exception]:
-        fut = self.admin.describe_user_scram_credentials(list(users) if users else None,
-                                                         request_timeout=self.profile.timeout)
-        futures = fut if isinstance(fut, dict) else {None: fut}
-        self.wait(futures, "describe SCRAM credentials")
-        out: dict[Any, Any] = {}  # user (None: the request for every user, when it failed) -> credentials or error
-        for user, f in futures.items():
-            try:
-                res: Any = f.result()
-            except Exception as exc:
-                out[user] = exc
-                continue
-            if isinstance(res, dict):  # all users at once
-                for u, d in res.items():
-                    out[u] = [(i.mechanism.name.replace("_", "-"), i.iterations) for i in d.scram_credential_infos]
+        """user -> [(mechanism, iterations)] or its error; users None: every user with a credential (when that
+        request fails: {None: error}). kafka-python's class, asking for every user with an empty list, never
+        null: a broker (4.4.0) answering a caller without Describe on the cluster builds its error response from
+        the list, throws on null and never answers; librdkafka sends null, and confluent-kafka 2.16 then aborts
+        the whole process (munmap_chunk(): invalid pointer)."""
+        from kafka.protocol.admin import DescribeUserScramCredentialsRequest as R
+
+        resp = self._kp_send(R(users=[R.UserName(name=u) for u in users or ()]), "describe SCRAM credentials")
+        if resp.error_code:
+            error = self.code_exception(resp.error_code, resp.error_message)
+            return {u: error for u in users} if users else {None: error}  # type: ignore[dict-item]
+        out: dict[Any, Any] = {}
+        for r in resp.results:
+            if r.error_code:
+                out[r.user] = self.code_exception(r.error_code, r.error_message)
             else:
-                out[user] = [(i.mechanism.name.replace("_", "-"), i.iterations) for i in res.scram_credential_infos]
+                out[r.user] = [(_SCRAM_MECHANISMS.get(i.mechanism, str(i.mechanism)), i.iterations)
+                               for i in r.credential_infos]
         return out
 
     def alter_scram(self: Any, upserts: Sequence[tuple[str, str, int, Any]], deletes: Sequence[tuple[str, str]]

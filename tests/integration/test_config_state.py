@@ -332,3 +332,16 @@ def test_an_apply_whose_every_change_fails_for_one_reason_exits_with_that_reason
     f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.u\n  configs: {{retention.msx: 5}}\n")
     r = admin(sandbox, "configs", "apply", str(f), "--dry-run")
     assert r.exit_code == ExitCode.ERROR and "retention.msx" in r.stderr, (r.exit_code, r.stderr)
+
+
+def test_a_caller_without_describe_on_the_cluster_is_told_so_for_users_not_crashed(sandbox, base, tmp_path):
+    """Adversary pass on issue 18: a users: section planned as a user without Describe on the cluster aborted the
+    process (confluent-kafka 2.16, after a broker that never answers: Kafka 4.4.0 throws building the error
+    response to a request for every user written as null). Now: exit 3, naming the ACL."""
+    f = tmp_path / "u.yaml"
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\nusers:\n- name: {base}-u\n")
+    for args in (("configs", "plan", str(f)), ("configs", "export", "--section", "users")):
+        r = sandbox.as_user("alice", *args)
+        assert r.exit_code == ExitCode.NOT_AUTHORIZED, (args, r.exit_code, r.stderr)
+        assert "needs Describe on the Cluster" in r.stderr
+    assert plan_rows(sandbox, f) == set()  # the admin may: no credential, none wanted

@@ -160,7 +160,7 @@ def test_strimzi_kafka_users_read_and_written():
     docs = list(yaml.safe_load_all(text.getvalue()))
     assert "authentication" not in docs[0]["spec"] and docs[0]["spec"]["quotas"] == {"producerByteRate": 1048576}
     assert docs[1]["spec"]["authentication"] == {"type": "tls"}
-    assert any("KafkaUser sz-app: no SCRAM credential" in n for n in notes)
+    assert any("KafkaUser sz-app: no SCRAM-SHA-512 credential" in n for n in notes)
 
 
 @pytest.mark.parametrize("fmt,content,needle", [

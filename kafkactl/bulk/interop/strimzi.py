@@ -23,7 +23,7 @@ _NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")  # a Kubernetes obje
 
 def user_of(principal: str, scram_users: frozenset[str] | set[str]) -> tuple[str, str] | None:
     """(resource name, authentication type) Strimzi gives this principal, or None when no KafkaUser has it. The
-    type is "tls" for User:CN=NAME, "scram-sha-512" for a user with a SCRAM credential on the cluster, else ""
+    type is "tls" for User:CN=NAME, "scram-sha-512" for a user with such a credential on the cluster, else ""
     (the KafkaUser has no spec.authentication: Strimzi then issues it no credential)."""
     kind, _, name = principal.partition(":")
     if kind != "User":
@@ -61,8 +61,8 @@ def write_strimzi(bindings: Iterable[AclBinding], quotas: dict[str, dict[str, fl
     for (name, auth), acls in sorted(users.items()):
         spec: dict[str, Any] = {"authentication": {"type": auth}} if auth else {}
         if not auth:
-            notes.append(f"KafkaUser {name}: no SCRAM credential on the cluster: written without spec.authentication "
-                         "(Strimzi manages its ACLs and quotas, and issues it no credential)")
+            notes.append(f"KafkaUser {name}: no SCRAM-SHA-512 credential on the cluster: written without "
+                         "spec.authentication (Strimzi manages its ACLs and quotas, and issues it no credential)")
         if acls:
             spec["authorization"] = {"type": "simple", "acls": acls}
         q = quotas.get(name if auth != "tls" else f"CN={name}") or {}
