@@ -193,6 +193,11 @@ BAD_FILES = [
     # nesting: YAML beyond 64 levels (libyaml's own composer would crash the process near 30,000), JSON too
     ("x.yaml", (YAML_HEAD + "  - principal: " + "[" * 100_000).encode(), r"x.yaml:4: not valid YAML \(nested deeper than 64"),
     ("x.jsonl", (JSONL_HEAD + "[" * 100_000 + "]" * 100_000).encode(), r"x.jsonl:2: not valid JSON \(nested deeper"),
+    # ... and through aliases: each anchor 40 levels deep holds the one before (adversary pass on issue 18: exit 1
+    # on a RecursionError once jsonschema walked the expanded document)
+    ("x.yaml", (YAML_HEAD + "".join(f"  - principal: User:a{n}\n    hosts: &d{n} {'[' * 40}{f'*d{n - 1}' if n else 'x'}"
+                                    f"{']' * 40}\n" for n in range(20))).encode(),
+     r"x.yaml:\d+: not valid YAML \(nested deeper than 64 levels \(with its aliases expanded\)\)"),
     # a key given twice: refused everywhere (a scope must not lose or gain a dimension silently)
     ("x.yaml", YAML_HEAD.replace("acls:", "  principalPrefixes: ['']\nacls:").encode(),
      r"x.yaml:3: not valid YAML \(duplicate key 'principalPrefixes'\)"),

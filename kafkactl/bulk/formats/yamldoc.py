@@ -51,6 +51,7 @@ def _yaml_loader():
             node = super().get_single_node()
             if node is not None and self.aliased:
                 _check_alias_growth(node)
+                _check_expanded_depth(node)
             return node
 
         def get_single_node_of_many(self):
@@ -59,6 +60,7 @@ def _yaml_loader():
             node = self.get_node()
             if node is not None and self.aliased:
                 _check_alias_growth(node)
+                _check_expanded_depth(node)
             return node
 
     def construct_mapping(loader, node, deep=False):
@@ -142,6 +144,39 @@ def _check_depth_and_aliases(root) -> None:
             stack.extend((child, depth + 1) for pair in reversed(node.value) for child in reversed(pair))
     if aliased:
         _check_alias_growth(root)
+        _check_expanded_depth(root)
+
+
+def _check_expanded_depth(root) -> None:
+    """The depth the document has once its aliases are expanded (an alias adds its node's own depth where it
+    stands: 20 anchors of 58 levels, each holding the last, nest 1,200 deep): refused past MAX_DEPTH, at the
+    first node of a deepest path that lies past it. Called after _check_alias_growth, so the graph has no cycle."""
+    import yaml
+
+    def children(node) -> list:
+        return (list(node.value) if isinstance(node, yaml.SequenceNode) else
+                [x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode) else [])
+
+    height: dict[int, int] = {}
+    stack = [(root, False)]
+    while stack:  # post-order, iteratively: each node's height once its children's are known
+        node, ready = stack.pop()
+        if id(node) in height:
+            continue
+        kids = children(node)
+        if ready:
+            height[id(node)] = 1 + max((height[id(k)] for k in kids), default=0)
+        else:
+            stack.append((node, True))
+            stack.extend((k, False) for k in kids if id(k) not in height)
+    if height[id(root)] <= MAX_DEPTH:
+        return
+    node, depth = root, 1
+    while depth <= MAX_DEPTH:  # down a deepest path to the first node past the bound
+        node = max(children(node), key=lambda k: height[id(k)])
+        depth += 1
+    raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels (with its aliases "
+                                      "expanded)", node.start_mark)
 
 
 def _check_alias_growth(root) -> None:
