@@ -98,7 +98,8 @@ def test_every_entity_type_round_trips(sandbox, base, tmp_path):
     want = {("topics", f"{base}.a", "set", "retention.ms", "3600000", "7200000"),
             ("topics", f"{base}.a", "set", "cleanup.policy", None, "compact"),
             ("topics", f"{base}.a", "add-partitions", "partitions", "2", "4"),
-            ("topics", f"{base}.c", "create-topic", None, None, "partitions=3 replicationFactor=default"),
+            ("topics", f"{base}.c", "create-topic", None, None,
+             "partitions=3 replicationFactor=default max.message.bytes=200000"),
             ("groups", group, "set", "consumer.heartbeat.interval.ms", None, "6000"),
             ("groups", group, "delete", "consumer.session.timeout.ms", "50000", None),
             ("clientMetrics", cm, "set", "interval.ms", "60000", "30000"),
@@ -305,6 +306,20 @@ def test_a_saved_plan_applies_from_a_relative_path_and_is_refused_once_stale(san
     ok(admin(sandbox, "configs", "alter", "--topic", topic, "--add-config", "retention.bytes=100000000"))
     r = admin(sandbox, "configs", "apply", "--plan", "saved2.json", "--yes")
     assert r.exit_code == ExitCode.USAGE and "stale: the cluster changed" in r.stderr, r.stderr
+    # a saved plan covers the configs a topic is created with: another file with the same digest bookkeeping
+    # (path and sha256 rewritten in the saved plan) but other configs is refused (adversary pass on issue 18)
+    new = f"{base}.q"
+    Path("q.yaml").write_text(body.format(t=new, v=86400000))
+    ok(admin(sandbox, "configs", "plan", "q.yaml", "--out", "saved-q.json"))
+    Path("q2.yaml").write_text(body.format(t=new, v=1000))
+    saved = json.loads(Path("saved-q.json").read_text())
+    import hashlib
+
+    saved["files"] = [{"path": str(tmp_path / "q2.yaml"), "sha256": hashlib.sha256(Path("q2.yaml").read_bytes()).hexdigest()}]
+    Path("saved-q.json").write_text(json.dumps(saved))
+    r = admin(sandbox, "configs", "apply", "--plan", "saved-q.json", "--yes")
+    assert r.exit_code == ExitCode.USAGE and "differs from the saved one" in r.stderr, r.stderr
+    assert new not in {t["name"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)}
     # the file changed since the plan: refused, nothing applied
     ok(admin(sandbox, "configs", "plan", "s.yaml", "--out", "saved3.json"))
     Path("s.yaml").write_text(body.format(t=topic, v=10800000))

@@ -230,3 +230,22 @@ def test_a_wrong_kind_is_the_error_named_not_what_the_other_kind_requires(tmp_pa
     p.write_text("apiVersion: kafkactl/v1\nkind: Stat\ntopics:\n- name: x\n")
     with pytest.raises(StateFileError, match=r"k.yaml:1: kind: 'Stat' is not one of"):
         read_desired([p])
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 100_000 + "]" * 100_000,  # a RecursionError, exit 1, before (adversary pass on issue 18)
+    '{"kind": "SavedConfigPlan", "delete_topics": false, "fingerprint": "x", "changes": [], "files": []}',
+    '{"kind": "SavedConfigPlan", "delete_topics": false, "fingerprint": "x", "changes": [], '
+    '"files": [{"path": null, "sha256": "y"}]}',
+    '{"kind": "SavedConfigPlan", "delete_topics": false, "fingerprint": "x", "changes": [], '
+    '"files": [{"path": ["a"], "sha256": "y"}]}',
+    '{"kind": "SavedConfigPlan", "delete_topics": false, "fingerprint": "x", "changes": [1], '
+    '"files": [{"path": "a", "sha256": "y"}]}',
+])
+def test_a_saved_plan_of_the_wrong_shape_is_refused_as_such(tmp_path, body):
+    from kafkactl.configs.state.plan import load_saved
+
+    p = tmp_path / "saved.json"
+    p.write_text(body)
+    with pytest.raises(StateFileError, match="not a plan saved by kafkactl configs plan --out"):
+        load_saved(str(p))

@@ -216,7 +216,12 @@ def _plan_topics(desired: DesiredConfigs, cur: Current, plan: ConfigPlan, delete
         if have is None:
             for ref in (v for v in e.configs.values() if isinstance(v, SecretRef)):
                 ref.resolve(e.where)
-            parts = f"partitions={e.partitions or 'default'} replicationFactor={e.replication_factor or 'default'}"
+            # the configs it is created with are part of the change: shown, and compared when a saved plan is
+            # applied (adversary pass: a saved plan did not cover them)
+            parts = " ".join([f"partitions={e.partitions or 'default'}",
+                              f"replicationFactor={e.replication_factor or 'default'}",
+                              *(f"{k}={v.label() if isinstance(v, SecretRef) else v}"
+                                for k, v in sorted(e.configs.items()))])
             plan.changes.append(Change("topics", e.name, "create-topic", None, None, parts, e.where, e.key, e))
             continue
         partitions, rf = have.partitions, have.replication_factor
@@ -369,9 +374,11 @@ def load_saved(path: str) -> tuple[list[str], bool, str, list[dict]]:
     try:
         doc = json.loads(data.decode("utf-8"))
         assert doc["kind"] == "SavedConfigPlan"
-        files = [(str(f["path"]), str(f["sha256"])) for f in doc["files"]]
+        files = [(f["path"], f["sha256"]) for f in doc["files"]]
+        assert files and all(isinstance(p, str) and p and isinstance(d, str) for p, d in files)
+        assert isinstance(doc["changes"], list) and all(isinstance(c, dict) for c in doc["changes"])
         out = ([f for f, _ in files], bool(doc["delete_topics"]), str(doc["fingerprint"]), list(doc["changes"]))
-    except (ValueError, KeyError, TypeError, AssertionError):
+    except (ValueError, KeyError, TypeError, AssertionError, RecursionError):
         raise StateFileError(f"{path}: not a plan saved by kafkactl configs plan --out") from None
     for f, digest in files:
         if _file_digest(f) != digest:
