@@ -226,22 +226,33 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         built: dict[str, Any] = {}
         done = threading.Event()
         box_lock = threading.Lock()
+        conf = self.kafka_python_config()
+        # kafka-python bootstraps from one address picked at random and gives it the whole deadline: a broker
+        # that accepts connections but never answers (stopped, overloaded) took every command that needs
+        # kafka-python down with it, the other brokers answering (adversary pass on issue 18). One client per
+        # bootstrap address, side by side: the first to bootstrap is used, the others closed.
+        addresses = list(dict.fromkeys(conf["bootstrap_servers"]))
+        left = [len(addresses)]
 
-        def build() -> None:
+        def build(address: str) -> None:
+            client = None
             try:
-                client = KafkaAdminClient(**self.kafka_python_config())
+                client = KafkaAdminClient(**{**conf, "bootstrap_servers": [address]})
             except Exception as exc:  # noqa: BLE001 - handed to the waiting thread
-                built["error"] = exc
-            else:
                 with box_lock:
-                    if built.get("abandoned"):
-                        client.close()
-                    else:
-                        built["client"] = client
-            finally:
-                done.set()
+                    built.setdefault("error", exc)
+            with box_lock:
+                left[0] -= 1
+                if client is not None and "client" not in built and not built.get("abandoned"):
+                    built["client"], client = client, None
+                if "client" in built or left[0] == 0:
+                    done.set()
+            if client is not None:  # another address won, or the caller gave up
+                client.close()
 
-        threading.Thread(target=build, daemon=True, name="kafkactl-kafka-python-bootstrap").start()
+        for address in addresses:
+            threading.Thread(target=build, args=(address,), daemon=True,
+                             name="kafkactl-kafka-python-bootstrap").start()
         try:
             if not done.wait(_DIAGNOSE_AFTER_S):
                 try:
