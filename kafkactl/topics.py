@@ -182,6 +182,21 @@ EMPTY_LIST_HINT = "no topics visible: the broker only lists topics you may Descr
 UNKNOWN_TOPIC_OR_PARTITION = 3
 
 
+def may_describe_all_under(gw: Gateway, prefix: str) -> bool:
+    """Whether the caller may Describe every topic name under the prefix (then a listing shows every such topic):
+    two names no one created, which share no prefix beyond it, answered UNKNOWN_TOPIC_OR_PARTITION (see
+    why_empty)."""
+    import uuid
+
+    probe = [f"{prefix}{first}{uuid.uuid4().hex}" for first in "0Z"]
+    try:
+        answers = gw.topics(probe)
+    except KafkactlError:
+        return False
+    return len(answers) == len(probe) and all(t.error is not None and t.error.code == UNKNOWN_TOPIC_OR_PARTITION
+                                              for t in answers)
+
+
 def why_empty(gw: Gateway) -> str | None:
     """The hint for an empty topic list, given only when it can be the reason. The broker answers a name nobody
     created with UNKNOWN_TOPIC_OR_PARTITION to a caller who may Describe it, and TOPIC_AUTHORIZATION_FAILED to the

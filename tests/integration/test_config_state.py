@@ -360,3 +360,13 @@ def test_a_caller_without_describe_on_the_cluster_is_told_so_for_users_not_crash
         assert r.exit_code == ExitCode.NOT_AUTHORIZED, (args, r.exit_code, r.stderr)
         assert "needs Describe on the Cluster" in r.stderr
     assert plan_rows(sandbox, f) == set()  # the admin may: no credential, none wanted
+
+
+def test_an_export_by_a_caller_who_cannot_see_every_topic_says_so(sandbox, base):
+    """Adversary pass on issue 18: as a user who may Describe no topic, export wrote `manage: {topics: [P]}` with
+    no topics and no word; applied by someone else with --delete-topics, it deletes every topic under P."""
+    ok(admin(sandbox, "topics", "create", f"{base}.seen-by-admin"))
+    r = sandbox.as_user("alice", "configs", "export", "--section", "topics", "--prefix", f"{base}.")
+    assert r.exit_code == 0 and f"may not Describe every topic under '{base}.'" in r.stderr, r.stderr
+    r = admin(sandbox, "configs", "export", "--section", "topics", "--prefix", f"{base}.")
+    assert r.exit_code == 0 and "may not Describe" not in r.stderr and f"{base}.seen-by-admin" in r.stdout
