@@ -93,6 +93,9 @@ def _validate(path: Path, raw, t, scope: Scope) -> None:
         ("operation", pc.invert(pc.is_in(pair, pa.array(supported)))),
         ("resource_name", pc.and_(pc.equal(t.column("resource_type"), "CLUSTER"),
                                   pc.not_equal(t.column("resource_name"), CLUSTER_NAME))),
+        # the cluster is a literal resource: PREFIXED kafka-cluster is refused as the Python loader refuses it
+        ("pattern_type", pc.and_(pc.equal(t.column("resource_type"), "CLUSTER"),
+                                 pc.not_equal(t.column("pattern_type"), "LITERAL"))),
         ("host", pc.equal(pc.utf8_length(t.column("host")), 0)),
     ]
     for field_name, bad in checks:

@@ -169,8 +169,9 @@ def checked_binding(where: str, principal: str, host: str, op: Any, perm: Permis
     if not name:
         raise StateFileError(f"{where}: {TYPE_KEYS[rtype]}: the resource name is empty")
     if rtype is ResourceType.CLUSTER and (name != CLUSTER_NAME or pt is not PatternType.LITERAL):
+        given = shown(name) if name != CLUSTER_NAME else f"{pt.name} {shown(name)}"
         raise StateFileError(f"{where}: cluster: the only cluster resource is the literal {CLUSTER_NAME} "
-                             f"(not {shown(name)})")
+                             f"(not {given})")
     if not host.strip():
         raise StateFileError(f"{where}: host: empty (use * for every host)")
     return AclBinding(rtype, name, pt, principal, host.strip(), operation, perm)

@@ -387,3 +387,22 @@ def test_a_state_file_that_is_no_regular_file_is_refused_without_reading(tmp_pat
     args = ([good], str(path)) if as_scope else ([str(path)], None)
     with pytest.raises(StateFileError, match=r"x\.yaml: not a regular file"):
         read_state(*args)
+
+
+def test_a_prefixed_cluster_row_is_refused_by_both_readers_of_a_flat_file(tmp_path):
+    """The file fuzzer (seed 807938470, case 612): a Parquet row CLUSTER / kafka-cluster / PREFIXED was refused by
+    the Python loader and read by the Arrow reader the large-plan engines use."""
+    import pyarrow as pa
+
+    from kafkactl.bulk.arrow_diff import read_flat
+
+    row = {**ROW, "resource_type": "CLUSTER", "resource_name": "kafka-cluster", "pattern_type": "PREFIXED",
+           "operation": "DESCRIBE"}
+    table = pa.Table.from_pylist([ROW, row]).replace_schema_metadata({"kafkactl.scope": '{"principalPrefixes": ["User:"]}'})
+    (tmp_path / "x.parquet").write_bytes(parquet_bytes(tmp_path, table))
+    needle = r"x.parquet row 2: cluster: the only cluster resource is the literal kafka-cluster \(not PREFIXED"
+    with pytest.raises(StateFileError, match=needle):
+        read_state([str(tmp_path / "x.parquet")])
+    head = read_state([str(tmp_path / "x.parquet")], flat_rows=False)
+    with pytest.raises(StateFileError, match=needle):
+        read_flat(str(tmp_path / "x.parquet"), head.scope)
