@@ -23,7 +23,8 @@ files under the session's XDG_STATE_HOME and XDG_CONFIG_HOME (the session broker
 when kafkactl's in-process `Sandbox.down` is about to remove it; at the end, everything under pytest's base
 temporary directory (Spark Connect logs included) and *.log files the session wrote into the current directory.
 Files that hold secrets on purpose are skipped: SECRET_STORES by name, SKIP_SUFFIXES (properties files) and Kafka's
-storage (SKIP_DIRS). A leak fails the test phase it was found in, with the output masked and the piece never
+storage (SKIP_DIRS); so are binary files (a NUL byte in their first 8 KiB: native libraries, whose random bytes
+match a piece by chance). A leak fails the test phase it was found in, with the output masked and the piece never
 shown; one found outside any test fails the session. The terminal summary says how much was swept.
 """
 
@@ -40,7 +41,8 @@ import pytest
 PIECE = 6
 MASK = "******"
 SECRET_STORES = {"config.yaml", "config.yaml.tmp", "state.json", "server.properties"}
-SKIP_SUFFIXES = (".properties", ".parquet", ".index", ".timeindex", ".snapshot", ".checkpoint", ".pyc")
+SKIP_SUFFIXES = (".properties", ".parquet", ".index", ".timeindex", ".snapshot", ".checkpoint", ".pyc", ".so", ".jar",
+                 ".class")
 SKIP_DIRS = {"data", "libs", "__pycache__", ".hypothesis"}
 MAX_FILE = 64 * 1024 * 1024
 _ROOT = Path(__file__).resolve().parent.parent
@@ -226,6 +228,12 @@ def sweep_tree(root: Path, what: str, report: bool = True, whole: bool = False) 
                 fh.seek(offset)
                 new = fh.read(MAX_FILE)
         except OSError:
+            continue
+        if new and offset == 0 and b"\0" in new[:8192]:
+            # a binary file (a native library Kafka Streams unpacks, RocksDB's): no one reads it as text, and its
+            # megabytes of random bytes matched a password's piece by chance (kafkactl writes no binary file but
+            # Parquet, skipped above)
+            _offsets[str(path)] = (st.st_ino, offset + len(new), b"")
             continue
         if new:
             _offsets[str(path)] = (st.st_ino, offset + len(new), new[-(PIECE - 1):])

@@ -179,9 +179,13 @@ def test_log_files_are_swept_and_secret_stores_are_not(tmp_path):
     (tmp_path / "client-alice.properties").write_text(f"sasl.password={secret}\n")
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "00000.log").write_text(secret)
+    # a binary file (RocksDB's native library, unpacked by Kafka Streams): its random bytes are no output
+    (tmp_path / "librocksdbjni1.so").write_bytes(b"\x7fELF\0\0" + secret.encode() + b"\0")
+    (tmp_path / "blob.bin").write_bytes(b"\0\1" + secret.encode())
     found = secrets_sweep.sweep_tree(tmp_path, "a synthetic tree", report=False)
     assert found == ["a synthetic tree: broker.log line 1 holds a piece of another test secret"]
-    (tmp_path / "broker.log").unlink()  # planted: this test's own teardown sweep must not find it
+    for planted in ("broker.log", "librocksdbjni1.so", "blob.bin"):  # this test's own teardown sweep must not find it
+        (tmp_path / planted).unlink()
 
 
 def test_appended_log_lines_are_swept_once_and_pieces_across_reads_are_caught(tmp_path):
