@@ -13,9 +13,12 @@ kafkactl's own source or documentation holds (`pw-from-stdin-9` must not flag th
 one of lowercase letters and `._-` only (`-regis` of a broker log's "registration") and one of lowercase hex only
 (ids, hashes, the uuid tokens tests put in names and passwords alike). Kafka's own ids are not looked in: a
 standalone 22-character URL-safe base64 token whose last character is A, Q, g or w (how Kafka's Uuid.toString
-writes 16 bytes). The broker logs one for every ACL record it replays: a suite's broker.log holds half a million
-of them, about 4.9 million distinct random 6-grams, and against some 3,200 pieces of known passwords that gave a
-false leak in about one run in four. A random 24-character password keeps nearly all of its 19 pieces. Whatever is known, a JAAS login module string with an unmasked password is a leak.
+writes 16 bytes), and a Java UUID (8-4-4-4-12 hex digits: the member ids a group coordinator makes, a Streams
+application's process id). The broker logs a Uuid for every ACL record it replays: a suite's broker.log holds half
+a million of them, about 4.9 million distinct random 6-grams, and against some 3,200 pieces of known passwords
+that gave a false leak in about one run in four. A random 24-character password keeps nearly all of its 19
+pieces. A running broker's log is read a whole line at a time, so no id is ever seen cut in two. Whatever is
+known, a JAAS login module string with an unmasked password is a leak.
 
 Looked at: each test phase's captured stdout, stderr and log records and its failure text; every command run
 through tests.conftest.run / run_process; after each test, the files under its tmp_path and what was appended to the
@@ -50,14 +53,16 @@ _JAAS = re.compile(r"LoginModule\s+(?:required|requisite|sufficient|optional)\b[
                    r"(\"[^\"\n]*\"?|'[^'\n]*'?|[^\s;]*)")
 
 _WORDLIKE = re.compile(r"[a-z._-]+|[0-9a-f]+")
-_KAFKA_UUID = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{21}[AQgw](?![A-Za-z0-9_-])")
+_KAFKA_UUID = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{21}[AQgw](?![A-Za-z0-9_-])"
+                         r"|(?<![0-9A-Fa-f])[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}(?![0-9A-Fa-f])")
 _known: dict[str, str] = {}  # secret -> where it comes from (only the label is ever printed)
 _short: set[str] = set()
 _stats = {"texts": 0, "files": 0, "bytes": 0, "leaks": 0}
 _pending: list[str] = []  # leaks found while a test runs: they fail its current phase
 _session_leaks: list[str] = []  # found outside any test: they fail the session
 _state = {"in_test": False, "started": time.time()}
-_offsets: dict[str, tuple[int, int, bytes]] = {}  # file -> (inode, bytes read, the last PIECE-1 bytes read)
+# file -> (inode, bytes read, the last PIECE-1 bytes read when they end no line, lines read)
+_offsets: dict[str, tuple[int, int, bytes, int]] = {}
 _vocabulary: list[str] = []
 _in_vocabulary: dict[str, bool] = {}
 _index: dict = {"key": None, "owner": {}}
@@ -122,7 +127,8 @@ def _owner() -> dict[str, str]:
 
 
 def _without_kafka_ids(text: str) -> str:
-    """text with each Kafka Uuid (a topic's, an ACL record's, a directory's) blanked, keeping every offset."""
+    """text with each Kafka Uuid (a topic's, an ACL record's, a directory's) and each Java UUID (the member ids
+    a group coordinator makes, a Streams process id) blanked, keeping every offset."""
     return _KAFKA_UUID.sub(lambda m: " " * len(m.group()), text) if len(text) >= 22 else text
 
 
@@ -136,11 +142,12 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _findings(text: str) -> tuple[list[str], str]:
-    """The labels of the secrets a piece of which is in text, and the line of the first (never the piece)."""
+def _findings(text: str, first_line: int = 1) -> tuple[list[str], str]:
+    """The labels of the secrets a piece of which is in text, and the line of the first (never the piece); text's
+    first line is line `first_line`."""
     _stats["bytes"] += len(text.encode("utf-8", "replace"))
     spans = _spans(text) if text else []
-    where = f" line {text.count(chr(10), 0, min(spans)[0]) + 1}" if spans else ""
+    where = f" line {text.count(chr(10), 0, min(spans)[0]) + first_line}" if spans else ""
     return sorted({label for _, _, label in spans}), where
 
 
@@ -205,26 +212,27 @@ def _register_sandbox(state_file: Path) -> None:
         register(state["keystore_password"], f"the keystore password in {state_file.parent}")
 
 
-def _check_file(path: Path, text: str, what: str, root: Path) -> list[str]:
+def _check_file(path: Path, text: str, what: str, root: Path, first_line: int = 1) -> list[str]:
     _stats["files"] += 1
-    labels, where = _findings(text)
+    labels, where = _findings(text, first_line)
     return [f"{what}: {path.relative_to(root)}{where} holds a piece of {', '.join(labels)}"] if labels else []
 
 
-def sweep_tree(root: Path, what: str, report: bool = True, whole: bool = False) -> list[str]:
+def sweep_tree(root: Path, what: str, report: bool = True, whole: bool = False, final: bool = False) -> list[str]:
     """Scan the log-like files under root, each from where the last scan of it stopped (a running broker's log is
-    read as it grows, never twice), or `whole` (a test's own tmp_path: pytest reuses its paths, and a new file can
-    get a deleted one's inode and size); leaks fail the running test (or the session), unless report=False: then
-    they are only returned."""
+    read as it grows, whole lines only, never twice; `final`: to its end), or `whole` (a test's own tmp_path:
+    pytest reuses its paths, and a new file can get a deleted one's inode and size); leaks fail the running test
+    (or the session), unless report=False: then they are only returned."""
     found: list[str] = []
     root = Path(root)
     for path in sorted(_candidates(root)) if root.is_dir() else ():
         try:
             with open(path, "rb") as fh:
                 st = os.fstat(fh.fileno())
-                inode, offset, tail = (st.st_ino, 0, b"") if whole else _offsets.get(str(path), (st.st_ino, 0, b""))
+                start = (st.st_ino, 0, b"", 0)
+                inode, offset, tail, lines = start if whole else _offsets.get(str(path), start)
                 if inode != st.st_ino or st.st_size < offset:  # replaced or truncated: read it afresh
-                    offset, tail = 0, b""
+                    offset, tail, lines = 0, b"", 0
                 fh.seek(offset)
                 new = fh.read(MAX_FILE)
         except OSError:
@@ -233,11 +241,18 @@ def sweep_tree(root: Path, what: str, report: bool = True, whole: bool = False) 
             # a binary file (a native library Kafka Streams unpacks, RocksDB's): no one reads it as text, and its
             # megabytes of random bytes matched a password's piece by chance (kafkactl writes no binary file but
             # Parquet, skipped above)
-            _offsets[str(path)] = (st.st_ino, offset + len(new), b"")
+            _offsets[str(path)] = (st.st_ino, offset + len(new), b"", 0)
             continue
+        if new and not whole and not final and len(new) < MAX_FILE:
+            # a running broker's log is read up to its last whole line: a line cut in the middle of an id would
+            # show the id's remainder as random text, and what is left is read with the rest of its line
+            new = new[:new.rfind(b"\n") + 1]
         if new:
-            _offsets[str(path)] = (st.st_ino, offset + len(new), new[-(PIECE - 1):])
-            found += _check_file(path, (tail + new).decode("utf-8", "replace"), what, root)
+            ends_line = new.endswith(b"\n")
+            _offsets[str(path)] = (st.st_ino, offset + len(new), b"" if ends_line else new[-(PIECE - 1):],
+                                   lines + new.count(b"\n"))
+            found += _check_file(path, (tail + new).decode("utf-8", "replace"), what, root,
+                                 lines + 1 - tail.count(b"\n"))
     if report:
         _record(found)
     return found
@@ -269,7 +284,7 @@ def pytest_configure(config) -> None:
     def swept_down(self, purge: bool = False, timeout: float = 30.0):
         if purge:
             _register_sandbox(self.state_file)
-            sweep_tree(self.home, f"the sandbox in {self.home}, before local down --purge removed it")
+            sweep_tree(self.home, f"the sandbox in {self.home}, before local down --purge removed it", final=True)
         return down(self, purge=purge, timeout=timeout)
 
     swept_down.swept_first = True
@@ -324,7 +339,7 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     if base is not None:
         sweep_tree(Path(base), "pytest's temporary directory")
     for root, what in _watched():
-        sweep_tree(root, what)
+        sweep_tree(root, what, final=True)
     cwd = Path.cwd()
     for path in cwd.glob("*.log"):  # Spark's derby.log and the like
         if path.is_file() and path.stat().st_mtime >= _state["started"] and path.stat().st_size <= MAX_FILE:

@@ -173,6 +173,46 @@ def test_kafka_s_own_ids_are_not_evidence_but_a_password_around_them_is():
     assert secrets_sweep.mask(f"{uuid} {password}") == f"{uuid} {secrets_sweep.MASK}"
 
 
+def test_java_uuids_are_not_evidence_either():
+    import uuid
+
+    password = secrets_sweep.new_secret("a password that shares a piece with a member id")
+    piece = next((password[i:i + 6] for i in range(len(password) - 5)
+                  if set(password[i:i + 6]) <= set("0123456789abcdef-") and "-" in password[i:i + 6]), None)
+    if piece is None:  # a fresh password with a piece an id could hold, made for the test
+        password = "Xy" + "3f9-a1" + "Qz" + secrets_sweep.unmistakable()
+        secrets_sweep.register(password, "a password that shares a piece with a member id")
+        piece = "3f9-a1"
+    member = str(uuid.uuid4())
+    dash = member.index("-", 9)  # the second dash: put the piece across it
+    at = piece.index("-")
+    member = member[:dash - at] + piece + member[dash - at + 6:]
+    assert len(member) == 36 and uuid.UUID(member)
+    line = f"Dynamic member with unknown member id joins group g. Created a new member id rdkafka-{member} for this"
+    assert secrets_sweep.find_leaks(line) == []
+    assert secrets_sweep.find_leaks(f"{member}0") != []  # 13 digits at the end: not a UUID
+    assert secrets_sweep.find_leaks(f"password={password}") != []
+
+
+def test_a_log_line_cut_in_the_middle_of_an_id_is_read_whole(tmp_path):
+    import base64
+
+    password = secrets_sweep.new_secret("a password one id's remainder would show")
+    uuid = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+    uuid = uuid[:9] + password[3:9] + uuid[15:]  # what follows the cut holds a piece of it
+    log = tmp_path / "broker.log"
+    log.write_text(f"[INFO] Replayed AccessControlEntryRecord for {uuid[:8]}")  # the broker is mid-line
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
+    with log.open("a") as fh:
+        fh.write(f"{uuid[8:]}, setting StandardAcl\n")
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
+    with log.open("a") as fh:  # the rest of a file without a last newline is read at the end of the session
+        fh.write(f"[INFO] {password}")
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False, final=True) != []
+    log.unlink()
+
+
 def test_log_files_are_swept_and_secret_stores_are_not(tmp_path):
     secret = secrets_sweep.new_secret("another test secret")
     (tmp_path / "broker.log").write_text(f"[INFO] something {secret[:7]}\n")
@@ -199,7 +239,7 @@ def test_appended_log_lines_are_swept_once_and_pieces_across_reads_are_caught(tm
     with log.open("a") as fh:
         fh.write(f"{secret[3:8]} logged in\n")  # the piece spans the two reads
     found = secrets_sweep.sweep_tree(tmp_path, "a log", report=False)
-    assert found == ["a log: broker.log line 1 holds a piece of a log secret"]
+    assert found == ["a log: broker.log line 2 holds a piece of a log secret"]  # the file's line
     log.unlink()
 
 
