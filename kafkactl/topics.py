@@ -183,9 +183,10 @@ UNKNOWN_TOPIC_OR_PARTITION = 3
 
 
 def may_describe_all_under(gw: Gateway, prefix: str) -> bool:
-    """Whether the caller may Describe every topic name under the prefix (then a listing shows every such topic):
-    two names no one created, which share no prefix beyond it, answered UNKNOWN_TOPIC_OR_PARTITION (see
-    why_empty)."""
+    """Whether the caller may Describe every topic name under the prefix (then a listing shows every such topic).
+    The broker answers a name nobody created with UNKNOWN_TOPIC_OR_PARTITION to a caller who may Describe it, and
+    TOPIC_AUTHORIZATION_FAILED to the others; two such names that share nothing beyond the prefix are asked for, so
+    no one prefixed ACL under it covers both."""
     import uuid
 
     probe = [f"{prefix}{first}{uuid.uuid4().hex}" for first in "0Z"]
@@ -198,18 +199,6 @@ def may_describe_all_under(gw: Gateway, prefix: str) -> bool:
 
 
 def why_empty(gw: Gateway) -> str | None:
-    """The hint for an empty topic list, given only when it can be the reason. The broker answers a name nobody
-    created with UNKNOWN_TOPIC_OR_PARTITION to a caller who may Describe it, and TOPIC_AUTHORIZATION_FAILED to the
-    others: a caller who may Describe any name (a super user, or Describe granted on every topic) sees every topic,
-    and an empty list means there are none. The two names share no prefix, so no one prefixed ACL covers both."""
-    import uuid
-
-    probe = [f"{first}{uuid.uuid4().hex}" for first in "0Z"]
-    try:
-        answers = gw.topics(probe)
-    except KafkactlError:
-        return EMPTY_LIST_HINT
-    if len(answers) == len(probe) and all(t.error is not None and t.error.code == UNKNOWN_TOPIC_OR_PARTITION
-                                          for t in answers):
-        return None
-    return EMPTY_LIST_HINT
+    """The hint for an empty topic list, given only when it can be the reason: a caller who may Describe any name
+    (a super user, or Describe granted on every topic) sees every topic, and an empty list means there are none."""
+    return None if may_describe_all_under(gw, "") else EMPTY_LIST_HINT
