@@ -26,65 +26,27 @@ def configs_export(
 
     Example:  kafkactl configs export --section topics --prefix team-a. > team-a-topics.yaml
     """
-    import io
-    from pathlib import Path
-
-    from kafkactl.configs.state.export import export_state, write_document
-    from kafkactl.errors import UsageError
-    from kafkactl.limits import shown
-    from kafkactl.privatefile import write_private
-
+    from kafkactl.commands import typed_output
+    from kafkactl.configs.state.export import export_to, file_format, unseen_topics
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
     check_out_file(file, "--file")
-    typed = ctx.find_root().params.get("output")  # None unless -o was on the command line
-    typed = str(getattr(typed, "value", typed))
-    if fmt is None and typed in ("json", "csv"):  # (issue 18 new-user pass: it wrote YAML, silently)
-        raise UsageError(f"configs export -o {typed}: -o is the output format of kafkactl's results, not the "
-                         "file's: give --format json (a State file is YAML or JSON)")
-    if fmt not in (None, "yaml", "json"):
-        raise UsageError(f"--format {shown(fmt)} is not one of yaml, json")
-    as_json = fmt == "json" or (fmt is None and (file or "").lower().endswith(".json"))
-    doc = export_state(app_ctx.gateway(), section or [], prefix or [])
-    if file:
-        text = io.StringIO()
-        write_document(doc, text, as_json)
-        write_private(Path(file), text.getvalue())
-    else:
-        write_document(doc, app_ctx.out, as_json)
-    counts = ", ".join(f"{len(doc[s])} {s}" for s in doc if isinstance(doc[s], list))
-    app_ctx.note(f"exported {counts}")
-    if "topics" in doc:
-        from kafkactl.topics import may_describe_all_under
-
-        hidden = [p for p in doc["manage"].get("topics", []) if not may_describe_all_under(app_ctx.gateway(), p)]
-        if hidden:  # (adversary pass on issue 18: an export as a user who sees no topic said nothing)
-            app_ctx.warn(f"{app_ctx.gateway().who()} may not Describe every topic under "
-                         f"{', '.join(repr(p) for p in hidden)}: the broker lists only those you may, so the file "
-                         "manages topics it does not name (an apply with --delete-topics would delete them)")
+    as_json = file_format(fmt, file, typed_output(ctx))
+    doc = export_to(app_ctx.gateway(), section or [], prefix or [], file, app_ctx.out, as_json)
+    app_ctx.note("exported " + ", ".join(f"{len(doc[s])} {s}" for s in doc if isinstance(doc[s], list)))
+    warning = unseen_topics(app_ctx.gateway(), doc)
+    if warning:
+        app_ctx.warn(warning)
 
 
-def _plan(app_ctx, files, delete_topics, max_deletes):
-    from kafkactl.configs.state.desired import read_desired
-    from kafkactl.configs.state.plan import check_max_deletes, make_plan, read_current
-
-    desired = read_desired(files)  # every file read and checked before the cluster is asked anything
-    plan = make_plan(desired, read_current(app_ctx.gateway(), desired), delete_topics)
-    check_max_deletes(plan, max_deletes)
-    for w in plan.warnings:
+def _planned(app_ctx, planned):
+    """Say the plan's warnings and notes (before the plan itself is rendered)."""
+    for w in planned.plan.warnings:
         app_ctx.warn(w)
-    for n in plan.notes:
+    for n in planned.plan.notes:
         app_ctx.note(n)
-    return desired, plan
-
-
-def _summary(app_ctx, plan) -> None:
-    from collections import Counter
-
-    counts = Counter(c.action for c in plan.changes)
-    app_ctx.note(f"{len(plan.changes)} changes ({', '.join(f'{n} {a}' for a, n in sorted(counts.items())) or 'none'})"
-                 f" in {', '.join(plan.sections)}; {plan.deletions} deletions; current state {plan.fingerprint}")
+    return planned
 
 
 def configs_plan(
@@ -98,19 +60,20 @@ def configs_plan(
 
     Example:  kafkactl configs plan team-a.yaml --detailed-exitcode
     """
+    from kafkactl.configs.state.run import plan_files
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
     check_out_file(out, "--out")
-    _, plan = _plan(app_ctx, files, delete_topics, max_deletes)
+    planned = _planned(app_ctx, plan_files(app_ctx.gateway(), files, delete_topics, max_deletes))
     if out:
         from kafkactl.configs.state.plan import save_plan
 
-        save_plan(plan, files, delete_topics, out)
+        save_plan(planned.plan, files, delete_topics, out)
         app_ctx.note(f"plan saved to {out}")
-    app_ctx.render(plan)
-    _summary(app_ctx, plan)
-    if detailed_exitcode and plan.changes:
+    app_ctx.render(planned.plan)
+    app_ctx.note(planned.summary())
+    if detailed_exitcode and planned.plan.changes:
         raise typer.Exit(2)
 
 
@@ -127,61 +90,25 @@ def configs_apply(
 
     Example:  kafkactl configs apply team-a.yaml --report apply.jsonl --yes
     """
-    import json
-
     from kafkactl.cli.progress import progress_bar
-    from kafkactl.configs.state.apply import apply_plan
-    from kafkactl.errors import PartialFailure
-
-    from kafkactl.errors import UsageError
-
+    from kafkactl.configs.state.run import apply, plan_for_apply, settle
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
     check_out_file(report, "--report")
-    if bool(files) == bool(plan_file):
-        raise UsageError("configs apply takes State files or --plan with a saved plan: give one of them")
-    if plan_file:
-        from kafkactl.configs.state.plan import check_saved, load_saved
-
-        if delete_topics:
-            raise UsageError("--delete-topics and --plan: a saved plan keeps the choice it was made with")
-        files, delete_topics, fingerprint, changes = load_saved(plan_file)
-        desired, plan = _plan(app_ctx, files, delete_topics, max_deletes)
-        check_saved(plan, fingerprint, changes, plan_file)
-    else:
-        desired, plan = _plan(app_ctx, files, delete_topics, max_deletes)
-    _summary(app_ctx, plan)
-    if not plan.changes:
+    planned = _planned(app_ctx, plan_for_apply(app_ctx.gateway(), files, plan_file, delete_topics, max_deletes))
+    app_ctx.note(planned.summary())
+    changes = planned.plan.changes
+    if not changes:
         app_ctx.note("nothing to do: the cluster already matches the desired state")
         return
     if not dry_run:
-        app_ctx.confirm(f"Apply {len(plan.changes)} changes ({plan.deletions} deletions)?", yes, "apply config changes")
-    with progress_bar(app_ctx, len(plan.changes), "applying", threshold=0) as advance:
-        result = apply_plan(app_ctx.gateway(), plan, dry_run, advance)
-    if report:
-        from pathlib import Path
-
-        from kafkactl.privatefile import write_private
-
-        write_private(Path(report), "".join(json.dumps(r.to_json()) + "\n" for r in result.results))
-    failed = result.failed
-    if not failed and not dry_run and wait:
-        from kafkactl.configs.state.plan import confirm
-
-        waited, left = confirm(app_ctx.gateway(), desired, delete_topics, timeout=30)
-        if left:
-            app_ctx.warn(f"after {waited:.1f} s the broker still does not show {left} of the changes: plan again "
-                         "in a moment")
-        else:
-            app_ctx.note(f"the broker shows every change ({waited:.1f} s after the apply returned)")
-    if not failed:
-        app_ctx.render(result)
-    else:  # (the root command renders the result a PartialFailure carries)
-        err = PartialFailure(f"{len(failed)} of {len(result.results)} changes failed; first: {failed[0].section} "
-                             f"{failed[0].entity} {failed[0].key or failed[0].action}: {failed[0].error}",
-                             result=result)
-        codes = {o.exit_code for o in failed}
-        if len(failed) == len(result.results) and len(codes) == 1:
-            err.exit_code = codes.pop()  # nothing took: not a partial failure, but the failure's own code
-        raise err
+        app_ctx.confirm(f"Apply {len(changes)} changes ({planned.plan.deletions} deletions)?", yes,
+                        "apply config changes")
+    with progress_bar(app_ctx, len(changes), "applying", threshold=0) as advance:
+        # (a failure raises PartialFailure carrying the result: the root command renders it)
+        result = apply(app_ctx.gateway(), planned, dry_run, report, advance)
+    if wait and not dry_run:
+        shown, said = settle(app_ctx.gateway(), planned)
+        (app_ctx.note if shown else app_ctx.warn)(said)
+    app_ctx.render(result)

@@ -85,13 +85,13 @@ def acls_import(
 def _refuse_old_output_option(ctx: typer.Context) -> None:
     """`export -o csv` once chose the file format; -o is now the global output format, which export's stdout (the
     file itself) does not use. Rather than silently write YAML where a script expects CSV, say so (`-o yaml`
-    names the default format and is harmless). This reads the option as typed, not the format results take."""
+    names the default format and is harmless)."""
     from click.core import ParameterSource
 
+    from kafkactl.commands import typed_output
     from kafkactl.errors import UsageError
 
-    typed = ctx.find_root().params.get("output")  # None unless -o was on the command line (not KAFKACTL_OUTPUT)
-    if str(getattr(typed, "value", typed)) == "csv" and ctx.get_parameter_source("fmt") is ParameterSource.DEFAULT:
+    if typed_output(ctx) == "csv" and ctx.get_parameter_source("fmt") is ParameterSource.DEFAULT:
         raise UsageError("acls export -o csv: -o is the output format of kafkactl's results, not the file's: give "
                          "--format csv")
 

@@ -1,0 +1,95 @@
+"""`configs plan` and `configs apply` from start to end, for any front end: read and check the files (or a saved
+plan), plan against the cluster, apply, write the report, wait until the brokers show the changes, and turn
+failed changes into the one error with the right exit code. The command only confirms, shows progress and
+renders."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable
+
+from kafkactl.configs.state.desired import DesiredConfigs
+from kafkactl.configs.state.plan import ConfigPlan
+from kafkactl.errors import PartialFailure, UsageError
+from kafkactl.gateway import Gateway
+from kafkactl.results import ChangeResult
+
+
+@dataclass(frozen=True)
+class Planned:
+    desired: DesiredConfigs
+    plan: ConfigPlan
+    delete_topics: bool  # as given, or as the saved plan was made
+
+    def summary(self) -> str:
+        counts = Counter(c.action for c in self.plan.changes)
+        shown = ", ".join(f"{n} {a}" for a, n in sorted(counts.items())) or "none"
+        return (f"{len(self.plan.changes)} changes ({shown}) in {', '.join(self.plan.sections)}; "
+                f"{self.plan.deletions} deletions; current state {self.plan.fingerprint}")
+
+
+def plan_files(gw: Gateway, files: list[str], delete_topics: bool, max_deletes: str | None) -> Planned:
+    """Every file read and checked before the cluster is asked anything; then the plan, within --max-deletes."""
+    from kafkactl.configs.state.desired import read_desired
+    from kafkactl.configs.state.plan import check_max_deletes, make_plan, read_current
+
+    desired = read_desired(files)
+    plan = make_plan(desired, read_current(gw, desired), delete_topics)
+    check_max_deletes(plan, max_deletes)
+    return Planned(desired, plan, delete_topics)
+
+
+def plan_for_apply(gw: Gateway, files: list[str] | None, plan_file: str | None, delete_topics: bool,
+                   max_deletes: str | None) -> Planned:
+    """The plan `configs apply` carries out: made from the files, or the saved plan made again from the files it
+    names, refused (exit 2) when they or the cluster changed since it was saved."""
+    if bool(files) == bool(plan_file):
+        raise UsageError("configs apply takes State files or --plan with a saved plan: give one of them")
+    if not plan_file:
+        return plan_files(gw, list(files or ()), delete_topics, max_deletes)
+    from kafkactl.configs.state.plan import check_saved, load_saved
+
+    if delete_topics:
+        raise UsageError("--delete-topics and --plan: a saved plan keeps the choice it was made with")
+    saved_files, saved_delete, fingerprint, changes = load_saved(plan_file)
+    planned = plan_files(gw, saved_files, saved_delete, max_deletes)
+    check_saved(planned.plan, fingerprint, changes, plan_file)
+    return planned
+
+
+def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
+          advance: Callable[[int], None] | None = None) -> ChangeResult:
+    """Apply the plan and write the per-change report. A failed change raises PartialFailure carrying the result;
+    when every change failed for one reason, with that reason's own exit code."""
+    from kafkactl.configs.state.apply import apply_plan
+
+    result = apply_plan(gw, planned.plan, dry_run, advance)
+    if report:
+        from pathlib import Path
+
+        from kafkactl.privatefile import write_private
+
+        write_private(Path(report), "".join(json.dumps(r.to_json()) + "\n" for r in result.results))
+    failed = result.failed
+    if failed:
+        first = failed[0]
+        err = PartialFailure(f"{len(failed)} of {len(result.results)} changes failed; first: {first.section} "
+                             f"{first.entity} {first.key or first.action}: {first.error}", result=result)
+        codes = {o.exit_code for o in failed}
+        if len(failed) == len(result.results) and len(codes) == 1:
+            err.exit_code = codes.pop()  # nothing took: not a partial failure, but the failure's own code
+        raise err
+    return result
+
+
+def settle(gw: Gateway, planned: Planned, timeout: float = 30) -> tuple[bool, str]:
+    """After an apply: wait (up to `timeout`) until the brokers show every change, so that a plan made next shows
+    none; (whether they all do, what to say)."""
+    from kafkactl.configs.state.plan import confirm
+
+    waited, left = confirm(gw, planned.desired, planned.delete_topics, timeout=timeout)
+    if left:
+        return False, f"after {waited:.1f} s the broker still does not show {left} of the changes: plan again in a moment"
+    return True, f"the broker shows every change ({waited:.1f} s after the apply returned)"
