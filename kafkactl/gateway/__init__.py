@@ -27,6 +27,7 @@ from kafkactl.gateway.records import (ClusterRecord, GroupRecord, ListedGroup, M
                                       PartitionRecord, TopicRecord)
 from kafkactl.gateway._configs import ConfigRpcs
 from kafkactl.gateway._describe import DescribeRpcs
+from kafkactl.gateway._kp import KafkaPythonTransport
 from kafkactl.profiles import Profile
 
 __all__ = ["Gateway", "ErrorInfo", "ClusterRecord", "NodeRecord", "TopicRecord", "PartitionRecord", "ListedGroup",
@@ -95,7 +96,7 @@ def tls_failure(message: str, client_cert: str | None = None) -> str:
     return f"the TLS handshake with {address} failed: {reason}"
 
 
-class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
+class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
     """Builds the clients for one resolved profile and translates their errors."""
 
     def __init__(self, profile: Profile, debug: bool = False) -> None:
@@ -416,16 +417,6 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs):
         if code is None:
             return BrokerError(f"cannot {what}: {exc}")
         return self.translate(_CodeError(code, getattr(exc, "message", type(exc).__name__), str(exc)), what, **kw)
-
-    @staticmethod
-    def _kp_lost(exc: BaseException) -> bool:
-        """Whether a kafka-python error means no answer came (a timeout or a lost connection)."""
-        import kafka.errors as kp_errors
-
-        # kafka-python 3 has no NoBrokersAvailable (2.x did): name only what the installed release defines
-        lost = tuple(getattr(kp_errors, n) for n in ("KafkaTimeoutError", "NoBrokersAvailable", "KafkaConnectionError",
-                                                      "NodeNotReadyError") if hasattr(kp_errors, n))
-        return isinstance(exc, lost)
 
     def result(self, future: Any, what: str, **kw: Any) -> Any:
         self.wait([future], what)
