@@ -22,7 +22,6 @@ from kafkactl.acl.model import WILDCARD, AclBinding, AclOperation, PatternType, 
 
 RT = ResourceType
 # a name inside each prefix a preset grants on, to ask the model about (any name under the prefix would do)
-_SAMPLE = "kafkactl-lint-sample"
 
 
 def incomplete(bindings: Sequence[AclBinding], super_users: Iterable[str] = (),
@@ -75,5 +74,4 @@ def _judge(az: Authorizer, principal: str, preset: presets.Preset) -> Finding | 
 
 
 def _allowed(az: Authorizer, principal: str, g: presets.Grant) -> bool:
-    name = g.name + _SAMPLE if g.pattern is PatternType.PREFIXED else g.name
-    return az.authorize(principal, WILDCARD, g.operation, g.resource_type, name).allowed
+    return az.authorize(principal, WILDCARD, g.operation, g.resource_type, g.asked_name()).allowed

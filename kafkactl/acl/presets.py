@@ -46,6 +46,20 @@ class Grant:
     pattern: PatternType
     operation: AclOperation
 
+    def asked_name(self) -> str:
+        """The resource name to ask the authorizer about: the name, or for a prefixed grant a name under it."""
+        return under(self.name, self.pattern is PatternType.PREFIXED)
+
+
+# a name under a prefix, to ask whether a grant of the prefix holds: the authorizer decides every name under a
+# prefix alike unless an ACL names that very name, which no one writes for this one
+PREFIX_SAMPLE = "kafkactl-sample"
+
+
+def under(name: str, prefixed: bool) -> str:
+    """`name`, or when it is a prefix, a name under it (PREFIX_SAMPLE appended)."""
+    return name + PREFIX_SAMPLE if prefixed else name
+
 
 @dataclass(frozen=True)
 class Preset:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from kafkactl.acl.apis import ANY_TOPIC, KIND_TYPES, Check, Why
 from kafkactl.acl.authorizer import DENY_ACL, Authorizer, Decision
 from kafkactl.acl.model import WILDCARD, AclBinding, AclOperation, PatternType, ResourceType
+from kafkactl.acl.presets import under
 
 RESOURCE_OPTIONS = {ResourceType.TOPIC: "--topic", ResourceType.GROUP: "--group",
                     ResourceType.TRANSACTIONAL_ID: "--transactional-id", ResourceType.CLUSTER: "--cluster",
@@ -16,7 +17,6 @@ RESOURCE_OPTIONS = {ResourceType.TOPIC: "--topic", ResourceType.GROUP: "--group"
 
 
 CREATE = "kafkactl acls create"
-PREFIX_SAMPLE = "kafkactl-sample"
 IMPLIED_BY = {AclOperation.DESCRIBE: (AclOperation.READ, AclOperation.WRITE, AclOperation.DELETE, AclOperation.ALTER),
               AclOperation.DESCRIBE_CONFIGS: (AclOperation.ALTER_CONFIGS,)}
 
@@ -51,8 +51,8 @@ def _decide(az: Authorizer, principal: str, host: str, check: Check) -> Why:
         if kind == ANY_TOPIC:
             decided.append(((op, kind, name), az.authorize_by_resource_type(principal, host, op, rtype)))
         else:  # a prefixed check: asked for a name under the prefix (any one is decided alike by a prefix grant)
-            decided.append(((op, kind, name), az.authorize(principal, host, op, rtype, name + PREFIX_SAMPLE
-                                                           if check.prefixed else name)))
+            decided.append(((op, kind, name), az.authorize(principal, host, op, rtype,
+                                                           under(name, check.prefixed))))
     allowed = [(alt, d) for alt, d in decided if (d if isinstance(d, bool) else d.allowed)]
     # the row names the alternative that allows, else the narrowest one to grant: a named resource over the
     # cluster (CREATE on the topic rather than on the cluster) and over "any topic"
