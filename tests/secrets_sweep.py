@@ -1,5 +1,5 @@
 """The secrets sweep: a pytest plugin (registered by tests/conftest.py) that fails any test whose output, or a log
-file it left, holds a known secret or any 6-character piece of one.
+file it left, holds a known secret or any 6-character piece of one (10 in a JVM's log).
 
 Known secrets:
 - the passwords of every sandbox the tests see: the session sandbox (its fixture registers them, and any state.json
@@ -17,8 +17,16 @@ writes 16 bytes), and a Java UUID (8-4-4-4-12 hex digits: the member ids a group
 application's process id). The broker logs a Uuid for every ACL record it replays: a suite's broker.log holds half
 a million of them, about 4.9 million distinct random 6-grams, and against some 3,200 pieces of known passwords
 that gave a false leak in about one run in four. A random 24-character password keeps nearly all of its 19
-pieces. A running broker's log is read a whole line at a time, so no id is ever seen cut in two. Whatever is
-known, a JAAS login module string with an unmasked password is a leak.
+pieces. A running broker's log is read a whole line at a time, so no id is ever seen cut in two.
+
+In what a JVM wrote (a *.log file: a broker's, a Spark master's or worker's; an executor's stdout and stderr) a
+piece is LOG_PIECE (10) characters, and a secret shorter than that is looked for whole. Those logs are hundreds
+of megabytes of ids a JVM made at random, and the sweep cannot know every kind: after Kafka's Uuids were
+blanked, a fresh-clone run still failed on a 6-character piece in broker.log that no run since has reproduced.
+Each character past six makes a chance match 64 times less likely: 16 million times at ten. Whatever reached
+such a log through kafkactl (a name, a config value, a command line) would be a whole value, so a leak is still
+caught. Tests that grep one job's logs (the Spark cluster's, the Connect server's) call find_leaks, which keeps 6.
+Whatever is known, a JAAS login module string with an unmasked password is a leak.
 
 Looked at: each test phase's captured stdout, stderr and log records and its failure text; every command run
 through tests.conftest.run / run_process; after each test, the files under its tmp_path and what was appended to the
@@ -42,6 +50,8 @@ from pathlib import Path
 import pytest
 
 PIECE = 6
+LOG_PIECE = 10  # in what a JVM wrote (see the module's docstring)
+JVM_LOG_NAMES = ("stdout", "stderr")  # besides *.log: a Spark executor's output in its work directory
 MASK = "******"
 SECRET_STORES = {"config.yaml", "config.yaml.tmp", "state.json", "server.properties"}
 SKIP_SUFFIXES = (".properties", ".parquet", ".index", ".timeindex", ".snapshot", ".checkpoint", ".pyc", ".so", ".jar",
@@ -61,11 +71,11 @@ _stats = {"texts": 0, "files": 0, "bytes": 0, "leaks": 0}
 _pending: list[str] = []  # leaks found while a test runs: they fail its current phase
 _session_leaks: list[str] = []  # found outside any test: they fail the session
 _state = {"in_test": False, "started": time.time()}
-# file -> (inode, bytes read, the last PIECE-1 bytes read when they end no line, lines read)
+# file -> (inode, bytes read, the last LOG_PIECE-1 bytes read when they end no line, lines read)
 _offsets: dict[str, tuple[int, int, bytes, int]] = {}
 _vocabulary: list[str] = []
 _in_vocabulary: dict[str, bool] = {}
-_index: dict = {"key": None, "owner": {}}
+_index: dict[tuple, tuple[dict[str, str], dict[str, str]]] = {}  # (secrets, piece length) -> _owner's answer
 
 
 def register(secret: str | None, label: str = "a test secret") -> None:
@@ -114,16 +124,19 @@ def _in_kafkactl_text(piece: str) -> bool:
     return _in_vocabulary[piece]
 
 
-def _owner() -> dict[str, str]:
-    """Every piece of every known secret that could not be part of a lowercase word or of lowercase hex (ids,
-    hashes, the uuid tokens tests give names) -> the label of its secret; rebuilt when a secret is added."""
+def _owner(length: int = PIECE) -> tuple[dict[str, str], dict[str, str]]:
+    """Every `length`-character piece of every known secret that could not be part of a lowercase word or of
+    lowercase hex (ids, hashes, the uuid tokens tests give names) -> the label of its secret, and the secrets
+    too short for such a piece but not shorter than PIECE (looked for whole); rebuilt when a secret is added."""
     known = _secrets()
-    key = (len(known), frozenset(known))
-    if key != _index["key"]:
-        _index["owner"] = {s[i:i + PIECE]: label for s, label in known.items() for i in range(len(s) - PIECE + 1)
-                           if not _WORDLIKE.fullmatch(s[i:i + PIECE])}
-        _index["key"] = key
-    return _index["owner"]
+    key = (len(known), frozenset(known), length)
+    if key not in _index:
+        _index[key] = ({s[i:i + length]: label for s, label in known.items() for i in range(len(s) - length + 1)
+                        if not _WORDLIKE.fullmatch(s[i:i + length])},
+                       {s: label for s, label in known.items() if len(s) < length and not _WORDLIKE.fullmatch(s)})
+        for old in [k for k in _index if k != key and k[2] == length]:
+            del _index[old]
+    return _index[key]
 
 
 def _without_kafka_ids(text: str) -> str:
@@ -132,21 +145,27 @@ def _without_kafka_ids(text: str) -> str:
     return _KAFKA_UUID.sub(lambda m: " " * len(m.group()), text) if len(text) >= 22 else text
 
 
-def _spans(text: str) -> list[tuple[int, int, str]]:
-    owner = _owner()
-    plain = _without_kafka_ids(text) if owner else text
-    spans = [(i, i + PIECE, owner[plain[i:i + PIECE]]) for i in range(len(plain) - PIECE + 1)
-             if plain[i:i + PIECE] in owner and not _in_kafkactl_text(plain[i:i + PIECE])] if owner else []
+def _spans(text: str, length: int = PIECE) -> list[tuple[int, int, str]]:
+    owner, whole = _owner(length)
+    plain = _without_kafka_ids(text) if owner or whole else text
+    spans = [(i, i + length, owner[plain[i:i + length]]) for i in range(len(plain) - length + 1)
+             if plain[i:i + length] in owner and not _in_kafkactl_text(plain[i:i + length])] if owner else []
+    for secret, label in whole.items():  # (only when length > PIECE: a secret shorter than a piece, found whole)
+        at = plain.find(secret)
+        while at >= 0:
+            if not _in_kafkactl_text(secret):
+                spans.append((at, at + len(secret), label))
+            at = plain.find(secret, at + 1)
     spans += [(*m.span(1), "a JAAS string with its password") for m in _JAAS.finditer(text)
               if m.group(1).strip("\"'") not in ("", MASK)]
     return spans
 
 
-def _findings(text: str, first_line: int = 1) -> tuple[list[str], str]:
-    """The labels of the secrets a piece of which is in text, and the line of the first (never the piece); text's
-    first line is line `first_line`."""
+def _findings(text: str, first_line: int = 1, length: int = PIECE) -> tuple[list[str], str]:
+    """The labels of the secrets a piece (of `length` characters) of which is in text, and the line of the first
+    (never the piece); text's first line is line `first_line`."""
     _stats["bytes"] += len(text.encode("utf-8", "replace"))
-    spans = _spans(text) if text else []
+    spans = _spans(text, length) if text else []
     where = f" line {text.count(chr(10), 0, min(spans)[0]) + first_line}" if spans else ""
     return sorted({label for _, _, label in spans}), where
 
@@ -212,9 +231,15 @@ def _register_sandbox(state_file: Path) -> None:
         register(state["keystore_password"], f"the keystore password in {state_file.parent}")
 
 
+def _piece(path: Path) -> int:
+    """How long a piece proves a leak in this file: LOG_PIECE in what a JVM wrote (a broker's, a Spark
+    master's, worker's or executor's log), PIECE in everything else."""
+    return LOG_PIECE if path.suffix == ".log" or path.name in JVM_LOG_NAMES else PIECE
+
+
 def _check_file(path: Path, text: str, what: str, root: Path, first_line: int = 1) -> list[str]:
     _stats["files"] += 1
-    labels, where = _findings(text, first_line)
+    labels, where = _findings(text, first_line, _piece(path))
     return [f"{what}: {path.relative_to(root)}{where} holds a piece of {', '.join(labels)}"] if labels else []
 
 
@@ -249,7 +274,7 @@ def sweep_tree(root: Path, what: str, report: bool = True, whole: bool = False, 
             new = new[:new.rfind(b"\n") + 1]
         if new:
             ends_line = new.endswith(b"\n")
-            _offsets[str(path)] = (st.st_ino, offset + len(new), b"" if ends_line else new[-(PIECE - 1):],
+            _offsets[str(path)] = (st.st_ino, offset + len(new), b"" if ends_line else new[-(LOG_PIECE - 1):],
                                    lines + new.count(b"\n"))
             found += _check_file(path, (tail + new).decode("utf-8", "replace"), what, root,
                                  lines + 1 - tail.count(b"\n"))

@@ -40,7 +40,7 @@ def test_prints_only_five_characters_of_it():
 
 def test_writes_a_piece_into_a_log_in_its_tmp_path(tmp_path):
     register(SECRET, "the inner secret")
-    (tmp_path / "app.log").write_text("INFO " + SECRET[2:9] + "\\n")
+    (tmp_path / "app.log").write_text("INFO " + SECRET[2:13] + "\\n")  # a JVM's log: 10 characters make a piece
     (tmp_path / "client.properties").write_text("sasl.password=" + SECRET + "\\n")  # a secret store: skipped
 
 
@@ -200,7 +200,7 @@ def test_a_log_line_cut_in_the_middle_of_an_id_is_read_whole(tmp_path):
     password = secrets_sweep.new_secret("a password one id's remainder would show")
     uuid = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
     uuid = uuid[:9] + password[3:9] + uuid[15:]  # what follows the cut holds a piece of it
-    log = tmp_path / "broker.log"
+    log = tmp_path / "kafka.out"  # not *.log: 6 characters make a piece
     log.write_text(f"[INFO] Replayed AccessControlEntryRecord for {uuid[:8]}")  # the broker is mid-line
     assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
     with log.open("a") as fh:
@@ -215,7 +215,7 @@ def test_a_log_line_cut_in_the_middle_of_an_id_is_read_whole(tmp_path):
 
 def test_log_files_are_swept_and_secret_stores_are_not(tmp_path):
     secret = secrets_sweep.new_secret("another test secret")
-    (tmp_path / "broker.log").write_text(f"[INFO] something {secret[:7]}\n")
+    (tmp_path / "broker.log").write_text(f"[INFO] something {secret[:11]}\n")
     (tmp_path / "client-alice.properties").write_text(f"sasl.password={secret}\n")
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "00000.log").write_text(secret)
@@ -228,16 +228,32 @@ def test_log_files_are_swept_and_secret_stores_are_not(tmp_path):
         (tmp_path / planted).unlink()
 
 
+def test_in_a_jvm_s_log_a_piece_is_ten_characters_and_a_shorter_secret_counts_whole(tmp_path):
+    secret = secrets_sweep.new_secret("a secret in a JVM's log")
+    short = "Zx7-" + secrets_sweep.unmistakable()[:4]  # 8 characters: shorter than a log's piece
+    secrets_sweep.register(short, "a short secret")
+    (tmp_path / "node.log").write_text(f"[INFO] random id {secret[2:11]}\n")  # 9 characters: chance, not a leak
+    (tmp_path / "stderr").write_text(f"an executor printed {secret[:6]}\n")
+    (tmp_path / "report.txt").write_text(f"kafkactl wrote {secret[:6]}\n")  # not a JVM's: 6 characters count
+    found = secrets_sweep.sweep_tree(tmp_path, "a tree", report=False)
+    assert found == ["a tree: report.txt line 1 holds a piece of a secret in a JVM's log"], found
+    (tmp_path / "node.log").write_text(f"[INFO] {secret[2:12]} and {short}\n")
+    found = secrets_sweep.sweep_tree(tmp_path, "a tree", report=False, whole=True)
+    assert "a tree: node.log line 1 holds a piece of a secret in a JVM's log, a short secret" in found, found
+    for name in ("node.log", "stderr", "report.txt"):
+        (tmp_path / name).unlink()
+
+
 def test_appended_log_lines_are_swept_once_and_pieces_across_reads_are_caught(tmp_path):
     secret = secrets_sweep.new_secret("a log secret")
     log = tmp_path / "broker.log"
     log.write_text("[INFO] started\n")
     assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
     with log.open("a") as fh:
-        fh.write(f"[INFO] user {secret[:3]}")
+        fh.write(f"[INFO] user {secret[:5]}")
     assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
     with log.open("a") as fh:
-        fh.write(f"{secret[3:8]} logged in\n")  # the piece spans the two reads
+        fh.write(f"{secret[5:12]} logged in\n")  # the piece spans the two reads
     found = secrets_sweep.sweep_tree(tmp_path, "a log", report=False)
     assert found == ["a log: broker.log line 2 holds a piece of a log secret"]  # the file's line
     log.unlink()
