@@ -156,8 +156,10 @@ def test_quotas_for_users_clients_ips_defaults_and_user_client(sandbox):
 
 
 def test_scram_add_login_delete(sandbox, tmp_path):
+    from tests.secrets_sweep import new_secret
+
     user = f"dave{token()}"
-    password = f"Dave-{token()}-pw"
+    password = new_secret("the password of the SCRAM round-trip test's user")
 
     def login(pw, mech="SCRAM-SHA-512"):
         props = tmp_path / "dave.properties"
@@ -213,7 +215,9 @@ def lcr_world(sandbox):
 
     join_and_commit(sandbox, f"lcr.{t}.members", "classic", topic)  # a group ListGroups shows
     ok(sandbox.as_user("admin", "configs", "alter", "--group", group, "--add-config", "consumer.session.timeout.ms=50000"))
-    nobody, pw = f"nobody{t}", f"Nobody-{t}"
+    from tests.secrets_sweep import new_secret
+
+    nobody, pw = f"nobody{t}", new_secret("the password of the no-ACL user of the configs list test")
     ok(sandbox.as_user("admin", "configs", "alter", "--user", nobody, "--add-config", f"SCRAM-SHA-512=[password={pw}]"))
     grants = [["--allow-principal", "User:alice", "--cluster", "--operation", "DescribeConfigs"],
               ["--allow-principal", "User:bob", "--cluster", "--operation", "Describe"],

@@ -133,7 +133,9 @@ def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_pat
     from kafkactl.bulk.formats import read_state
     from kafkactl.topics import describe_topics
 
-    user, pw = f"{team}probe", f"Probe-{token()}"
+    from tests.secrets_sweep import new_secret
+
+    user, pw = f"{team}probe", new_secret("the password of the phase-order probe's user")
     topic = f"{team}t"
     ok(sandbox.as_user("admin", "configs", "alter", "--user", user, "--add-config", f"SCRAM-SHA-512=[password={pw}]"))
     ok(sandbox.as_user("admin", "topics", "create", topic))
