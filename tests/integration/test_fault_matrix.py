@@ -246,3 +246,25 @@ def test_no_command_hangs_on_a_silent_address_beyond_its_timeout(silent_port):
                                       "topics", "list"])
     assert code == 4 and re.search(rf"127\.0\.0\.1:{silent_port}.*within 1 s", err), err
     assert 1.0 <= took < 6.0
+
+
+def test_silent_addresses_beside_a_live_broker_do_not_fail_a_kafka_python_command(sandbox):
+    """kafka-python bootstrapped from one address picked at random and gave it the whole deadline, so one silent
+    broker of three failed every command it serves (the adversary pass on issue 18). Now every address is tried
+    side by side. Seven silent addresses and the live broker last: LIST_CONFIG_RESOURCES (kafka-python's) and
+    DescribeUserScramCredentials answer; the old bootstrap failed here seven times in eight."""
+    holes = []
+    try:
+        for _ in range(7):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            s.listen(64)
+            holes.append(s)
+        addresses = ",".join([*(f"127.0.0.1:{s.getsockname()[1]}" for s in holes), sandbox.bootstrap])
+        for argv in (["configs", "list", "--entity-type", "topics"], ["configs", "describe", "--entity-type", "users"]):
+            code, out, err, _ = _kafkactl(["--context", "local-admin", "-b", addresses, "--timeout", "5", *argv])
+            assert code == 0, (argv, err[-2000:])
+            assert not _problems(code, out, err, {0}), err[-2000:]
+    finally:
+        for s in holes:
+            s.close()
