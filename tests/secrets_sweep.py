@@ -19,8 +19,8 @@ a million of them, about 4.9 million distinct random 6-grams, and against some 3
 that gave a false leak in about one run in four. A random 24-character password keeps nearly all of its 19
 pieces. A running broker's log is read a whole line at a time, so no id is ever seen cut in two.
 
-In what a JVM wrote (a *.log file: a broker's, a Spark master's or worker's; an executor's stdout and stderr) a
-piece is LOG_PIECE (10) characters, and a secret shorter than that is looked for whole. Those logs are hundreds
+In a JVM's log (a *.log file: a broker's, a controller's, a Spark master's or worker's) a piece is LOG_PIECE (10)
+characters, and a secret shorter than that is looked for whole. Those logs are hundreds
 of megabytes of ids a JVM made at random, and the sweep cannot know every kind: after Kafka's Uuids were
 blanked, a fresh-clone run still failed on a 6-character piece in broker.log that no run since has reproduced.
 Each character past six makes a chance match 64 times less likely: 16 million times at ten. Whatever reached
@@ -50,8 +50,7 @@ from pathlib import Path
 import pytest
 
 PIECE = 6
-LOG_PIECE = 10  # in what a JVM wrote (see the module's docstring)
-JVM_LOG_NAMES = ("stdout", "stderr")  # besides *.log: a Spark executor's output in its work directory
+LOG_PIECE = 10  # in a JVM's *.log (see the module's docstring)
 MASK = "******"
 SECRET_STORES = {"config.yaml", "config.yaml.tmp", "state.json", "server.properties"}
 SKIP_SUFFIXES = (".properties", ".parquet", ".index", ".timeindex", ".snapshot", ".checkpoint", ".pyc", ".so", ".jar",
@@ -71,7 +70,7 @@ _stats = {"texts": 0, "files": 0, "bytes": 0, "leaks": 0}
 _pending: list[str] = []  # leaks found while a test runs: they fail its current phase
 _session_leaks: list[str] = []  # found outside any test: they fail the session
 _state = {"in_test": False, "started": time.time()}
-# file -> (inode, bytes read, the last LOG_PIECE-1 bytes read when they end no line, lines read)
+# file -> (inode, bytes read, the last bytes read when they end no line (one fewer than a piece), lines read)
 _offsets: dict[str, tuple[int, int, bytes, int]] = {}
 _vocabulary: list[str] = []
 _in_vocabulary: dict[str, bool] = {}
@@ -139,15 +138,18 @@ def _owner(length: int = PIECE) -> tuple[dict[str, str], dict[str, str]]:
     return _index[key]
 
 
-def _without_kafka_ids(text: str) -> str:
+def _without_kafka_ids(text: str, keep: dict | set = frozenset()) -> str:
     """text with each Kafka Uuid (a topic's, an ACL record's, a directory's) and each Java UUID (the member ids
-    a group coordinator makes, a Streams process id) blanked, keeping every offset."""
-    return _KAFKA_UUID.sub(lambda m: " " * len(m.group()), text) if len(text) >= 22 else text
+    a group coordinator makes, a Streams process id) blanked, keeping every offset; an id that is itself one of
+    `keep` (a secret of that shape) stays."""
+    if len(text) < 22:
+        return text
+    return _KAFKA_UUID.sub(lambda m: m.group() if m.group() in keep else " " * len(m.group()), text)
 
 
 def _spans(text: str, length: int = PIECE) -> list[tuple[int, int, str]]:
     owner, whole = _owner(length)
-    plain = _without_kafka_ids(text) if owner or whole else text
+    plain = _without_kafka_ids(text, _secrets()) if owner or whole else text
     spans = [(i, i + length, owner[plain[i:i + length]]) for i in range(len(plain) - length + 1)
              if plain[i:i + length] in owner and not _in_kafkactl_text(plain[i:i + length])] if owner else []
     for secret, label in whole.items():  # (only when length > PIECE: a secret shorter than a piece, found whole)
@@ -232,9 +234,10 @@ def _register_sandbox(state_file: Path) -> None:
 
 
 def _piece(path: Path) -> int:
-    """How long a piece proves a leak in this file: LOG_PIECE in what a JVM wrote (a broker's, a Spark
-    master's, worker's or executor's log), PIECE in everything else."""
-    return LOG_PIECE if path.suffix == ".log" or path.name in JVM_LOG_NAMES else PIECE
+    """How long a piece proves a leak in this file: LOG_PIECE in a JVM's log (*.log: a broker's, a controller's,
+    a Spark master's or worker's), PIECE in everything else (a Spark executor's stdout and stderr too: kafkactl's
+    own code runs there)."""
+    return LOG_PIECE if path.suffix == ".log" else PIECE
 
 
 def _check_file(path: Path, text: str, what: str, root: Path, first_line: int = 1) -> list[str]:
@@ -243,14 +246,16 @@ def _check_file(path: Path, text: str, what: str, root: Path, first_line: int = 
     return [f"{what}: {path.relative_to(root)}{where} holds a piece of {', '.join(labels)}"] if labels else []
 
 
-def sweep_tree(root: Path, what: str, report: bool = True, whole: bool = False, final: bool = False) -> list[str]:
-    """Scan the log-like files under root, each from where the last scan of it stopped (a running broker's log is
-    read as it grows, whole lines only, never twice; `final`: to its end), or `whole` (a test's own tmp_path:
-    pytest reuses its paths, and a new file can get a deleted one's inode and size); leaks fail the running test
-    (or the session), unless report=False: then they are only returned."""
+def sweep_tree(root: Path, what: str, report: bool = True, whole: bool = False, live: bool = False) -> list[str]:
+    """Scan the log-like files under root, each from where the last scan of it stopped (a broker's log is read as
+    it grows, never twice) to its end, or `whole` (a test's own tmp_path: pytest reuses its paths, and a new file
+    can get a deleted one's inode and size). `live`: the files are being written (a running broker's log between
+    two tests): read up to their last whole line, the rest with its line next time, so that an id is never seen
+    cut in two. Leaks fail the running test (or the session), unless report=False: then they are only returned."""
     found: list[str] = []
     root = Path(root)
     for path in sorted(_candidates(root)) if root.is_dir() else ():
+        length = _piece(path)
         try:
             with open(path, "rb") as fh:
                 st = os.fstat(fh.fileno())
@@ -258,26 +263,33 @@ def sweep_tree(root: Path, what: str, report: bool = True, whole: bool = False, 
                 inode, offset, tail, lines = start if whole else _offsets.get(str(path), start)
                 if inode != st.st_ino or st.st_size < offset:  # replaced or truncated: read it afresh
                     offset, tail, lines = 0, b"", 0
-                fh.seek(offset)
-                new = fh.read(MAX_FILE)
+                while True:
+                    fh.seek(offset)
+                    new = fh.read(MAX_FILE)
+                    if not new:
+                        break
+                    if offset == 0 and b"\0" in new[:8192]:
+                        # a binary file (a native library Kafka Streams unpacks, RocksDB's): no one reads it as
+                        # text, and its megabytes of random bytes matched a password's piece by chance (kafkactl
+                        # writes no binary file but Parquet, skipped above)
+                        offset, tail, lines = st.st_size, b"", 0
+                        break
+                    more = len(new) == MAX_FILE
+                    if live and b"\n" in new:
+                        new = new[:new.rfind(b"\n") + 1]
+                    elif live and not more:
+                        break  # a line still being written: read with its end next time
+                    text = tail + new
+                    found += _check_file(path, text.decode("utf-8", "replace"), what, root,
+                                         lines + 1 - tail.count(b"\n"))
+                    offset, lines = offset + len(new), lines + new.count(b"\n")
+                    # what a piece may continue from: shorter than a piece, so nothing is found twice
+                    tail = b"" if new.endswith(b"\n") else text[-(length - 1):]
+                    if not more:
+                        break
         except OSError:
             continue
-        if new and offset == 0 and b"\0" in new[:8192]:
-            # a binary file (a native library Kafka Streams unpacks, RocksDB's): no one reads it as text, and its
-            # megabytes of random bytes matched a password's piece by chance (kafkactl writes no binary file but
-            # Parquet, skipped above)
-            _offsets[str(path)] = (st.st_ino, offset + len(new), b"", 0)
-            continue
-        if new and not whole and not final and len(new) < MAX_FILE:
-            # a running broker's log is read up to its last whole line: a line cut in the middle of an id would
-            # show the id's remainder as random text, and what is left is read with the rest of its line
-            new = new[:new.rfind(b"\n") + 1]
-        if new:
-            ends_line = new.endswith(b"\n")
-            _offsets[str(path)] = (st.st_ino, offset + len(new), b"" if ends_line else new[-(LOG_PIECE - 1):],
-                                   lines + new.count(b"\n"))
-            found += _check_file(path, (tail + new).decode("utf-8", "replace"), what, root,
-                                 lines + 1 - tail.count(b"\n"))
+        _offsets[str(path)] = (st.st_ino, offset, tail, lines)
     if report:
         _record(found)
     return found
@@ -309,7 +321,7 @@ def pytest_configure(config) -> None:
     def swept_down(self, purge: bool = False, timeout: float = 30.0):
         if purge:
             _register_sandbox(self.state_file)
-            sweep_tree(self.home, f"the sandbox in {self.home}, before local down --purge removed it", final=True)
+            sweep_tree(self.home, f"the sandbox in {self.home}, before local down --purge removed it")
         return down(self, purge=purge, timeout=timeout)
 
     swept_down.swept_first = True
@@ -339,7 +351,7 @@ def pytest_runtest_makereport(item, call):
         if tmp is not None:
             sweep_tree(Path(tmp), "this test's tmp_path", whole=True)
         for root, what in _watched():
-            sweep_tree(root, what)
+            sweep_tree(root, what, live=True)
     texts = [(title, content) for title, content in report.sections if title.endswith(f" {call.when}")]
     if report.longrepr is not None:
         texts.append(("the failure report", str(report.longrepr)))
@@ -364,7 +376,7 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     if base is not None:
         sweep_tree(Path(base), "pytest's temporary directory")
     for root, what in _watched():
-        sweep_tree(root, what, final=True)
+        sweep_tree(root, what)
     cwd = Path.cwd()
     for path in cwd.glob("*.log"):  # Spark's derby.log and the like
         if path.is_file() and path.stat().st_mtime >= _state["started"] and path.stat().st_size <= MAX_FILE:

@@ -176,22 +176,26 @@ def test_kafka_s_own_ids_are_not_evidence_but_a_password_around_them_is():
 def test_java_uuids_are_not_evidence_either():
     import uuid
 
-    password = secrets_sweep.new_secret("a password that shares a piece with a member id")
-    piece = next((password[i:i + 6] for i in range(len(password) - 5)
-                  if set(password[i:i + 6]) <= set("0123456789abcdef-") and "-" in password[i:i + 6]), None)
-    if piece is None:  # a fresh password with a piece an id could hold, made for the test
-        password = "Xy" + "3f9-a1" + "Qz" + secrets_sweep.unmistakable()
-        secrets_sweep.register(password, "a password that shares a piece with a member id")
-        piece = "3f9-a1"
+    piece = "3f9-a1"  # a piece a member id can hold, in a password made for the test
+    password = "Xy" + piece + "Qz" + secrets_sweep.unmistakable()
+    secrets_sweep.register(password, "a password that shares a piece with a member id")
     member = str(uuid.uuid4())
     dash = member.index("-", 9)  # the second dash: put the piece across it
-    at = piece.index("-")
-    member = member[:dash - at] + piece + member[dash - at + 6:]
-    assert len(member) == 36 and uuid.UUID(member)
+    member = member[:dash - 3] + piece + member[dash + 3:]
+    assert len(member) == 36 and uuid.UUID(member) and member[dash] == "-"
     line = f"Dynamic member with unknown member id joins group g. Created a new member id rdkafka-{member} for this"
     assert secrets_sweep.find_leaks(line) == []
     assert secrets_sweep.find_leaks(f"{member}0") != []  # 13 digits at the end: not a UUID
     assert secrets_sweep.find_leaks(f"password={password}") != []
+
+
+def test_a_secret_shaped_like_an_id_is_still_found():
+    import base64
+    import uuid
+
+    for shaped in (str(uuid.uuid4()), base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")):
+        secrets_sweep.register(shaped, "a secret shaped like an id")
+        assert secrets_sweep.find_leaks(f"password={shaped} ok") == ["a secret shaped like an id"]
 
 
 def test_a_log_line_cut_in_the_middle_of_an_id_is_read_whole(tmp_path):
@@ -202,14 +206,15 @@ def test_a_log_line_cut_in_the_middle_of_an_id_is_read_whole(tmp_path):
     uuid = uuid[:9] + password[3:9] + uuid[15:]  # what follows the cut holds a piece of it
     log = tmp_path / "kafka.out"  # not *.log: 6 characters make a piece
     log.write_text(f"[INFO] Replayed AccessControlEntryRecord for {uuid[:8]}")  # the broker is mid-line
-    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False, live=True) == []
     with log.open("a") as fh:
         fh.write(f"{uuid[8:]}, setting StandardAcl\n")
-    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
-    with log.open("a") as fh:  # the rest of a file without a last newline is read at the end of the session
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False, live=True) == []
+    with log.open("a") as fh:  # a line without its newline: not while the file is live, at the end of the session
         fh.write(f"[INFO] {password}")
-    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
-    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False, final=True) != []
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False, live=True) == []
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == [
+        "a log: kafka.out line 2 holds a piece of a password one id's remainder would show"]
     log.unlink()
 
 
@@ -233,10 +238,11 @@ def test_in_a_jvm_s_log_a_piece_is_ten_characters_and_a_shorter_secret_counts_wh
     short = "Zx7-" + secrets_sweep.unmistakable()[:4]  # 8 characters: shorter than a log's piece
     secrets_sweep.register(short, "a short secret")
     (tmp_path / "node.log").write_text(f"[INFO] random id {secret[2:11]}\n")  # 9 characters: chance, not a leak
-    (tmp_path / "stderr").write_text(f"an executor printed {secret[:6]}\n")
-    (tmp_path / "report.txt").write_text(f"kafkactl wrote {secret[:6]}\n")  # not a JVM's: 6 characters count
+    (tmp_path / "stderr").write_text(f"an executor printed {secret[:6]}\n")  # kafkactl's code runs there: 6 count
+    (tmp_path / "report.txt").write_text(f"kafkactl wrote {secret[:6]}\n")
     found = secrets_sweep.sweep_tree(tmp_path, "a tree", report=False)
-    assert found == ["a tree: report.txt line 1 holds a piece of a secret in a JVM's log"], found
+    assert found == ["a tree: report.txt line 1 holds a piece of a secret in a JVM's log",
+                     "a tree: stderr line 1 holds a piece of a secret in a JVM's log"], found
     (tmp_path / "node.log").write_text(f"[INFO] {secret[2:12]} and {short}\n")
     found = secrets_sweep.sweep_tree(tmp_path, "a tree", report=False, whole=True)
     assert "a tree: node.log line 1 holds a piece of a secret in a JVM's log, a short secret" in found, found
@@ -246,16 +252,26 @@ def test_in_a_jvm_s_log_a_piece_is_ten_characters_and_a_shorter_secret_counts_wh
 
 def test_appended_log_lines_are_swept_once_and_pieces_across_reads_are_caught(tmp_path):
     secret = secrets_sweep.new_secret("a log secret")
-    log = tmp_path / "broker.log"
+    log = tmp_path / "app.out"  # 6 characters make a piece
     log.write_text("[INFO] started\n")
     assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
     with log.open("a") as fh:
-        fh.write(f"[INFO] user {secret[:5]}")
+        fh.write(f"[INFO] user {secret[:3]}")
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []  # read to its end: 3 characters
+    with log.open("a") as fh:
+        fh.write(f"{secret[3:6]} logged in\n")  # the piece spans the two reads: the first read's tail carries it
+    found = secrets_sweep.sweep_tree(tmp_path, "a log", report=False)
+    assert found == ["a log: app.out line 2 holds a piece of a log secret"]  # the file's line
+    with log.open("a") as fh:
+        fh.write("[INFO] nothing more\n")
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []  # never reported twice
+    with log.open("a") as fh:  # a tail that spans a line: the line named is still the file's
+        fh.write(f"[INFO] x\n[INFO] y {secret[10:12]}")
     assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
     with log.open("a") as fh:
-        fh.write(f"{secret[5:12]} logged in\n")  # the piece spans the two reads
-    found = secrets_sweep.sweep_tree(tmp_path, "a log", report=False)
-    assert found == ["a log: broker.log line 2 holds a piece of a log secret"]  # the file's line
+        fh.write(f"{secret[12:16]}\n")
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == [
+        "a log: app.out line 5 holds a piece of a log secret"]
     log.unlink()
 
 
