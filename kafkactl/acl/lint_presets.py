@@ -21,7 +21,6 @@ from kafkactl.acl.lint import Finding
 from kafkactl.acl.model import WILDCARD, AclBinding, AclOperation, PatternType, Permission, ResourceType
 
 RT = ResourceType
-# a name inside each prefix a preset grants on, to ask the model about (any name under the prefix would do)
 
 
 def incomplete(bindings: Sequence[AclBinding], super_users: Iterable[str] = (),

@@ -40,13 +40,14 @@ def configs_export(
         app_ctx.warn(warning)
 
 
-def _planned(app_ctx, planned):
-    """Say the plan's warnings and notes (before the plan itself is rendered)."""
-    for w in planned.plan.warnings:
-        app_ctx.warn(w)
-    for n in planned.plan.notes:
-        app_ctx.note(n)
-    return planned
+def _say(app_ctx):
+    """What shows a plan's warnings and notes as soon as it is made (before anything refuses or renders it)."""
+    def said(planned) -> None:
+        for w in planned.plan.warnings:
+            app_ctx.warn(w)
+        for n in planned.plan.notes:
+            app_ctx.note(n)
+    return said
 
 
 def configs_plan(
@@ -65,7 +66,7 @@ def configs_plan(
 
     app_ctx = ctx.obj
     check_out_file(out, "--out")
-    planned = _planned(app_ctx, plan_files(app_ctx.gateway(), files, delete_topics, max_deletes))
+    planned = plan_files(app_ctx.gateway, files, delete_topics, max_deletes, _say(app_ctx))
     if out:
         from kafkactl.configs.state.plan import save_plan
 
@@ -96,7 +97,7 @@ def configs_apply(
 
     app_ctx = ctx.obj
     check_out_file(report, "--report")
-    planned = _planned(app_ctx, plan_for_apply(app_ctx.gateway(), files, plan_file, delete_topics, max_deletes))
+    planned = plan_for_apply(app_ctx.gateway, files, plan_file, delete_topics, max_deletes, _say(app_ctx))
     app_ctx.note(planned.summary())
     changes = planned.plan.changes
     if not changes:

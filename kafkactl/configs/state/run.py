@@ -30,31 +30,36 @@ class Planned:
                 f"{self.plan.deletions} deletions; current state {self.plan.fingerprint}")
 
 
-def plan_files(gw: Gateway, files: list[str], delete_topics: bool, max_deletes: str | None) -> Planned:
-    """Every file read and checked before the cluster is asked anything; then the plan, within --max-deletes."""
+def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: bool, max_deletes: str | None,
+               said: Callable[[Planned], None] = lambda _: None) -> Planned:
+    """Every file read and checked before the cluster is asked anything (`gateway` is called only then); then the
+    plan, within --max-deletes, handed to `said` (its warnings and notes are shown before anything refuses it)."""
     from kafkactl.configs.state.desired import read_desired
     from kafkactl.configs.state.plan import check_max_deletes, make_plan, read_current
 
     desired = read_desired(files)
-    plan = make_plan(desired, read_current(gw, desired), delete_topics)
+    plan = make_plan(desired, read_current(gateway(), desired), delete_topics)
     check_max_deletes(plan, max_deletes)
-    return Planned(desired, plan, delete_topics)
+    planned = Planned(desired, plan, delete_topics)
+    said(planned)
+    return planned
 
 
-def plan_for_apply(gw: Gateway, files: list[str] | None, plan_file: str | None, delete_topics: bool,
-                   max_deletes: str | None) -> Planned:
+def plan_for_apply(gateway: Callable[[], Gateway], files: list[str] | None, plan_file: str | None,
+                   delete_topics: bool, max_deletes: str | None,
+                   said: Callable[[Planned], None] = lambda _: None) -> Planned:
     """The plan `configs apply` carries out: made from the files, or the saved plan made again from the files it
     names, refused (exit 2) when they or the cluster changed since it was saved."""
     if bool(files) == bool(plan_file):
         raise UsageError("configs apply takes State files or --plan with a saved plan: give one of them")
     if not plan_file:
-        return plan_files(gw, list(files or ()), delete_topics, max_deletes)
+        return plan_files(gateway, list(files or ()), delete_topics, max_deletes, said)
     from kafkactl.configs.state.plan import check_saved, load_saved
 
     if delete_topics:
         raise UsageError("--delete-topics and --plan: a saved plan keeps the choice it was made with")
     saved_files, saved_delete, fingerprint, changes = load_saved(plan_file)
-    planned = plan_files(gw, saved_files, saved_delete, max_deletes)
+    planned = plan_files(gateway, saved_files, saved_delete, max_deletes, said)
     check_saved(planned.plan, fingerprint, changes, plan_file)
     return planned
 
