@@ -72,3 +72,18 @@ def test_nothing_found_is_an_empty_result_and_a_note():
 def test_a_gateway_error_is_one_line_and_its_exit_code(error, code):
     r = invoke(Answers(error=error), "acls", "list")
     assert r.exit_code == code and r.stdout == "" and r.stderr == f"error: {error.message}\n"
+
+
+@pytest.mark.parametrize("argv", [["configs", "plan"], ["configs", "apply", "--yes"]])
+def test_configs_state_files_are_checked_before_the_cluster_is_chosen(tmp_path, argv):
+    """A broken State file is the one error, whatever the cluster selection says (here: a context that does not
+    exist); the cluster is resolved only once the files are read and checked."""
+    from tests.conftest import run
+
+    bad = tmp_path / "state.yaml"
+    bad.write_text("apiVersion: kafkactl/v1\nkind: State\ntopics:\n  - name: t\n    partitions: many\n")
+    r = run("--context", "no-such-context-here", *argv, str(bad))
+    assert r.exit_code == ExitCode.USAGE, r.stderr
+    assert "state.yaml" in r.stderr and "no-such-context-here" not in r.stderr, r.stderr
+    r = run("--context", "no-such-context-here", "configs", "apply", "--yes")
+    assert r.exit_code == ExitCode.USAGE and "takes State files or --plan" in r.stderr, r.stderr
