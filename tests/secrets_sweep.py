@@ -70,7 +70,7 @@ _stats = {"texts": 0, "files": 0, "bytes": 0, "leaks": 0}
 _pending: list[str] = []  # leaks found while a test runs: they fail its current phase
 _session_leaks: list[str] = []  # found outside any test: they fail the session
 _state = {"in_test": False, "started": time.time()}
-# file -> (inode, bytes read, the last bytes read when they end no line (one fewer than a piece), lines read)
+# file -> (inode, bytes read, its unfinished last line (up to 4 KiB), lines read; -1: a binary file)
 _offsets: dict[str, tuple[int, int, bytes, int]] = {}
 _vocabulary: list[str] = []
 _in_vocabulary: dict[str, bool] = {}
@@ -163,11 +163,13 @@ def _spans(text: str, length: int = PIECE) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _findings(text: str, first_line: int = 1, length: int = PIECE) -> tuple[list[str], str]:
+def _findings(text: str, first_line: int = 1, length: int = PIECE, seen: int = 0,
+              size: int | None = None) -> tuple[list[str], str]:
     """The labels of the secrets a piece (of `length` characters) of which is in text, and the line of the first
-    (never the piece); text's first line is line `first_line`."""
-    _stats["bytes"] += len(text.encode("utf-8", "replace"))
-    spans = _spans(text, length) if text else []
+    (never the piece); text's first line is line `first_line`, and what ends within its first `seen` characters
+    was looked at before (a file's unfinished line, read again with its continuation). `size`: text's bytes."""
+    _stats["bytes"] += len(text.encode("utf-8", "replace")) if size is None else size
+    spans = [sp for sp in _spans(text, length) if sp[1] > seen] if text else []
     where = f" line {text.count(chr(10), 0, min(spans)[0]) + first_line}" if spans else ""
     return sorted({label for _, _, label in spans}), where
 
@@ -240,9 +242,10 @@ def _piece(path: Path) -> int:
     return LOG_PIECE if path.suffix == ".log" else PIECE
 
 
-def _check_file(path: Path, text: str, what: str, root: Path, first_line: int = 1) -> list[str]:
+def _check_file(path: Path, text: str, what: str, root: Path, first_line: int = 1, seen: int = 0,
+                size: int | None = None) -> list[str]:
     _stats["files"] += 1
-    labels, where = _findings(text, first_line, _piece(path))
+    labels, where = _findings(text, first_line, _piece(path), seen, size)
     return [f"{what}: {path.relative_to(root)}{where} holds a piece of {', '.join(labels)}"] if labels else []
 
 
@@ -251,18 +254,21 @@ def sweep_tree(root: Path, what: str, report: bool = True, whole: bool = False, 
     it grows, never twice) to its end, or `whole` (a test's own tmp_path: pytest reuses its paths, and a new file
     can get a deleted one's inode and size). `live`: the files are being written (a running broker's log between
     two tests): read up to their last whole line, the rest with its line next time, so that an id is never seen
-    cut in two. Leaks fail the running test (or the session), unless report=False: then they are only returned."""
+    cut in two. A file's unfinished last line is read again with its continuation (what was found in it before
+    is not reported twice). Leaks fail the running test (or the session), unless report=False: then they are
+    only returned."""
     found: list[str] = []
     root = Path(root)
     for path in sorted(_candidates(root)) if root.is_dir() else ():
-        length = _piece(path)
         try:
             with open(path, "rb") as fh:
                 st = os.fstat(fh.fileno())
                 start = (st.st_ino, 0, b"", 0)
-                inode, offset, tail, lines = start if whole else _offsets.get(str(path), start)
+                inode, offset, carry, lines = start if whole else _offsets.get(str(path), start)
                 if inode != st.st_ino or st.st_size < offset:  # replaced or truncated: read it afresh
-                    offset, tail, lines = 0, b"", 0
+                    offset, carry, lines = 0, b"", 0
+                elif lines < 0:  # a binary file, as it was: not read again
+                    continue
                 while True:
                     fh.seek(offset)
                     new = fh.read(MAX_FILE)
@@ -272,24 +278,25 @@ def sweep_tree(root: Path, what: str, report: bool = True, whole: bool = False, 
                         # a binary file (a native library Kafka Streams unpacks, RocksDB's): no one reads it as
                         # text, and its megabytes of random bytes matched a password's piece by chance (kafkactl
                         # writes no binary file but Parquet, skipped above)
-                        offset, tail, lines = st.st_size, b"", 0
+                        offset, carry, lines = st.st_size, b"", -1
                         break
                     more = len(new) == MAX_FILE
-                    if live and b"\n" in new:
+                    if (live or more) and b"\n" in new:  # (a chunk of a large file ends on a line too)
                         new = new[:new.rfind(b"\n") + 1]
-                    elif live and not more:
+                    elif live:
                         break  # a line still being written: read with its end next time
-                    text = tail + new
-                    found += _check_file(path, text.decode("utf-8", "replace"), what, root,
-                                         lines + 1 - tail.count(b"\n"))
+                    seen = carry.decode("utf-8", "replace")
+                    found += _check_file(path, seen + new.decode("utf-8", "replace"), what, root, lines + 1,
+                                         len(seen), len(new))
                     offset, lines = offset + len(new), lines + new.count(b"\n")
-                    # what a piece may continue from: shorter than a piece, so nothing is found twice
-                    tail = b"" if new.endswith(b"\n") else text[-(length - 1):]
+                    # the unfinished last line (its last 4 KiB), read again with its continuation
+                    last = (carry + new)[(carry + new).rfind(b"\n") + 1:]
+                    carry = last[-4096:]
                     if not more:
                         break
         except OSError:
             continue
-        _offsets[str(path)] = (st.st_ino, offset, tail, lines)
+        _offsets[str(path)] = (st.st_ino, offset, carry, lines)
     if report:
         _record(found)
     return found
@@ -322,6 +329,8 @@ def pytest_configure(config) -> None:
         if purge:
             _register_sandbox(self.state_file)
             sweep_tree(self.home, f"the sandbox in {self.home}, before local down --purge removed it")
+            for swept in [p for p in _offsets if Path(p).is_relative_to(self.home)]:  # a new sandbox may reuse them
+                del _offsets[swept]
         return down(self, purge=purge, timeout=timeout)
 
     swept_down.swept_first = True

@@ -259,20 +259,55 @@ def test_appended_log_lines_are_swept_once_and_pieces_across_reads_are_caught(tm
         fh.write(f"[INFO] user {secret[:3]}")
     assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []  # read to its end: 3 characters
     with log.open("a") as fh:
-        fh.write(f"{secret[3:6]} logged in\n")  # the piece spans the two reads: the first read's tail carries it
+        fh.write(f"{secret[3:6]} logged in\n")  # the piece spans the two reads: the unfinished line is read again
     found = secrets_sweep.sweep_tree(tmp_path, "a log", report=False)
     assert found == ["a log: app.out line 2 holds a piece of a log secret"]  # the file's line
     with log.open("a") as fh:
-        fh.write("[INFO] nothing more\n")
-    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []  # never reported twice
-    with log.open("a") as fh:  # a tail that spans a line: the line named is still the file's
-        fh.write(f"[INFO] x\n[INFO] y {secret[10:12]}")
-    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
-    with log.open("a") as fh:
-        fh.write(f"{secret[12:16]}\n")
+        fh.write(f"[INFO] x\n[INFO] {secret[10:16]}")  # a piece that ends a read
     assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == [
-        "a log: app.out line 5 holds a piece of a log secret"]
+        "a log: app.out line 4 holds a piece of a log secret"]
+    with log.open("a") as fh:
+        fh.write(" and more\n[INFO] nothing\n")
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []  # never reported twice
     log.unlink()
+
+
+def test_a_short_secret_at_the_end_of_a_log_is_reported_once(tmp_path):
+    short = "Zx7-" + secrets_sweep.unmistakable()[:4]
+    secrets_sweep.register(short, "a short secret in a log")
+    log = tmp_path / "node.log"
+    log.write_text(f"[INFO] {short}")
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == [
+        "a log: node.log line 1 holds a piece of a short secret in a log"]
+    with log.open("a") as fh:
+        fh.write(" went by\n")
+    assert secrets_sweep.sweep_tree(tmp_path, "a log", report=False) == []
+    log.unlink()
+
+
+def test_a_binary_file_stays_unread_as_it_grows(tmp_path):
+    secret = secrets_sweep.new_secret("a secret in a binary file")
+    blob = tmp_path / "librocksdbjni.so.part"
+    blob.write_bytes(b"\x7fELF\0\0random")
+    assert secrets_sweep.sweep_tree(tmp_path, "a tree", report=False) == []
+    with blob.open("ab") as fh:
+        fh.write(secret.encode())
+    assert secrets_sweep.sweep_tree(tmp_path, "a tree", report=False) == []
+    blob.unlink()
+
+
+def test_a_large_file_s_chunks_end_on_a_line(tmp_path, monkeypatch):
+    import base64
+
+    password = secrets_sweep.new_secret("a password a cut id would show")
+    uuid = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+    uuid = uuid[:9] + password[3:9] + uuid[15:]
+    line = f"[INFO] Replayed AccessControlEntryRecord for {uuid}, setting StandardAcl\n"
+    (tmp_path / "kafka.out").write_text(line * 5)
+    for size in range(100, 180, 7):  # chunks (longer than a line) that end inside the id, as 64 MiB ones can
+        monkeypatch.setattr(secrets_sweep, "MAX_FILE", size)
+        assert secrets_sweep.sweep_tree(tmp_path, "a tree", report=False, whole=True) == [], size
+    (tmp_path / "kafka.out").unlink()
 
 
 def test_a_sandbox_state_file_makes_its_passwords_known(tmp_path):
