@@ -138,8 +138,11 @@ def _utf8(data: bytes) -> bool:
     return True
 
 
-# a JSON list whose items are objects with no braces inside: what `acls list -o json` writes
-_LIST_OF_FLAT_OBJECTS = re.compile(rb"\s*\[\s*(?:\{[^{}]*\}\s*(?:,\s*\{[^{}]*\}\s*)*)?\]\s*")
+# a JSON list whose items are objects with no braces inside, their strings paired quote by quote (no backslash
+# reaches here): what `acls list -o json` writes. An unpaired quote would put a "}, {" inside a string, and the
+# brace pairs the scan reads as rows would not be the file's objects
+_FLAT_OBJECT = rb'\{[^{}"]*+(?:"[^{}"]*+"[^{}"]*+)*+\}'  # possessive: one pass, no backtracking
+_LIST_OF_FLAT_OBJECTS = re.compile(rb"\s*\[\s*(?:" + _FLAT_OBJECT + rb"\s*(?:,\s*" + _FLAT_OBJECT + rb"\s*)*)?\]\s*")
 
 
 def _scan(p: Path, name: str) -> list[AclBinding] | None:

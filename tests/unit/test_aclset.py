@@ -53,6 +53,18 @@ def test_the_scan_steps_aside_when_strings_are_escaped_or_braces_ambiguous(tmp_p
     assert _scan(g, "{") is None
 
 
+def test_the_scan_reads_whole_when_an_unpaired_quote_puts_braces_inside_a_string(tmp_path):
+    """A cut key ("resourcePrefi[[[]]]}, {") leaves every brace paired while the file's strings are not: the
+    second row is text inside a string, and the scan must not answer from it (a fuzz case found in CI)."""
+    broken = json.dumps({**ROW, "resource_name": "team-a.[y]"})[:-1] + ', "resourcePrefi[[[]]]}, '
+    second = json.dumps({**ROW, "resource_type": "GROUP", "resource_name": "team-a.orders"})[1:]
+    f = tmp_path / "a.json"
+    f.write_text("[" + broken + "{" + second + "]")
+    assert _scan(f, "team-a.orders") is None
+    with pytest.raises(StateFileError, match=r"a.json:1:\d+: not valid JSON"):
+        load_acl_set(str(f), "team-a.orders")
+
+
 def test_a_broken_candidate_row_is_reported_with_its_line(tmp_path):
     f = tmp_path / "a.jsonl"
     f.write_text('{"kind": "scope"}\n{"resource_type": "TOPIC", "resource_name": "orders", "pattern_type": "LITERAL",'
