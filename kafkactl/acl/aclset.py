@@ -138,46 +138,74 @@ def _utf8(data: bytes) -> bool:
     return True
 
 
-# a JSON list whose items are objects with no braces inside, their strings paired quote by quote (no backslash
-# reaches here): what `acls list -o json` writes. An unpaired quote would put a "}, {" inside a string, and the
-# brace pairs the scan reads as rows would not be the file's objects
-_FLAT_OBJECT = rb'\{[^{}"]*+(?:"[^{}"]*+"[^{}"]*+)*+\}'  # possessive: one pass, no backtracking
-_LIST_OF_FLAT_OBJECTS = re.compile(rb"\s*\[\s*(?:" + _FLAT_OBJECT + rb"\s*(?:,\s*" + _FLAT_OBJECT + rb"\s*)*)?\]\s*")
+def _row(nl: bytes) -> bytes:
+    """One row as the scan reads it: an object with no braces inside, its strings paired quote by quote (no
+    backslash reaches here), and exactly one "resource_name" key, spelled as `acls list -o json` writes it, with a
+    string value. `nl` is what may not appear in it (a newline, in JSONL). An unpaired quote would put a "}, {"
+    inside a string; a row without the key, or with it twice, would let a mistyped key be passed over."""
+    between = rb'[^"{}' + nl + rb']*+'
+    other = rb'"(?!resource_name")[^"{}' + nl + rb']*+"'  # any other string, key or value
+    pairs = between + rb"(?:" + other + between + rb")*+"
+    return rb"\{" + pairs + rb'"resource_name": ?"[^"{}' + nl + rb']*+"' + pairs + rb"\}"  # possessive: one pass
+
+
+_WS = rb"[ \t\n\r]*"  # JSON's whitespace (a regular expression's \s takes \f and \v too)
+_JSON_ROWS = re.compile(_WS + rb"\[" + _WS + _row(b"") + _WS + rb"(?:," + _WS + _row(b"") + _WS + rb")*\]" + _WS)
+_SCOPE_LINE = re.compile(rb'[ \t\r]*\{[^"{}\n]*+(?:"[^"{}\n]*+"[^"{}\n]*+)*+\}[ \t\r]*\n')
+_KEY = b'"resource_name"'
+_BUT_MARK_AND_NEWLINE = bytes(b for b in range(256) if b not in (0, 10))
+
+
+def _one_name_a_line(body: bytes) -> bool:
+    """JSONL: every line holds the resource_name key once, spelled as the scan's pattern reads it (a line is
+    decoded whole once the pattern finds it, so only a line it cannot find could be passed over: one without
+    the key, or with it spelled otherwise, balanced by one holding it twice). Bytes operations, no per-line loop:
+    the key marked with a NUL (none may be in the file already), everything but marks and newlines removed."""
+    if b"\x00" in body:
+        return False
+    marked = body.replace(_KEY + b': "', b"\x00").replace(_KEY + b':"', b"\x00")
+    if _KEY in marked:
+        return False
+    kept = marked.translate(None, _BUT_MARK_AND_NEWLINE)
+    lines = kept.count(b"\n")
+    return bool(kept) and kept in (b"\x00\n" * lines, b"\x00\n" * lines + b"\x00")
+
+
+_NESTED = 64  # bytes of the name matched as nested prefixes; past that (a group may be long) a value is checked
 
 
 def _scan(p: Path, name: str) -> list[AclBinding] | None:
     """Only the rows whose resource_name could cover `name` (`*`, the name, or a prefix of it), found by one
     regular-expression pass over the bytes instead of decoding every row: a check over 100,000 rows decodes a
     handful. Safe only when the file is UTF-8, every JSON string is spelled literally (no backslash anywhere),
-    and every row holds one resource_name whose value is a string (so no row that could concern the resource
-    is passed over): in JSONL each line but the scope and clusters lines, in a JSON list each object, one brace
-    pair with no braces inside strings. Otherwise None, and the file is read whole. Rows that can't concern
-    the resource are not validated here (lint and plan read every row)."""
+    and every row is an object holding one resource_name whose value is a string (so no row that could concern
+    the resource is passed over; see _row): in JSONL each line but the scope line, in a JSON list each item.
+    Otherwise None, and the file is read whole. Rows that can't concern the resource are not validated here
+    (lint and plan read every row)."""
     data = read_bytes(p)
     if b"\\" in data or data.startswith(BOM) or not _utf8(data):
         return None
     jsonl = p.suffix.lower() != ".json"
-    if jsonl:
-        rows_expected = data.count(b"\n") + (not data.endswith(b"\n"))
-        if b'"kind"' in data[:data.find(b"\n")]:
-            rows_expected -= 1  # the scope line
-    else:
-        rows_expected = data.count(b"{") if data.lstrip().startswith(b"[") else -1
-    # every row has a resource name that is a string, or a row that could concern the resource might be
-    # passed over: a blank line, a clusters line, a mistyped key, a name that is not a string, a brace inside
-    # a string, ... are all left to the whole read
-    names = data.count(b'"resource_name": "')
-    if names != rows_expected:
-        names += data.count(b'"resource_name":"')
-    if not names or names != rows_expected or (not jsonl and data.count(b"}") != names):
+    body = 0
+    if jsonl and b'"kind"' in data[:data.find(b"\n")]:
+        scope = _SCOPE_LINE.match(data)  # the scope line: any flat object (the whole read checks it)
+        if not scope:
+            return None
+        body = scope.end()
+    # every row an object with one literal resource_name, or a row that could concern the resource might be passed
+    # over: a blank line, a clusters line, a mistyped key, a name that is not a string, a brace inside a string,
+    # a moved line that pairs braces anew, ... are all left to the whole read
+    if not (_one_name_a_line(data[body:]) if jsonl else _KEY in data and _JSON_ROWS.fullmatch(data)):
         return None  # and a file of no rows may be no file at all ("[[[[", UTF-16): read whole
-    if not jsonl and not _LIST_OF_FLAT_OBJECTS.fullmatch(data):
-        return None  # objects must be the list's items, brace pair by brace pair: a moved line can pair them anew
     raw = name.encode("utf-8")
-    prefixes = re.escape(raw[-1:])  # "abc" -> a(?:b(?:c)?)?: the name or any prefix of it
-    for i in range(len(raw) - 2, -1, -1):
-        prefixes = re.escape(raw[i:i + 1]) + b"(?:" + prefixes + b")?"
-    pattern = re.compile(rb'"resource_name"\s*:\s*"(?:\*|' + prefixes + rb')"')
+    head = raw[:_NESTED]
+    prefixes = re.escape(head[-1:])  # "abc" -> a(?:b(?:c)?)?: the name or any prefix of it
+    for i in range(len(head) - 2, -1, -1):
+        prefixes = re.escape(head[i:i + 1]) + b"(?:" + prefixes + b")?"
+    if len(raw) > len(head):  # nested 500 deep, the pattern would not compile: longer values are checked below
+        prefixes += b"|" + re.escape(head) + b'[^"]*'
+    # the one spelling _row lets through: whitespace that may hold a newline would join two JSONL lines
+    pattern = re.compile(rb'"resource_name": ?"(\*|' + prefixes + rb')"')
     # rows are known by their byte offset; the line (or item) number is counted only for an error message
     newline, brace = b"\n", b"{"
     if jsonl:
@@ -186,6 +214,8 @@ def _scan(p: Path, name: str) -> list[AclBinding] | None:
         rows = _Rows(lambda at: f"{p} item {data.count(brace, 0, at) + 1}", default_host="*")
     out = []
     for m in pattern.finditer(data):
+        if m.group(1) != b"*" and not raw.startswith(m.group(1)):
+            continue
         if jsonl:
             start, end = data.rfind(b"\n", 0, m.start()) + 1, data.find(b"\n", m.end())
         else:

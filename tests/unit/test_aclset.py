@@ -97,6 +97,55 @@ def test_the_scan_reads_whole_when_a_row_that_could_concern_the_resource_might_b
     assert _scan(f, "orders") is None
 
 
+def _row(**kw) -> str:
+    return json.dumps({**ROW, **kw})
+
+
+SCOPE = '{"kind": "scope", "principalPrefixes": ["User:"]}'
+# a JSONL row cut after its key (the rest on the next line), the count of keys made good by a row holding the key
+# in nested objects: the scan's pattern once took the newline as whitespace and read the two lines as one row
+_CUT = _row()[:-1].split('"resource_name": "orders"')
+_SPLIT = _CUT[0] + '"resource_name"\n: "orders"' + _CUT[1] + "}"
+_NESTED_KEYS = _row(resource_name="other", meta={"resource_name": "a"}, meta2={"resource_name": "b"})
+
+
+@pytest.mark.parametrize("suffix, text", [
+    ("jsonl", SCOPE + "\n" + _SPLIT + "\n" + _NESTED_KEYS + "\n"),
+    ("jsonl", _row(resource_name="x", note="kind", meta={"resource_name": "a"}) + "\n" + _SPLIT + "\n"),
+    # a mistyped key, made good by a row holding the key twice (neither value concerns the resource)
+    ("jsonl", _row().replace("resource_name", "resource_nam") + "\n"
+     + _row(resource_name="x")[:-1] + ', "resource_name": "y"}\n'),
+    ("jsonl", _row().replace('"resource_name": ', '"resource_name" : ') + "\n" + _row(resource_name="x") + "\n"),
+    ("json", "\x0b[" + _row() + "]"),  # \v and \f are not JSON's whitespace
+    ("json", "[" + _row() + "\x0c, " + _row(resource_name="x") + "]"),
+    ("json", "[" + _row(resource_name="x")[:-1] + ', "resource_name": "y"}, '
+     + _row().replace("resource_name", "resource_nam") + "]"),
+])
+def test_the_scan_reads_whole_what_it_cannot_read_row_by_row(tmp_path, suffix, text):
+    """Adversary pass: each of these passed a row that concerns 'orders' over, or read two lines as one row."""
+    f = tmp_path / f"a.{suffix}"
+    f.write_bytes(text.encode())
+    assert _scan(f, "orders") is None
+    try:
+        whole = load_acl_set(str(f))
+    except StateFileError:
+        with pytest.raises(StateFileError):
+            load_acl_set(str(f), "orders")
+        return
+    assert "orders" in {b.resource_name for b in whole} and load_acl_set(str(f), "orders") == whole
+
+
+def test_a_long_group_name_is_scanned_not_a_recursion_error(tmp_path):
+    """A group name of 600 bytes nested the pattern 600 deep: 'unexpected RecursionError', exit 1."""
+    name = "g" * 600
+    rows = [{**ROW, "resource_type": "GROUP", "resource_name": n, "pattern_type": p}
+            for n, p in ((name, "LITERAL"), ("g" * 70, "PREFIXED"), ("g" * 10, "PREFIXED"), ("g" * 601, "LITERAL"),
+                         ("*", "LITERAL"), ("h", "PREFIXED"))]
+    f = tmp_path / "a.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert sorted(b.resource_name for b in _scan(f, name)) == sorted(["*", "g" * 10, "g" * 70, name])
+
+
 def test_the_scan_refuses_what_the_whole_read_refuses(tmp_path):
     f = tmp_path / "a.jsonl"
     for data, needle in ((json.dumps(ROW).encode("utf-16"), r"a.jsonl: not UTF-8 \(it starts with a UTF-16"),
