@@ -195,7 +195,8 @@ def test_a_secret_shaped_like_an_id_is_still_found():
 
     for shaped in (str(uuid.uuid4()), base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")):
         secrets_sweep.register(shaped, "a secret shaped like an id")
-        assert secrets_sweep.find_leaks(f"password={shaped} ok") == ["a secret shaped like an id"]
+        # (in: the session's other secrets may share a piece with "password=" and the id's first characters)
+        assert "a secret shaped like an id" in secrets_sweep.find_leaks(f"password={shaped} ok")
 
 
 def test_a_log_line_cut_in_the_middle_of_an_id_is_read_whole(tmp_path):
