@@ -89,6 +89,9 @@ def configs_apply(
 ) -> None:
     """Make the cluster's topics, configs, quotas and SCRAM users match the State files.
 
+    The plan is first sent in validate-only requests: when a broker refuses any change (a mistyped config
+    name, a bad value, a missing ACL), nothing is applied.
+
     Example:  kafkactl configs apply team-a.yaml --report apply.jsonl --yes
     """
     from kafkactl.cli.progress import progress_bar

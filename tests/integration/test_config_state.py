@@ -344,9 +344,78 @@ def test_an_apply_whose_every_change_fails_for_one_reason_exits_with_that_reason
     """Issue 18 new-user pass: exit 5 (some succeeded, some failed) when nothing succeeded."""
     ok(admin(sandbox, "topics", "create", f"{base}.u"))
     f = tmp_path / "s.yaml"
-    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.u\n  configs: {{retention.msx: 5}}\n")
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.u\n  configs: {{retention.ms: soon}}\n")
     r = admin(sandbox, "configs", "apply", str(f), "--dry-run")
-    assert r.exit_code == ExitCode.ERROR and "retention.msx" in r.stderr, (r.exit_code, r.stderr)
+    assert r.exit_code == ExitCode.ERROR and "retention.ms" in r.stderr, (r.exit_code, r.stderr)
+
+
+def test_a_config_name_the_cluster_does_not_list_is_warned_at_plan_and_refused_whole_at_apply(sandbox, base,
+                                                                                              tmp_path):
+    """A mistyped name was planned as a change without a word, and refused only by the broker at apply, after
+    the rest of the file was applied. Now the plan warns with the file's line and the closest listed name, and
+    the apply's validation changes nothing."""
+    ok(admin(sandbox, "topics", "create", f"{base}.n"))
+    f = tmp_path / "s.yaml"
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.n\n  configs: {{retention.ms: 5}}\n"
+                 f"- name: {base}.m\n  partitions: 1\n  configs: {{retention.msx: 5}}\n")
+    warning = (f"warning: {f}:6: topic '{base}.m': 'retention.msx' is not a topic config this cluster lists (did you "
+               "mean retention.ms?); apply will send it to the brokers' validation first\n")
+    r = admin(sandbox, "-o", "json", "configs", "plan", str(f))
+    assert r.exit_code == 0 and warning in r.stderr, r.stderr
+    assert {(c["entity"], c["action"]) for c in json.loads(r.stdout)["changes"]} == {
+        (f"{base}.n", "set"), (f"{base}.m", "create-topic")}
+    r = admin(sandbox, "configs", "apply", str(f), "--yes")
+    assert r.exit_code == ExitCode.ERROR and warning in r.stderr, (r.exit_code, r.stderr)
+    assert "nothing applied: the brokers' validation refused 1 of 2 changes; first: topics " in r.stderr, r.stderr
+    assert described(sandbox, "--topic", f"{base}.n") == {}
+    assert f"{base}.m" not in {t["name"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)}
+    f.write_text(f.read_text().replace("retention.msx", "retention.ms"))
+    r = admin(sandbox, "-o", "json", "configs", "plan", str(f))
+    assert r.exit_code == 0 and "warning" not in r.stderr, r.stderr
+    # a group's names are listed even for a group that does not exist yet
+    g = tmp_path / "g.yaml"
+    g.write_text(f"apiVersion: kafkactl/v1\nkind: State\ngroups:\n- name: {base}.g\n"
+                 "  configs: {consumer.session.timeout.msec: 45000, consumer.heartbeat.interval.ms: 5000}\n")
+    r = admin(sandbox, "configs", "plan", str(g))
+    assert r.exit_code == 0 and r.stderr.count("warning: ") == 1 and (
+        f"warning: {g}:4: group '{base}.g': 'consumer.session.timeout.msec' is not a group config this cluster "
+        "lists (did you mean consumer.session.timeout.ms?)") in r.stderr, r.stderr
+
+
+def test_an_apply_the_brokers_refuse_in_part_changes_nothing(sandbox, base, tmp_path):
+    """A mistyped config name (or a value a broker refuses) on one topic stopped only that topic's change: the
+    rest of the file was applied. The plan goes to the brokers in validate-only requests first, so nothing is
+    created, altered or given a quota; the report names the refusal and marks the rest skipped."""
+    ok(admin(sandbox, "topics", "create", f"{base}.keep", "--config", "retention.ms=3600000"))
+    user = f"{base}-q"
+
+    def state(keep_configs: str, more_topics: str = "") -> str:
+        return (f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.keep\n  configs: {{{keep_configs}}}\n"
+                f"- name: {base}.new\n  partitions: 1\n  configs: {{cleanup.policy: compact}}\n{more_topics}"
+                f"quotas:\n- user: {user}\n  values: {{producer_byte_rate: 1024}}\n")
+
+    f, report = tmp_path / "s.yaml", tmp_path / "report.jsonl"
+    for text, refused, named in ((state("retention.ms: 7200000", f"- name: {base}.keep2\n  partitions: 1\n"  # in a create
+                               "  configs: {cleanup.policy: sometimes}\n"), f"{base}.keep2", "cleanup.policy"),
+                        (state("retention.ms: 7200000, segment.bytes: soon"), f"{base}.keep", "segment.bytes")):
+        f.write_text(text)
+        r = admin(sandbox, "configs", "apply", str(f), "--yes", "--report", str(report))
+        assert r.exit_code == ExitCode.ERROR, (r.exit_code, r.stderr)
+        assert "nothing applied: the brokers' validation refused" in r.stderr and named in r.stderr, r.stderr
+        rows = [json.loads(x) for x in report.read_text().splitlines()]
+        assert {x["entity"] for x in rows if x["status"] == "failed"} == {refused}, rows  # (a resource's alter is
+        assert {x["status"] for x in rows} == {"failed", "skipped"}, rows  # atomic: its every key is refused)
+        assert described(sandbox, "--topic", f"{base}.keep") == {(f"{base}.keep", "retention.ms"): "3600000"}
+        names = {t["name"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)}
+        assert not {f"{base}.new", f"{base}.keep2"} & names
+        assert described(sandbox, "--user", user) == {}
+    f.write_text(state("retention.ms: 7200000"))
+    try:
+        ok(admin(sandbox, "configs", "apply", str(f), "--yes"))
+        assert described(sandbox, "--topic", f"{base}.keep") == {(f"{base}.keep", "retention.ms"): "7200000"}
+        assert described(sandbox, "--user", user) == {(f"user={user}", "producer_byte_rate"): "1024"}
+    finally:
+        ok(admin(sandbox, "configs", "delete", "--user", user, "producer_byte_rate"))
 
 
 def test_a_caller_without_describe_on_the_cluster_is_told_so_for_users_not_crashed(sandbox, base, tmp_path):

@@ -5,7 +5,7 @@ step sets a value rather than adding to one."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, ClassVar, Iterable
 
 from kafkactl.configs.model import BROKER, CLIENT_METRICS, GROUP, TOPIC
@@ -122,6 +122,27 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
         for c in doomed:
             record([c], deleted.get(c.entity))
     return ChangeResult("ConfigApply", tuple(done), dry_run)
+
+
+VALIDATED = frozenset({"create-topic", "add-partitions", "set", "delete", "set-quota", "remove-quota"})
+
+
+def validated_first(gw: Gateway, plan: ConfigPlan) -> ChangeResult | None:
+    """The plan sent in validate-only requests (SCRAM credentials and topic deletions have none): None when the
+    brokers take every change; otherwise the result to report, nothing having been changed: the refused changes
+    failed, the others skipped."""
+    if not any(c.action in VALIDATED for c in plan.changes):
+        return None
+    checked = apply_plan(gw, plan, dry_run=True)
+    if not checked.failed:
+        return None
+    why = f"not applied: the brokers' validation refused {len(checked.failed)} changes of this plan"
+
+    def told(o: Outcome) -> Outcome:  # a refusal, and what the cluster reached since the plan was made, stay
+        return o if o.status == "failed" or (o.error or "").startswith("done already") else \
+            replace(o, status="skipped", error=why)
+
+    return ChangeResult("ConfigApply", tuple(told(o) for o in checked.results), False)
 
 
 def _done_already(c: Change, text: str) -> bool:

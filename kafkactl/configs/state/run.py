@@ -13,6 +13,7 @@ from typing import Callable
 from kafkactl.configs.state.desired import DesiredConfigs
 from kafkactl.configs.state.plan import ConfigPlan
 from kafkactl.errors import PartialFailure, UsageError
+from kafkactl.exitcodes import ExitCode
 from kafkactl.gateway import Gateway
 from kafkactl.results import ChangeResult
 
@@ -35,10 +36,13 @@ def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: 
     """Every file read and checked before the cluster is asked anything (`gateway` is called only then); then the
     plan, within --max-deletes, handed to `said` (its warnings and notes are shown before anything refuses it)."""
     from kafkactl.configs.state.desired import read_desired
-    from kafkactl.configs.state.plan import check_max_deletes, make_plan, read_current
+    from kafkactl.configs.state.plan import check_max_deletes, unknown_config_names, make_plan, read_current
 
     desired = read_desired(files)
-    plan = make_plan(desired, read_current(gateway(), desired), delete_topics)
+    gw = gateway()
+    cur = read_current(gw, desired)
+    plan = make_plan(desired, cur, delete_topics)
+    plan.warnings[:0] = unknown_config_names(gw, desired, cur)
     check_max_deletes(plan, max_deletes)
     planned = Planned(desired, plan, delete_topics)
     said(planned)
@@ -67,10 +71,15 @@ def plan_for_apply(gateway: Callable[[], Gateway], files: list[str] | None, plan
 def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
           advance: Callable[[int], None] | None = None) -> ChangeResult:
     """Apply the plan and write the per-change report. A failed change raises PartialFailure carrying the result;
-    when every change failed for one reason, with that reason's own exit code."""
-    from kafkactl.configs.state.apply import apply_plan
+    when every change failed for one reason, with that reason's own exit code.
 
-    result = apply_plan(gw, planned.plan, dry_run, advance)
+    Before anything is changed, the plan goes to the brokers once in validate-only requests (what --dry-run
+    sends): a config name or value a broker refuses, or a change the caller may not make, stops the apply with
+    nothing changed, rather than after every other change has been made."""
+    from kafkactl.configs.state.apply import apply_plan, validated_first
+
+    refused = None if dry_run else validated_first(gw, planned.plan)
+    result = refused or apply_plan(gw, planned.plan, dry_run, advance)
     if report:
         from pathlib import Path
 
@@ -79,10 +88,17 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
         write_private(Path(report), "".join(json.dumps(r.to_json()) + "\n" for r in result.results))
     failed = result.failed
     if failed:
-        first = failed[0]
+        # a resource's changes go in one request and fail together: the first named is one the error names
+        first = next((o for o in failed if o.key and o.error and o.key in o.error), failed[0])
+        codes = {o.exit_code for o in failed}
+        if refused:
+            err = PartialFailure(f"nothing applied: the brokers' validation refused {len(failed)} of "
+                                 f"{len(result.results)} changes; first: {first.section} {first.entity} "
+                                 f"{first.key or first.action}: {first.error}", result=result)
+            err.exit_code = codes.pop() if len(codes) == 1 else ExitCode.ERROR  # not partial: nothing changed
+            raise err
         err = PartialFailure(f"{len(failed)} of {len(result.results)} changes failed; first: {first.section} "
                              f"{first.entity} {first.key or first.action}: {first.error}", result=result)
-        codes = {o.exit_code for o in failed}
         if len(failed) == len(result.results) and len(codes) == 1:
             err.exit_code = codes.pop()  # nothing took: not a partial failure, but the failure's own code
         raise err
