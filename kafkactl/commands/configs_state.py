@@ -90,7 +90,8 @@ def configs_apply(
     """Make the cluster's topics, configs, quotas and SCRAM users match the State files.
 
     The plan is first sent in validate-only requests: when a broker refuses any change (a mistyped config
-    name, a bad value, a missing ACL), nothing is applied.
+    name, a bad value, a missing ACL), nothing is applied. SCRAM credentials and topic deletions have no
+    validate-only request: they are checked only when applied.
 
     Example:  kafkactl configs apply team-a.yaml --report apply.jsonl --yes
     """

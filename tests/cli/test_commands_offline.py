@@ -87,3 +87,21 @@ def test_configs_state_files_are_checked_before_the_cluster_is_chosen(tmp_path, 
     assert "state.yaml" in r.stderr and "no-such-context-here" not in r.stderr, r.stderr
     r = run("--context", "no-such-context-here", "configs", "apply", "--yes")
     assert r.exit_code == ExitCode.USAGE and "takes State files or --plan" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("body, shown", [
+    ("users:\n- name: u\n  scram:\n  - {mechanism: SCRAM-SHA-512, iterations: 8192, password: hunter2XYZ}\n",
+     ":6: users.0.scram.0.password takes no value in clear here (a secret is given as {env: NAME} or {file: PATH})"),
+    ("brokers:\n- broker: default\n  configs: {sasl.jaas.password: hunter2XYZ}\n",
+     ":4: configs.sasl.jaas.password takes no value in clear (a secret's value is never written in a state file)"),
+])
+def test_a_secret_in_clear_is_refused_in_words_the_output_s_scrub_leaves_whole(tmp_path, body, shown):
+    """New-user pass: "password: not valid here" read as an assignment to the scrub of every output line, which
+    printed "password: ****** valid here"; the value itself is never repeated."""
+    from tests.conftest import run
+
+    f = tmp_path / "s.yaml"
+    f.write_text("apiVersion: kafkactl/v1\nkind: State\n" + body)
+    r = run("--context", "no-such-context-here", "configs", "plan", str(f))
+    assert r.exit_code == ExitCode.USAGE and shown in r.stderr and "*" not in r.stderr, r.stderr
+    assert "hunter2" not in r.stderr + r.stdout

@@ -264,8 +264,9 @@ def check_schema(where: Any, instance: Any, definition: str | None = None, prefi
 
         # a secret's value (or part of it) is never repeated (`scram:` holds a mechanism and iterations too)
         if any(may_be_secret(str(p)) and p != "scram" for p in path):
-            raise StateFileError(f"{place}: {field_path}: not valid here (a secret is given as {{env: NAME}} or "
-                                 "{file: PATH})")
+            # ("password: not valid" would read as an assignment, and the output's scrub would mask "not")
+            raise StateFileError(f"{place}: {field_path} takes no value in clear here (a secret is given as "
+                                 "{env: NAME} or {file: PATH})")
         raise StateFileError(f"{place}: {field_path}: {_short(e)}")
 
 

@@ -136,7 +136,8 @@ def validated_first(gw: Gateway, plan: ConfigPlan) -> ChangeResult | None:
     checked = apply_plan(gw, plan, dry_run=True)
     if not checked.failed:
         return None
-    why = f"not applied: the brokers' validation refused {len(checked.failed)} changes of this plan"
+    n = len(checked.failed)
+    why = f"not applied: the brokers' validation refused {n} change{'s' * (n != 1)} of this plan"
 
     def told(o: Outcome) -> Outcome:  # a refusal, and what the cluster reached since the plan was made, stay
         return o if o.status == "failed" or (o.error or "").startswith("done already") else \

@@ -223,8 +223,9 @@ def _configs(where: str, raw: Any) -> dict[str, Any]:
         if not _CONFIG_NAME.fullmatch(key):
             raise StateFileError(f"{where}: configs: {shown(key)} is not a config name")
         if may_be_secret(key) and not isinstance(value, dict):  # the value is not repeated, not even in the error
-            raise StateFileError(f"{where}: configs.{key}: a secret's value is never written in a state file: give "
-                                 "a reference, {env: NAME} or {file: PATH}")
+            # ("password: a secret's" would read as an assignment, and the output's scrub would mask "a")
+            raise StateFileError(f"{where}: configs.{key} takes no value in clear (a secret's value is never written "
+                                 "in a state file): give a reference, {env: NAME} or {file: PATH}")
         if isinstance(value, dict):
             out[key] = _ref(where, value)
         elif isinstance(value, bool):

@@ -163,20 +163,23 @@ def _topics_not_listed(gw: Gateway, desired: DesiredConfigs, cur: Current) -> No
                                     needs=f"Describe on Topic:{t.name}")
 
 
-def unknown_config_names(gw: Gateway, desired: DesiredConfigs, cur: Current) -> list[str]:
-    """Warnings, one for each topic or group config name the file sets that the cluster does not list: a likely
+def unknown_config_names(gw: Gateway, desired: DesiredConfigs, cur: Current) -> tuple[list[str], list[str]]:
+    """(warnings, notes): a warning for each topic or group config name the file sets that the cluster does not
+    list, a likely
     typo, shown with the file's line and the closest listed name when the plan is made. The names are those a
     full DescribeConfigs of one such resource returns (a topic's or a group's every config, defaults included;
     for a group even one that does not exist yet): a topic the file names that exists, else any the caller
     sees; the first group the file names. A warning, not a refusal: a broker accepts a few names it does not
     list (internal ones), and in a rolling upgrade brokers list different names. The apply sends the plan in
     validate-only requests first, so a name the brokers refuse changes nothing. A key already set on the
-    entity is not questioned (the cluster took it once); no listing (none to ask, or not allowed): no warning.
+    entity is not questioned (the cluster took it once); no listing (none to ask, or not allowed): a note says
+    the names were not checked.
     (A broker's names are not all listed, listener-prefixed ones being open-ended; a client-metrics resource
     lists only what is set on it: neither is checked.)"""
     import difflib
 
-    out = []
+    out: list[str] = []
+    notes: list[str] = []
     for section, ctype in (("topics", TOPIC), ("groups", GROUP)):
         entities = desired.of(section)
         if not any(e.configs for e in entities):
@@ -188,10 +191,13 @@ def unknown_config_names(gw: Gateway, desired: DesiredConfigs, cur: Current) -> 
         else:
             sample = entities[0].name
         res = gw.describe_configs([(ctype, sample)]).get((ctype, sample)) if sample else None
+        noun = NOUN[section]
         if not isinstance(res, list) or not res:
+            notes.append(f"{noun} config names not checked: " + (
+                f"the cluster has no {noun} the caller sees to list them from" if sample is None else
+                f"the configs of {noun} {shown(sample)} could not be described") + "; apply's validation checks them")
             continue
         known = {c.name for c in res}
-        noun = NOUN[section]
         for e in entities:
             for key in e.configs:
                 if key not in known and key not in cur.configs.get((section, e.name), {}):
@@ -199,7 +205,7 @@ def unknown_config_names(gw: Gateway, desired: DesiredConfigs, cur: Current) -> 
                     out.append(f"{e.where}: {noun} {shown(e.name)}: {shown(key)} is not a {noun} config this "
                                "cluster lists" + (f" (did you mean {close[0]}?)" if close else "")
                                + "; apply will send it to the brokers' validation first")
-    return out
+    return out, notes
 
 
 UNKNOWN_TOPIC = 3

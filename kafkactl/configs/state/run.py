@@ -42,7 +42,8 @@ def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: 
     gw = gateway()
     cur = read_current(gw, desired)
     plan = make_plan(desired, cur, delete_topics)
-    plan.warnings[:0] = unknown_config_names(gw, desired, cur)
+    warnings, notes = unknown_config_names(gw, desired, cur)
+    plan.warnings[:0], plan.notes[:0] = warnings, notes
     check_max_deletes(plan, max_deletes)
     planned = Planned(desired, plan, delete_topics)
     said(planned)
@@ -75,7 +76,8 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
 
     Before anything is changed, the plan goes to the brokers once in validate-only requests (what --dry-run
     sends): a config name or value a broker refuses, or a change the caller may not make, stops the apply with
-    nothing changed, rather than after every other change has been made."""
+    nothing changed, rather than after every other change has been made. A dry run that finds a refusal exits
+    with the same code as that apply would."""
     from kafkactl.configs.state.apply import apply_plan, validated_first
 
     refused = None if dry_run else validated_first(gw, planned.plan)
@@ -91,10 +93,10 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
         # a resource's changes go in one request and fail together: the first named is one the error names
         first = next((o for o in failed if o.key and o.error and o.key in o.error), failed[0])
         codes = {o.exit_code for o in failed}
-        if refused:
-            err = PartialFailure(f"nothing applied: the brokers' validation refused {len(failed)} of "
-                                 f"{len(result.results)} changes; first: {first.section} {first.entity} "
-                                 f"{first.key or first.action}: {first.error}", result=result)
+        if refused or dry_run:  # a dry run exits as the apply would: nothing was changed either way
+            err = PartialFailure(f"{'dry run' if dry_run else 'nothing applied'}: the brokers' validation refused "
+                                 f"{len(failed)} of {len(result.results)} changes; first: {first.section} "
+                                 f"{first.entity} {first.key or first.action}: {first.error}", result=result)
             err.exit_code = codes.pop() if len(codes) == 1 else ExitCode.ERROR  # not partial: nothing changed
             raise err
         err = PartialFailure(f"{len(failed)} of {len(result.results)} changes failed; first: {first.section} "
