@@ -441,3 +441,76 @@ def test_an_export_by_a_caller_who_cannot_see_every_topic_says_so(sandbox, base)
     assert r.exit_code == 0 and f"may not Describe every topic under '{base}.'" in r.stderr, r.stderr
     r = admin(sandbox, "configs", "export", "--section", "topics", "--prefix", f"{base}.")
     assert r.exit_code == 0 and "may not Describe" not in r.stderr and f"{base}.seen-by-admin" in r.stdout
+
+
+def test_topic_names_that_collide_are_refused_at_plan(sandbox, base, tmp_path):
+    """Adversary pass: two new topics differing only by '.' against '_' were both created (Kafka checks a new
+    topic only against those that exist), and in different requests the second failed after the first was
+    made. Refused at plan, exit 2, with both names; nothing is created."""
+    ok(admin(sandbox, "topics", "create", f"{base}.e.y"))
+    f = tmp_path / "s.yaml"
+    for topics, said in (([f"{base}.c.x", f"{base}.c_x"], f":6: topic '{base}.c_x' collides with topic '{base}.c.x' ("),
+                         ([f"{base}.e_y"], f":4: topic '{base}.e_y' collides with topic '{base}.e.y' (on the cluster)")):
+        f.write_text("apiVersion: kafkactl/v1\nkind: State\ntopics:\n"
+                     + "".join(f"- name: {t}\n  partitions: 1\n" for t in topics))
+        for verb in (("plan",), ("apply", "--yes")):
+            r = admin(sandbox, "configs", *verb, str(f))
+            assert r.exit_code == ExitCode.USAGE and said in r.stderr, (verb, r.exit_code, r.stderr)
+    names = {t["name"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)}
+    assert not {f"{base}.c.x", f"{base}.c_x", f"{base}.e_y"} & names
+
+
+def test_a_secret_is_read_once_so_what_was_validated_is_what_is_sent(sandbox, base, tmp_path, monkeypatch):
+    """Adversary pass: a secret file rewritten between the validate-only pass and the apply was read again, so a
+    value never validated was sent (and, refused, left the rest of the file applied). Here every read after the
+    second (the plan's, the validation's) gives a value the broker refuses: the apply must not make one."""
+    from kafkactl.configs.state.desired import SecretRef
+    from kafkactl.redact import Secret
+
+    reads = []
+    monkeypatch.setattr(SecretRef, "resolve", lambda self, where: reads.append(where) or Secret(
+        "3600000" if len(reads) <= 2 else "not-a-number"))
+    f = tmp_path / "s.yaml"
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.s\n  partitions: 1\n"
+                 "  configs: {retention.ms: {env: CS_RETENTION}}\n")
+    r = admin(sandbox, "configs", "apply", str(f), "--yes")
+    assert r.exit_code == 0, (r.exit_code, r.stderr)  # (the wait after it plans again: more reads, none sent)
+    assert described(sandbox, "--topic", f"{base}.s") == {(f"{base}.s", "retention.ms"): "3600000"}
+
+
+def test_an_item_of_a_list_valued_secret_the_broker_quotes_is_masked(sandbox, base, tmp_path):
+    """Adversary pass: a list-valued config given by reference was split by the broker, whose message quoted
+    the bad item alone, trimmed: the whole value's scrub never matched it."""
+    f, report = tmp_path / "s.yaml", tmp_path / "r.jsonl"
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.l\n  partitions: 1\n"
+                 "  configs: {cleanup.policy: {env: CS_POLICY}}\n")
+    from kafkactl import redact
+
+    item = f"Sekrit{token()}"
+    try:
+        r = admin(sandbox, "configs", "apply", str(f), "--yes", "--report", str(report),
+                  env={"CS_POLICY": f"delete, {item}"})
+        assert r.exit_code == ExitCode.ERROR and "Invalid value ******" in r.stderr, (r.exit_code, r.stderr)
+        assert item not in r.stdout + r.stderr + report.read_text()
+    finally:  # the broker logs a refused value of a config it does not hold sensitive ("Invalid value ..."):
+        with redact._lock:  # Kafka's own log line, not kafkactl's, and not for the session's sweep to report
+            redact._known.difference_update({f"delete, {item}", item})
+
+
+def test_the_error_line_keeps_the_broker_s_reason_after_a_password_config_s_name(sandbox, tmp_path):
+    """Adversary pass: "first: ... ssl.key.password: cannot apply ..." read as an assignment to the output's scrub,
+    which printed "ssl.key.password: ****** apply"; the reason is now whole, and no secret is shown."""
+    f = tmp_path / "s.yaml"
+    f.write_text("apiVersion: kafkactl/v1\nkind: State\nbrokers:\n- broker: default\n"
+                 "  configs: {ssl.key.password: {env: CS_KEY_PW}}\n")
+    from kafkactl import redact
+
+    pw = f"Kp{token()}x"
+    try:
+        r = admin(sandbox, "configs", "apply", str(f), "--yes", env={"CS_KEY_PW": pw})
+        assert r.exit_code != 0 and "ssl.key.password, cannot apply: " in r.stderr, r.stderr
+        assert pw not in r.stdout + r.stderr
+        assert plan_rows(sandbox, f, env={"CS_KEY_PW": pw}) != set()  # nothing was set
+    finally:  # Kafka 4.4's ConfigAdminManager logs a refused request's values, this password too, at ERROR
+        with redact._lock:  # ("validation of configProps {ssl.key.password=...} failed"): the broker's leak, not
+            redact._known.discard(pw)  # kafkactl's, and not for the session's sweep to report

@@ -32,19 +32,34 @@ class Outcome:
         return {c: getattr(self, c) for c in self.COLUMNS}
 
 
-def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[int], None] | None = None
-               ) -> ChangeResult:
+def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[int], None] | None = None,
+               resolved: dict | None = None) -> ChangeResult:
+    """`resolved`: the secrets read so far, by reference; given the validate-only pass's, the apply sends the very
+    values that were validated (a secret file rewritten between the passes is not read again)."""
     done: list[Outcome] = []
     ok = "validated" if dry_run else "applied"
     revealed: list[str] = []  # every secret sent: a broker's message may quote one, however short
+    resolved = {} if resolved is None else resolved
+
+    def secret_of(ref: Any, where: str | None) -> Any:
+        if ref not in resolved:
+            resolved[ref] = ref.resolve(where or "")
+        return resolved[ref]
 
     def reveal(value: Any, where: str | None) -> Any:
         from kafkactl.configs.state.desired import SecretRef
+        from kafkactl.redact import register
 
         if not isinstance(value, SecretRef):
             return value
-        secret = value.resolve(where or "").reveal()
+        secret = secret_of(value, where).reveal()
         revealed.append(secret)
+        # a list-valued config is split by the broker, whose message then quotes one item, trimmed (items of 4
+        # characters or more: a shorter one would mask ordinary words)
+        for part in (p.strip() for p in secret.split(",")) if "," in secret else ():
+            if len(part) >= 4:
+                register(part)
+                revealed.append(part)
         return secret
 
     def record(changes: Iterable[Change], error: Any, status: str | None = None) -> None:
@@ -106,7 +121,7 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
     if scram and dry_run:  # AlterUserScramCredentials has no validate-only
         record(scram, None, "skipped")
     elif scram:
-        upserts = [(str(c.target), str(c.key), c.value[0], c.value[1].resolve(c.where or "")) for c in scram
+        upserts = [(str(c.target), str(c.key), c.value[0], secret_of(c.value[1], c.where)) for c in scram
                    if c.action == "upsert-scram"]
         revealed.extend(pw.reveal() for _, _, _, pw in upserts)
         removals = [(str(c.target), str(c.key)) for c in scram if c.action == "delete-scram"]
@@ -127,13 +142,13 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
 VALIDATED = frozenset({"create-topic", "add-partitions", "set", "delete", "set-quota", "remove-quota"})
 
 
-def validated_first(gw: Gateway, plan: ConfigPlan) -> ChangeResult | None:
+def validated_first(gw: Gateway, plan: ConfigPlan, resolved: dict | None = None) -> ChangeResult | None:
     """The plan sent in validate-only requests (SCRAM credentials and topic deletions have none): None when the
     brokers take every change; otherwise the result to report, nothing having been changed: the refused changes
     failed, the others skipped."""
     if not any(c.action in VALIDATED for c in plan.changes):
         return None
-    checked = apply_plan(gw, plan, dry_run=True)
+    checked = apply_plan(gw, plan, dry_run=True, resolved=resolved)
     if not checked.failed:
         return None
     n = len(checked.failed)

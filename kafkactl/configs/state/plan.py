@@ -255,7 +255,22 @@ def make_plan(desired: DesiredConfigs, cur: Current, delete_topics: bool = False
     return plan
 
 
+def _check_collisions(desired: DesiredConfigs, cur: Current) -> None:
+    """Kafka refuses a topic whose name differs from another's only by '.' against '_' (their metric names
+    would be one), but only against the topics that exist: two such topics in one file were both created, and
+    in different requests the second failed after the first was made. Exit 2 at plan (adversary pass)."""
+    seen = {n.replace(".", "_"): (n, "on the cluster") for n in cur.topics}
+    for e in desired.of("topics"):
+        if e.name in cur.topics:
+            continue
+        other = seen.setdefault(e.name.replace(".", "_"), (e.name, e.where))
+        if other[0] != e.name:
+            raise StateFileError(f"{e.where}: topic {shown(e.name)} collides with topic {shown(other[0])} "
+                                 f"({other[1]}): Kafka takes '.' and '_' in topic names for one character")
+
+
 def _plan_topics(desired: DesiredConfigs, cur: Current, plan: ConfigPlan, delete_topics: bool) -> None:
+    _check_collisions(desired, cur)
     for e in sorted(desired.of("topics"), key=lambda e: e.name):
         have = cur.topics.get(e.name)
         if have is None:

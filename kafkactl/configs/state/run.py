@@ -80,8 +80,9 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
     with the same code as that apply would."""
     from kafkactl.configs.state.apply import apply_plan, validated_first
 
-    refused = None if dry_run else validated_first(gw, planned.plan)
-    result = refused or apply_plan(gw, planned.plan, dry_run, advance)
+    resolved: dict = {}  # each secret read once: what was validated is what is sent
+    refused = None if dry_run else validated_first(gw, planned.plan, resolved)
+    result = refused or apply_plan(gw, planned.plan, dry_run, advance, resolved)
     if report:
         from pathlib import Path
 
@@ -96,11 +97,12 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
         if refused or dry_run:  # a dry run exits as the apply would: nothing was changed either way
             err = PartialFailure(f"{'dry run' if dry_run else 'nothing applied'}: the brokers' validation refused "
                                  f"{len(failed)} of {len(result.results)} changes; first: {first.section} "
-                                 f"{first.entity} {first.key or first.action}: {first.error}", result=result)
+                                 f"{first.entity} {first.key or first.action}, {first.error}", result=result)
             err.exit_code = codes.pop() if len(codes) == 1 else ExitCode.ERROR  # not partial: nothing changed
             raise err
+        # (a comma, not a colon, after the key: "ssl.key.password: cannot" reads as an assignment to the scrub)
         err = PartialFailure(f"{len(failed)} of {len(result.results)} changes failed; first: {first.section} "
-                             f"{first.entity} {first.key or first.action}: {first.error}", result=result)
+                             f"{first.entity} {first.key or first.action}, {first.error}", result=result)
         if len(failed) == len(result.results) and len(codes) == 1:
             err.exit_code = codes.pop()  # nothing took: not a partial failure, but the failure's own code
         raise err
