@@ -514,3 +514,17 @@ def test_the_error_line_keeps_the_broker_s_reason_after_a_password_config_s_name
     finally:  # Kafka 4.4's ConfigAdminManager logs a refused request's values, this password too, at ERROR
         with redact._lock:  # ("validation of configProps {ssl.key.password=...} failed"): the broker's leak, not
             redact._known.discard(pw)  # kafkactl's, and not for the session's sweep to report
+
+
+def test_values_a_broker_normalises_converge(sandbox, base, tmp_path):
+    """Adversary pass: written as "+0100", "delete , compact" and " gzip", the broker describes 100,
+    delete,compact and gzip: the apply waited 30 s, warned, and every later plan set them again."""
+    f = tmp_path / "s.yaml"
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.v\n  partitions: 1\n  configs: "
+                 "{retention.ms: '+0100', cleanup.policy: 'delete , compact', compression.type: ' gzip'}\n")
+    r = admin(sandbox, "configs", "apply", str(f), "--yes")
+    assert r.exit_code == 0 and "still does not show" not in r.stderr, r.stderr
+    assert plan_rows(sandbox, f) == set()
+    assert described(sandbox, "--topic", f"{base}.v") == {(f"{base}.v", "retention.ms"): "100",
+                                                          (f"{base}.v", "cleanup.policy"): "delete,compact",
+                                                          (f"{base}.v", "compression.type"): "gzip"}

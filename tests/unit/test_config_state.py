@@ -249,3 +249,17 @@ def test_a_saved_plan_of_the_wrong_shape_is_refused_as_such(tmp_path, body):
     p.write_text(body)
     with pytest.raises(StateFileError, match="not a plan saved by kafkactl configs plan --out"):
         load_saved(str(p))
+
+
+@pytest.mark.parametrize("have, want, same", [
+    ("100", "+0100", True), ("100", " 100 ", True), ("100", "1000", False), ("-5", "-05", True),
+    ("delete,compact", "delete , compact", True), ("delete,compact", "compact,delete", False),
+    ("gzip", " gzip", True), ("gzip", "GZIP", False), ("true", "TRUE", True), ("false", "true", False),
+    ("0.5", "0.50", True), ("0.5", "0.6", False), ("nan", "NaN", False), ("x", "x ", True), ("", "", True),
+])
+def test_a_value_is_compared_as_a_broker_reads_it(have, want, same):
+    """Adversary pass: "+0100", "delete , compact" and " gzip" were set by every apply and never shown (the
+    broker describes what it read: 100, delete,compact, gzip), so apply waited 30 s and warned each time."""
+    from kafkactl.configs.state.plan import same_value
+
+    assert same_value(have, want) is same

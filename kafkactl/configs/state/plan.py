@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
@@ -320,7 +321,8 @@ def _plan_configs(section: str, name: str, have: dict[str, str | None], e: Entit
         if key not in want:
             plan.changes.append(Change(section, shown_name, "delete", key, SENSITIVE if have[key] is None else have[key],
                                        None, where, (section, name)))
-        elif key not in have or (have[key] is not None and (isinstance(want[key], SecretRef) or have[key] != want[key])):
+        elif key not in have or (have[key] is not None and (isinstance(want[key], SecretRef)
+                                                            or not same_value(str(have[key]), str(want[key])))):
             value = want[key]
             plan.changes.append(Change(section, shown_name, "set", key,
                                        None if key not in have else (SENSITIVE if have[key] is None else have[key]),
@@ -331,6 +333,28 @@ def _plan_configs(section: str, name: str, have: dict[str, str | None], e: Entit
     if not_compared:
         plan.notes.append(f"{NOUN[section]} {shown_name}: {', '.join(not_compared)} set and sensitive: the broker "
                           "never returns such a value, so it is not compared (left as it is)")
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def same_value(have: str, want: str) -> bool:
+    """Whether the broker's value is the file's as a broker reads it: Kafka trims a value and each item of a
+    list, reads a number as a number (+0100 is 100, 0.50 is 0.5) and a boolean in any case, and describes what it
+    read. Compared as written, such a value was set again by every apply and never shown (adversary pass)."""
+    if have == want:
+        return True
+    w = want.strip()
+    if "," in w:
+        return [x.strip() for x in w.split(",")] == [x.strip() for x in have.split(",")]
+    if _INTEGER.fullmatch(w) and _INTEGER.fullmatch(have):
+        return int(w) == int(have)
+    if w.lower() in ("true", "false"):
+        return w.lower() == have
+    try:
+        return float(w) == float(have) and any(c.isdigit() for c in w)  # (not "nan" or "inf")
+    except ValueError:
+        return w == have
 
 
 def _plan_quotas(desired: DesiredConfigs, cur: Current, plan: ConfigPlan) -> None:
