@@ -64,6 +64,7 @@ def test_a_raw_frame_in_a_debug_log_is_withheld_and_scram_messages_are_masked_an
     frames = [bytearray(b"\x00\x00\x00B\x00$\x00.n,,n=admin,r=35dbb30cde2d4e3f\x00"),
               b"\x00\x00\x00{jr=35dbb30cde2d4e3fod43nojoe,s=MTZ4MDU5czEwa3Zk,i=4096",
               b"\x00\x00c=biws,r=35dbb30cde2d4e3fod43nojoe,p=zYNugx/pBcqAAAAAAA=\x00"]
+    saved = {name: (logging.getLogger(name).level, logging.getLogger(name).propagate) for name in ("kafkactl", "kafka")}
     root._enable_debug_logging()
     handler = next(h for h in logging.getLogger("kafka").handlers if h.get_name() == "kafkactl-debug")
     try:
@@ -74,8 +75,10 @@ def test_a_raw_frame_in_a_debug_log_is_withheld_and_scram_messages_are_masked_an
             assert out.endswith(f"Send: <{len(frame)} bytes, not shown>"), out
             text = scrub(repr(bytes(frame)))
             assert not any(piece in text for piece in ("r=35db", "s=MTZ", "p=zYN", "i=4096")), text
-    finally:
-        for name in ("kafkactl", "kafka"):
+    finally:  # (left at DEBUG, the client loggers wrote kafka-python's configuration, password included, into
+        for name in ("kafkactl", "kafka"):  # the log capture of every later test of the session)
             logging.getLogger(name).removeHandler(handler)
+            logging.getLogger(name).setLevel(saved[name][0])
+            logging.getLogger(name).propagate = saved[name][1]
     assert scrub("retention.ms=100,segment.bytes=5,cleanup.policy=compact") == \
         "retention.ms=100,segment.bytes=5,cleanup.policy=compact"
