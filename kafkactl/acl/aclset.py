@@ -13,6 +13,7 @@ from functools import partial
 
 import contextlib
 import gc
+import json
 import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -151,7 +152,6 @@ def _row(nl: bytes) -> bytes:
 
 _WS = rb"[ \t\n\r]*"  # JSON's whitespace (a regular expression's \s takes \f and \v too)
 _JSON_ROWS = re.compile(_WS + rb"\[" + _WS + _row(b"") + _WS + rb"(?:," + _WS + _row(b"") + _WS + rb")*\]" + _WS)
-_SCOPE_LINE = re.compile(rb'[ \t\r]*\{[^"{}\n]*+(?:"[^"{}\n]*+"[^"{}\n]*+)*+\}[ \t\r]*\n')
 _KEY = b'"resource_name"'
 
 
@@ -185,11 +185,17 @@ def _scan(p: Path, name: str) -> list[AclBinding] | None:
         return None
     jsonl = p.suffix.lower() != ".json"
     body = 0
-    if jsonl and b'"kind"' in data[:data.find(b"\n")]:
-        scope = _SCOPE_LINE.match(data)  # the scope line: any flat object (the whole read checks it)
-        if not scope:
+    first = data[:data.find(b"\n") + 1]
+    if jsonl and b'"kind"' in first:
+        # the scope line (`acls export --prefix` nests its prefixes): decoded, so that a row holding "kind" as
+        # a value is not taken for it; the whole read checks the rest of it
+        try:
+            head = json.loads(first)
+        except ValueError:
             return None
-        body = scope.end()
+        if not isinstance(head, dict) or head.get("kind", "scope") != "scope":
+            return None  # a clusters line, or a mistake: the whole read says which
+        body = len(first) if "kind" in head else 0
     # every row an object with one literal resource_name, or a row that could concern the resource might be passed
     # over: a blank line, a clusters line, a mistyped key, a name that is not a string, a brace inside a string,
     # a moved line that pairs braces anew, ... are all left to the whole read

@@ -183,3 +183,32 @@ def test_bad_acls_files_exit_2_with_one_line_through_the_command_tree(tmp_path):
             r = run(*args, "--acls-file", str(tmp_path / name))
             assert r.exit_code == 2, (name, r.output)
             assert r.stderr.startswith(f"error: {tmp_path / name}") and r.stderr.count("\n") == 1, (name, r.stderr)
+
+
+def test_what_kafkactl_writes_takes_the_fast_path(tmp_path):
+    """Review: the scan once took only a flat scope line, and `acls export --prefix` nests its prefixes: every
+    check of an exported file read the whole file. Exported JSONL and a JSON list as `acls list -o json` writes
+    it are scanned (not None), and find what the whole read finds."""
+    import io
+
+    from kafkactl.bulk.formats.flat import flat_row, write_jsonl
+    from kafkactl.bulk.state import Scope
+
+    bindings = [AclBinding(ResourceType.TOPIC, n, p, "User:team-a", "*", AclOperation.READ, Permission.ALLOW)
+                for n, p in (("team-a.orders", PatternType.LITERAL), ("team-a.", PatternType.PREFIXED),
+                             ("team-b.x", PatternType.LITERAL))]
+    out = io.StringIO()
+    write_jsonl(bindings, Scope(principal_prefixes=("User:team-",), resource_prefixes={ResourceType.TOPIC: ("team-",)}),
+                out)
+    assert out.getvalue().startswith('{"kind": "scope"') and "{" in out.getvalue().split("\n")[0][1:]
+    files = {"e.jsonl": out.getvalue(), "l.json": json.dumps([{**flat_row(b)} for b in bindings], indent=2)}
+    for name, text in files.items():
+        f = tmp_path / name
+        f.write_text(text)
+        found = _scan(f, "team-a.orders")
+        assert found is not None, name
+        assert sorted(b.resource_name for b in found) == ["team-a.", "team-a.orders"], name
+    # a first row holding "kind" as a value is a row, not a scope line
+    f = tmp_path / "k.jsonl"
+    f.write_text(_row(resource_name="kind") + "\n" + _row() + "\n")
+    assert [b.resource_name for b in _scan(f, "orders")] == ["orders"]

@@ -255,7 +255,8 @@ def test_a_saved_plan_of_the_wrong_shape_is_refused_as_such(tmp_path, body):
     ("100", "+0100", True), ("100", " 100 ", True), ("100", "1000", False), ("-5", "-05", True),
     ("delete,compact", "delete , compact", True), ("delete,compact", "compact,delete", False),
     ("gzip", " gzip", True), ("gzip", "GZIP", False), ("true", "TRUE", True), ("false", "true", False),
-    ("0.5", "0.50", True), ("0.5", "0.6", False), ("nan", "NaN", False), ("x", "x ", True), ("", "", True),
+    ("0.5", "0.50", True), ("0.5", "0.6", False), ("nan", "NaN", False), ("100", "100.0", False),
+    ("100", "1_00", False), ("0.5", "5e-1", True), ("1000.0", "1e3", True), ("x", " x ", True),
 ])
 def test_a_value_is_compared_as_a_broker_reads_it(have, want, same):
     """Adversary pass: "+0100", "delete , compact" and " gzip" were set by every apply and never shown (the

@@ -54,9 +54,9 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
             return value
         secret = secret_of(value, where).reveal()
         revealed.append(secret)
-        # a list-valued config is split by the broker, whose message then quotes one item, trimmed (items of 4
-        # characters or more: a shorter one would mask ordinary words)
-        for part in (p.strip() for p in secret.split(",")) if "," in secret else ():
+        # the broker trims a value, and splits a list-valued one, whose message then quotes one item, trimmed
+        # (pieces of 4 characters or more: a shorter one would mask ordinary words)
+        for part in {p.strip() for p in [secret, *secret.split(",")]} - {secret}:
             if len(part) >= 4:
                 register(part)
                 revealed.append(part)

@@ -336,12 +336,15 @@ def _plan_configs(section: str, name: str, have: dict[str, str | None], e: Entit
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def same_value(have: str, want: str) -> bool:
     """Whether the broker's value is the file's as a broker reads it: Kafka trims a value and each item of a
     list, reads a number as a number (+0100 is 100, 0.50 is 0.5) and a boolean in any case, and describes what it
-    read. Compared as written, such a value was set again by every apply and never shown (adversary pass)."""
+    read. Compared as written, such a value was set again by every apply and never shown (adversary pass). The
+    config's type is not known here: any value with a comma is compared as a list, so spaces around a comma in
+    a plain string value (none of Kafka's topic or group configs holds one) are not a difference."""
     if have == want:
         return True
     w = want.strip()
@@ -351,10 +354,9 @@ def same_value(have: str, want: str) -> bool:
         return int(w) == int(have)
     if w.lower() in ("true", "false"):
         return w.lower() == have
-    try:
-        return float(w) == float(have) and any(c.isdigit() for c in w)  # (not "nan" or "inf")
-    except ValueError:
-        return w == have
+    if _DECIMAL.fullmatch(w) and _DECIMAL.fullmatch(have) and not _INTEGER.fullmatch(have):
+        return float(w) == float(have)  # a double the broker describes as it read it (not "100.0" for an integer)
+    return w == have
 
 
 def _plan_quotas(desired: DesiredConfigs, cur: Current, plan: ConfigPlan) -> None:
