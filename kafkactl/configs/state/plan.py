@@ -166,8 +166,7 @@ def _topics_not_listed(gw: Gateway, desired: DesiredConfigs, cur: Current) -> No
 
 def unknown_config_names(gw: Gateway, desired: DesiredConfigs, cur: Current) -> tuple[list[str], list[str]]:
     """(warnings, notes): a warning for each topic or group config name the file sets that the cluster does not
-    list, a likely
-    typo, shown with the file's line and the closest listed name when the plan is made. The names are those a
+    list, a likely typo, shown with the file's line and the closest listed name when the plan is made. The names are those a
     full DescribeConfigs of one such resource returns (a topic's or a group's every config, defaults included;
     for a group even one that does not exist yet): a topic the file names that exists, else any the caller
     sees; the first group the file names. A warning, not a refusal: a broker accepts a few names it does not
