@@ -23,7 +23,8 @@ What each grant is for, as those runs showed (kafka-clients, kafka-streams and c
   and DescribeConfigs (topic config sync) on the topics, Create, Write, Read on mm2-offset-syncs.TARGET.internal,
   Describe on the groups it checkpoints; on the target, Create, Write, AlterConfigs on SOURCE.topic, Create, Read,
   Write on its worker's mm2-configs|offsets|status.SOURCE.internal, Read on the group SOURCE-mm2, Create and
-  Write on heartbeats and SOURCE.checkpoints.internal.
+  Write on heartbeats, Create, Write and Read on SOURCE.checkpoints.internal (a restarted MirrorMaker reads back
+  the checkpoints it wrote; without Read it warns and translates group offsets only from fresh checkpoints).
 """
 
 from __future__ import annotations
@@ -205,6 +206,7 @@ def mirror_maker(source: str, target: str, side: str, topics: list[str], groups:
                   *_grants(RT.TOPIC, [f"mm2-{k}.{src}.internal" for k in ("configs", "offsets", "status")],
                            PatternType.LITERAL, Op.CREATE, Op.READ, Op.WRITE),
                   Grant(RT.GROUP, f"{src}-mm2", PatternType.LITERAL, Op.READ),
-                  *_grants(RT.TOPIC, ["heartbeats", f"{src}.checkpoints.internal"], PatternType.LITERAL,
-                           Op.CREATE, Op.WRITE)]
+                  *_grants(RT.TOPIC, ["heartbeats"], PatternType.LITERAL, Op.CREATE, Op.WRITE),
+                  *_grants(RT.TOPIC, [f"{src}.checkpoints.internal"], PatternType.LITERAL,
+                           Op.CREATE, Op.WRITE, Op.READ)]
     return Preset("mirror-maker", f"MirrorMaker 2 {src}->{dst} ({side})", tuple(sorted(set(grants))))

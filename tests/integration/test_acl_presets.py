@@ -278,8 +278,9 @@ def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, prin
     on_target = tmp_path / "on-target.properties"
     on_target.write_text(f"bootstrap.servers={target_boot}\n" + "\n".join(
         line for line in principal.props.read_text().splitlines()
-        if not line.startswith(("bootstrap.servers", "sasl.jaas.config"))) + "\nsasl.jaas.config=org.apache.kafka"
-        f'.common.security.scram.ScramLoginModule required username="{principal.user}" password="{password}";\n')
+        if not line.startswith(("bootstrap.servers", "sasl.jaas.config")))
+        + "\nsasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+        f'username="{principal.user}" password="{password}";\n')
     on_target.chmod(0o600)
     target_admin = Gateway(resolve(Selection(bootstrap_servers=target_boot, command_config=str(target_admin_props))))
     admin_props = tmp_path / "admin.properties"
@@ -305,6 +306,16 @@ def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, prin
         assert outcome == "ok", out[-3000:]
         sides = {"source": presets.mirror_maker(src, dst, "source", [topic], [group]),
                  "target": presets.mirror_maker(src, dst, "target", [topic], [])}
+        if leave_out and leave_out[0] == "target" and (g := sides["target"].grants[leave_out[1]]).name == (
+                f"{src}.checkpoints.internal") and g.operation.name == "READ":
+            # a restarted MirrorMaker reads the checkpoints it wrote before (KAFKA-15905): without Read on them
+            # it only warns and translates offsets from fresh checkpoints; the first run reads them only when its
+            # log's thread polls before the store stops, so this run finds them there
+            made = run("-b", target_boot, "--command-config", str(target_admin_props), "topics", "create", g.name)
+            assert made.exit_code == 0, made.stderr
+            outcome, out = client(java_clients, "txn-producer", str(target_admin_props), g.name, f"seed-{t}", "1",
+                                  deadline=30)
+            assert outcome == "ok", out[-3000:]
         held = {side: [g for i, g in enumerate(p.grants) if leave_out != (side, i)] for side, p in sides.items()}
         principal.holds([b for g in held["source"] for b in presets.Preset("", "", (g,)).bindings(
             [principal.name], ["*"])])
@@ -327,7 +338,7 @@ def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, prin
                 ended[said] = outcome
                 assert outcome != "ok", f"MirrorMaker worked without {said}: the preset is not minimal\n{out[-3000:]}"
         print(f"\nMirrorMaker 2: {sum(counts.values())} ACLs, each needed: {ended}")
-        assert counts == {"source": 6, "target": 17}
+        assert counts == {"source": 6, "target": 18}
     finally:
         hold_on_target([])
         target_admin.close()

@@ -65,7 +65,10 @@ def test_mirror_maker_source_and_target_sides():
                    (RT.GROUP, "billing", PT.LITERAL, Op.DESCRIBE)}
     dst = grants(mirror_maker="us", target_alias="eu", side="target", topics=["orders."], pattern_type="prefixed")
     assert {(RT.TOPIC, "us.orders.", PT.PREFIXED, op) for op in (Op.CREATE, Op.WRITE, Op.ALTER_CONFIGS)} <= dst
-    assert (RT.GROUP, "us-mm2", PT.LITERAL, Op.READ) in dst and len(dst) == 17
+    assert (RT.GROUP, "us-mm2", PT.LITERAL, Op.READ) in dst and len(dst) == 18
+    # a restarted MirrorMaker reads back its checkpoints; heartbeats it only writes
+    assert (RT.TOPIC, "us.checkpoints.internal", PT.LITERAL, Op.READ) in dst
+    assert (RT.TOPIC, "heartbeats", PT.LITERAL, Op.READ) not in dst
     assert {n for _, n, _, _ in dst} == {"us.orders.", "mm2-configs.us.internal", "mm2-offsets.us.internal",
                                          "mm2-status.us.internal", "us-mm2", "heartbeats", "us.checkpoints.internal"}
     # no Alter on the cluster: ACL sync is left off (Alter on the cluster lets its holder create any ACL)
