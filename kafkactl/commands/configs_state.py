@@ -91,7 +91,9 @@ def configs_apply(
 
     The plan is first sent in validate-only requests: when a broker refuses any change (a mistyped config
     name, a bad value, a missing ACL), nothing is applied. SCRAM credentials and topic deletions have no
-    validate-only request: they are checked only when applied.
+    validate-only request: for them the brokers are asked whether the caller holds Alter on the Cluster and
+    Delete on each topic. An apply that stops part way (no answer within --timeout, Ctrl-C) still writes its
+    report: changes without an answer are "unknown", those never sent "skipped".
 
     Example:  kafkactl configs apply team-a.yaml --report apply.jsonl --yes
     """

@@ -4,6 +4,7 @@ plan shows exactly the edit, apply, plan shows no change; scope safety; a killed
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -539,3 +540,158 @@ def test_values_a_broker_normalises_converge(sandbox, base, tmp_path):
     assert described(sandbox, "--topic", f"{base}.v") == {(f"{base}.v", "retention.ms"): "100",
                                                           (f"{base}.v", "cleanup.policy"): "delete,compact",
                                                           (f"{base}.v", "compression.type"): "gzip"}
+
+
+def test_scram_and_topic_deletions_the_caller_may_not_make_stop_the_apply_before_anything(sandbox, base, tmp_path,
+                                                                                         monkeypatch):
+    """SCRAM credentials and topic deletions have no validate-only request: an apply that changed a topic's
+    config and then found it may not alter a credential (Alter on the Cluster) or delete a topic (Delete on it)
+    left the config changed. Their operations are now asked of the brokers first (KIP-430): nothing is changed,
+    exit 3, the report says which change was refused and that the others were not applied."""
+    topic, gone, user = f"{base}.t", f"{base}.gone", f"{base}-u"
+    ok(admin(sandbox, "topics", "create", topic, "--config", "retention.ms=3600000"))
+    ok(admin(sandbox, "topics", "create", gone))
+    grants = [["--allow-principal", "User:carol", "--cluster", "--operation", "Describe"],
+              ["--allow-principal", "User:carol", "--topic", f"{base}.", "--resource-pattern-type", "prefixed",
+               "--operation", "Describe", "--operation", "DescribeConfigs", "--operation", "AlterConfigs"]]
+    for g in grants:
+        ok(admin(sandbox, "acls", "create", *g))
+    monkeypatch.setenv("CS_NEW_PASSWORD", f"pw-{token()}")
+    users = tmp_path / "users.yaml"
+    users.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {topic}\n  partitions: 1\n"
+                     f"  configs: {{retention.ms: 7200000}}\nusers:\n- name: {user}\n  scram:\n"
+                     "  - mechanism: SCRAM-SHA-512\n    password: {env: CS_NEW_PASSWORD}\n")
+    doomed = tmp_path / "doomed.yaml"
+    doomed.write_text(f"apiVersion: kafkactl/v1\nkind: State\nmanage: {{topics: ['{base}.']}}\ntopics:\n"
+                      f"- name: {topic}\n  partitions: 1\n  configs: {{retention.ms: 7200000}}\n")
+    report = tmp_path / "report.jsonl"
+    try:
+        for f, extra, needs, refused in ((users, (), "needs Alter on the Cluster", ("users", user)),
+                                         (doomed, ("--delete-topics",), "needs Delete on", ("topics", gone))):
+            for mode in ("--dry-run", "--yes"):
+                r = sandbox.as_user("carol", "configs", "apply", str(f), *extra, mode, "--report", str(report))
+                assert r.exit_code == ExitCode.NOT_AUTHORIZED, (f.name, mode, r.exit_code, r.stderr)
+                assert needs in r.stderr and "refused 1 of 2 changes" in r.stderr, r.stderr
+                rows = {(x["section"], x["entity"]): x for x in map(json.loads, report.read_text().splitlines())}
+                assert rows[refused]["status"] == "failed" and needs in rows[refused]["error"]
+                assert rows[("topics", topic)]["status"] == ("validated" if mode == "--dry-run" else "skipped")
+                assert described(sandbox, "--topic", topic)[(topic, "retention.ms")] == "3600000"
+        names = {t["name"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)}
+        assert gone in names
+        r = ok(admin(sandbox, "-o", "json", "configs", "describe", "--user", user))
+        assert "SCRAM" not in r.stdout
+        # the admin may: the same files apply
+        ok(admin(sandbox, "configs", "apply", str(doomed), "--delete-topics", "--yes"))
+        assert described(sandbox, "--topic", topic)[(topic, "retention.ms")] == "7200000"
+    finally:
+        for g in grants:
+            admin(sandbox, "acls", "delete", "--yes", *g)
+        admin(sandbox, "configs", "delete", "--user", user, "SCRAM-SHA-512")
+
+
+def _stop_midway(sandbox, base, tmp_path, stop):
+    """An apply of 1,500 new topics (three requests) and 200 reconfigured ones, with --report; `stop(proc)` once
+    the broker shows the first new topics. (The process's exit code, its stderr, the report's rows, the file.)"""
+    f = tmp_path / "many.yaml"
+    old = [f"{base}.old{i:03d}" for i in range(200)]
+    new = [f"{base}.new{i:04d}" for i in range(1500)]
+    f.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "State", "manage": {"topics": [f"{base}."]},
+                                 "topics": [{"name": n, "partitions": 1} for n in old]}))
+    ok(admin(sandbox, "configs", "apply", str(f), "--yes"))
+    f.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "State", "manage": {"topics": [f"{base}."]},
+                                 "topics": [{"name": n, "partitions": 1} for n in new]
+                                 + [{"name": n, "partitions": 1, "configs": {"retention.ms": str(100000 + i)}}
+                                    for i, n in enumerate(old)]}))
+    report = tmp_path / "stopped.jsonl"
+    gw, first = sandbox.gateway("admin"), new[0]
+    assert gw.topics([first])[0].error  # (connected before the apply starts: it takes a second or two)
+    cmd = [sys.executable, "-m", "kafkactl", "--context", sandbox.context("admin"), "--timeout", "4", "-o", "json",
+           "configs", "apply", str(f), "--yes", "--report", str(report)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if not gw.topics([first])[0].error:  # (one name: listing every topic takes longer than the apply)
+                stop(proc)
+                break
+            time.sleep(0.01)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    rows = [json.loads(line) for line in report.read_text().splitlines()] if report.exists() else []
+    return proc.returncode, out, err, rows, f
+
+
+def _stopped_part_way(rows, code, err, cause) -> None:
+    """Each change once in the report: applied, unknown (its request had no answer: named so) or skipped (never
+    sent: named so), and not every one applied; exit 5 when some were applied, else the cause's own code."""
+    from collections import Counter
+
+    counts = Counter(x["status"] for x in rows)
+    print(f"stopped part way: {dict(counts)}, exit {code}")
+    assert len(rows) == 1700 and set(counts) <= {"applied", "unknown", "skipped"} and counts["applied"] < 1700, counts
+    assert all(x["error"].startswith(f"no answer ({cause}") for x in rows if x["status"] == "unknown"), rows[-1]
+    assert all(x["error"].startswith(f"not sent: the apply stopped ({cause}") for x in rows
+               if x["status"] == "skipped"), rows[-1]
+    assert "Traceback" not in err
+    if cause != "interrupted":
+        assert code == (ExitCode.PARTIAL if counts["applied"] else ExitCode.UNREACHABLE), (code, err)
+        assert f"the apply stopped ({', '.join(f'{n} {s}' for s, n in sorted(counts.items()))}): " in err, err
+
+
+def _converges(sandbox, f) -> None:
+    """A second apply finishes the rest; then the plan shows nothing."""
+    r = ok(admin(sandbox, "-o", "json", "configs", "apply", str(f), "--yes"))
+    assert {x["status"] for x in json.loads(r.stdout)["results"]} <= {"applied", "skipped"}
+    assert plan_rows(sandbox, f) == set()
+
+
+def test_an_interrupted_apply_writes_its_report_and_exits_130(sandbox, base, tmp_path):
+    """Ctrl-C in the middle of an apply (the broker frozen once the first new topic exists, so that the apply
+    waits on a request): the report names what was applied, the request in flight (unknown) and what was never
+    sent (skipped); exit 130; the broker thawed, a re-run converges."""
+    assert sandbox.pid is not None
+
+    def interrupt(proc):
+        os.kill(sandbox.pid, signal.SIGSTOP)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+
+    try:
+        code, _, err, rows, f = _stop_midway(sandbox, base, tmp_path, interrupt)
+    finally:
+        os.kill(sandbox.pid, signal.SIGCONT)
+    assert code == ExitCode.INTERRUPTED, (code, err)
+    _stopped_part_way(rows, code, err, "interrupted")
+    _wait_for_the_broker(sandbox)
+    _converges(sandbox, f)
+
+
+def test_a_broker_that_stops_answering_mid_apply_leaves_a_report(sandbox, base, tmp_path):
+    """The broker frozen (SIGSTOP) once the first new topic exists: the request in flight times out (--timeout
+    4), the apply stops, its per-change result on stdout and in the report; exit 5 if some changes were made
+    by then, else 4; the broker thawed, a re-run converges."""
+    assert sandbox.pid is not None
+
+    def freeze(_proc):
+        os.kill(sandbox.pid, signal.SIGSTOP)
+
+    try:
+        code, out, err, rows, f = _stop_midway(sandbox, base, tmp_path, freeze)
+    finally:
+        os.kill(sandbox.pid, signal.SIGCONT)
+    _stopped_part_way(rows, code, err, "no answer from")
+    assert json.loads(out)["results"] == rows
+    _wait_for_the_broker(sandbox)
+    _converges(sandbox, f)
+
+
+def _wait_for_the_broker(sandbox, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        r = admin(sandbox, "cluster", "describe")
+        if r.exit_code == 0 or time.monotonic() > deadline:
+            assert r.exit_code == 0, r.stderr
+            return
+        time.sleep(0.5)

@@ -10,10 +10,12 @@ from typing import Any, Callable, ClassVar, Iterable
 
 from kafkactl.configs.model import BROKER, CLIENT_METRICS, GROUP, TOPIC
 from kafkactl.configs.state.plan import Change, ConfigPlan
+from kafkactl.exitcodes import ExitCode
 from kafkactl.gateway import Gateway
 from kafkactl.results import ChangeResult
 
 CHUNK = 500  # resources or entities per request: well under the broker's limits, small enough to show progress
+TOPIC_AUTHORIZATION_FAILED = 29
 _TYPES = {"topics": TOPIC, "brokers": BROKER, "groups": GROUP, "clientMetrics": CLIENT_METRICS}
 
 
@@ -24,7 +26,7 @@ class Outcome:
     entity: str
     action: str
     key: str | None
-    status: str  # applied | validated | failed | skipped
+    status: str  # applied | validated | failed | skipped | unknown (its request got no answer)
     error: str | None = None
     exit_code: int = 0  # a failure's own exit code (not a column)
 
@@ -32,11 +34,26 @@ class Outcome:
         return {c: getattr(self, c) for c in self.COLUMNS}
 
 
+class Stopped(Exception):
+    """A request raised part way (the brokers went away, the caller pressed Ctrl-C): `result` holds what was done,
+    the changes whose request got no answer (status unknown) and those never sent (skipped); `cause` the error."""
+
+    def __init__(self, result: ChangeResult, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.result = result
+        self.cause = cause
+
+
 def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[int], None] | None = None,
-               resolved: dict | None = None) -> ChangeResult:
+               resolved: dict | None = None, refused: dict[int, Exception] | None = None) -> ChangeResult:
     """`resolved`: the secrets read so far, by reference; given the validate-only pass's, the apply sends the very
-    values that were validated (a secret file rewritten between the passes is not read again)."""
+    values that were validated (a secret file rewritten between the passes is not read again). `refused`: in a
+    dry run, the SCRAM and topic-deletion changes (by id) the caller may not make (they have no validate-only
+    request). A request that raises stops the apply: Stopped carries the outcomes so far."""
     done: list[Outcome] = []
+    answered: set[int] = set()  # the changes with an outcome
+    sent: list[Change] = []  # the changes of the request in flight
+    refused = refused or {}
     ok = "validated" if dry_run else "applied"
     revealed: list[str] = []  # every secret sent: a broker's message may quote one, however short
     resolved = {} if resolved is None else resolved
@@ -66,8 +83,11 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
         n = 0
         for c in changes:
             n += 1
-            text = None if error is None else _text(gw, error)
             code = 0 if error is None else _exit_code(gw, error)
+            if code == ExitCode.UNREACHABLE:  # no answer: whether it took is unknown, and the next fares no better
+                raise error if isinstance(error, Exception) else gw.item_error(error, "apply")
+            answered.add(id(c))
+            text = None if error is None else _text(gw, error)
             for secret in sorted(revealed, key=len, reverse=True):
                 text = text.replace(secret, "******") if text and secret else text
             state = status or ("failed" if error else ok)
@@ -77,78 +97,106 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
         if advance is not None:
             advance(n)
 
-    by_action: dict[str, list[Change]] = {}
-    for c in plan.changes:
-        by_action.setdefault(c.action, []).append(c)
+    def steps() -> None:
+        by_action: dict[str, list[Change]] = {}
+        for c in plan.changes:
+            by_action.setdefault(c.action, []).append(c)
 
-    creates = by_action.get("create-topic", [])
-    created_configs = {c.target for c in creates}
-    for chunk in _chunks(creates):
-        specs = [(c.entity, c.value.partitions or -1, c.value.replication_factor or -1,
-                  {k: reveal(v, c.where) for k, v in c.value.configs.items()}) for c in chunk]
-        created = gw.create_topics(specs, validate_only=dry_run)
-        for c in chunk:
-            record([c], created.get(c.entity))
-    for chunk in _chunks(by_action.get("add-partitions", [])):
-        grown = gw.create_partitions({c.entity: c.value for c in chunk}, validate_only=dry_run)
-        for c in chunk:
-            record([c], grown.get(c.entity))
+        creates = by_action.get("create-topic", [])
+        created_configs = {c.target for c in creates}
+        for chunk in _chunks(creates):
+            specs = [(c.entity, c.value.partitions or -1, c.value.replication_factor or -1,
+                      {k: reveal(v, c.where) for k, v in c.value.configs.items()}) for c in chunk]
+            sent[:] = chunk
+            created = gw.create_topics(specs, validate_only=dry_run)
+            for c in chunk:
+                record([c], created.get(c.entity))
+        for chunk in _chunks(by_action.get("add-partitions", [])):
+            sent[:] = chunk
+            grown = gw.create_partitions({c.entity: c.value for c in chunk}, validate_only=dry_run)
+            for c in chunk:
+                record([c], grown.get(c.entity))
 
-    # configs: one entry per resource, a created topic's configs already went with its creation
-    per_resource: dict[tuple[int, str], list[Change]] = {}
-    for c in by_action.get("set", []) + by_action.get("delete", []):
-        if c.target in created_configs:
-            continue
-        section, name = c.target
-        per_resource.setdefault((_TYPES[section], name), []).append(c)
-    for chunk in _chunks(list(per_resource.items()), CHUNK * 3):  # (the gateway spreads it over three brokers)
-        ops = {res: [(c.key, reveal(c.value, c.where) if c.action == "set" else None,
-                      "SET" if c.action == "set" else "DELETE") for c in changes] for res, changes in chunk}
-        altered = gw.incremental_alter_many(ops, validate_only=dry_run)
-        for res, changes in chunk:
-            record(changes, altered.get(res, RuntimeError("the broker did not answer for this resource")))
+        # configs: one entry per resource, a created topic's configs already went with its creation
+        per_resource: dict[tuple[int, str], list[Change]] = {}
+        for c in by_action.get("set", []) + by_action.get("delete", []):
+            if c.target in created_configs:
+                continue
+            section, name = c.target
+            per_resource.setdefault((_TYPES[section], name), []).append(c)
+        for chunk in _chunks(list(per_resource.items()), CHUNK * 3):  # (the gateway spreads it over three brokers)
+            ops = {res: [(c.key, reveal(c.value, c.where) if c.action == "set" else None,
+                          "SET" if c.action == "set" else "DELETE") for c in changes] for res, changes in chunk}
+            sent[:] = [c for _, changes in chunk for c in changes]
+            altered = gw.incremental_alter_many(ops, validate_only=dry_run)
+            for res, changes in chunk:
+                record(changes, altered.get(res, RuntimeError("the broker did not answer for this resource")))
 
-    per_entity: dict[tuple, list[Change]] = {}
-    for c in by_action.get("set-quota", []) + by_action.get("remove-quota", []):
-        per_entity.setdefault(c.target, []).append(c)
-    for chunk in _chunks(list(per_entity.items())):
-        entries = [(entity, [(c.key, c.value if c.action == "set-quota" else None) for c in changes])
-                   for entity, changes in chunk]
-        for (_, changes), error in zip(chunk, gw.alter_quotas_many(entries, validate_only=dry_run)):
-            record(changes, error)
+        per_entity: dict[tuple, list[Change]] = {}
+        for c in by_action.get("set-quota", []) + by_action.get("remove-quota", []):
+            per_entity.setdefault(c.target, []).append(c)
+        for chunk in _chunks(list(per_entity.items())):
+            entries = [(entity, [(c.key, c.value if c.action == "set-quota" else None) for c in changes])
+                       for entity, changes in chunk]
+            sent[:] = [c for _, changes in chunk for c in changes]
+            for (_, changes), error in zip(chunk, gw.alter_quotas_many(entries, validate_only=dry_run)):
+                record(changes, error)
 
-    scram = by_action.get("upsert-scram", []) + by_action.get("delete-scram", [])
-    if scram and dry_run:  # AlterUserScramCredentials has no validate-only
-        record(scram, None, "skipped")
-    elif scram:
-        upserts = [(str(c.target), str(c.key), c.value[0], secret_of(c.value[1], c.where)) for c in scram
-                   if c.action == "upsert-scram"]
-        revealed.extend(pw.reveal() for _, _, _, pw in upserts)
-        removals = [(str(c.target), str(c.key)) for c in scram if c.action == "delete-scram"]
-        scram_errors = gw.alter_scram(upserts, removals)
-        for c in scram:
-            record([c], scram_errors.get(c.target))
+        scram = by_action.get("upsert-scram", []) + by_action.get("delete-scram", [])
+        if scram and dry_run:  # AlterUserScramCredentials has no validate-only: the caller's Alter on the cluster
+            for c in scram:
+                record([c], refused.get(id(c)), None if id(c) in refused else "skipped")
+        elif scram:
+            upserts = [(str(c.target), str(c.key), c.value[0], secret_of(c.value[1], c.where)) for c in scram
+                       if c.action == "upsert-scram"]
+            revealed.extend(pw.reveal() for _, _, _, pw in upserts)
+            removals = [(str(c.target), str(c.key)) for c in scram if c.action == "delete-scram"]
+            sent[:] = scram
+            scram_errors = gw.alter_scram(upserts, removals)
+            for c in scram:
+                record([c], scram_errors.get(c.target))
 
-    doomed = by_action.get("delete-topic", [])
-    if doomed and dry_run:  # DeleteTopics has no validate-only
-        record(doomed, None, "skipped")
-    elif doomed:
-        deleted = gw.delete_topics([c.entity for c in doomed])
-        for c in doomed:
-            record([c], deleted.get(c.entity))
+        doomed = by_action.get("delete-topic", [])
+        if doomed and dry_run:  # DeleteTopics has no validate-only: the caller's Delete on each topic
+            for c in doomed:
+                record([c], refused.get(id(c)), None if id(c) in refused else "skipped")
+        elif doomed:
+            sent[:] = doomed
+            deleted = gw.delete_topics([c.entity for c in doomed])
+            for c in doomed:
+                record([c], deleted.get(c.entity))
+
+    try:
+        steps()
+    except (Exception, KeyboardInterrupt) as exc:
+        try:
+            said = _text(gw, exc) if isinstance(exc, Exception) else "interrupted"
+        except Exception:  # noqa: BLE001 - the error that stopped it is what counts
+            said = type(exc).__name__
+        for secret in sorted(revealed, key=len, reverse=True):
+            said = said.replace(secret, "******") if secret else said
+        in_flight = {id(c) for c in sent}
+        for c in plan.changes:
+            if id(c) in answered:
+                continue
+            state, why = ("unknown", f"no answer ({said}): plan again to see whether it took") \
+                if id(c) in in_flight else ("skipped", f"not sent: the apply stopped ({said})")
+            done.append(Outcome(c.section, c.entity, c.action, c.key, state, why))
+        raise Stopped(ChangeResult("ConfigApply", tuple(done), dry_run), exc) from exc
     return ChangeResult("ConfigApply", tuple(done), dry_run)
 
 
 VALIDATED = frozenset({"create-topic", "add-partitions", "set", "delete", "set-quota", "remove-quota"})
 
 
-def validated_first(gw: Gateway, plan: ConfigPlan, resolved: dict | None = None) -> ChangeResult | None:
-    """The plan sent in validate-only requests (SCRAM credentials and topic deletions have none): None when the
-    brokers take every change; otherwise the result to report, nothing having been changed: the refused changes
-    failed, the others skipped."""
-    if not any(c.action in VALIDATED for c in plan.changes):
+def validated_first(gw: Gateway, plan: ConfigPlan, resolved: dict | None = None,
+                    refused: dict[int, Exception] | None = None) -> ChangeResult | None:
+    """The plan sent in validate-only requests (SCRAM credentials and topic deletions have none: `refused` holds
+    those of them the caller may not make): None when the brokers take every change; otherwise the result to
+    report, nothing having been changed: the refused changes failed, the others skipped."""
+    if not refused and not any(c.action in VALIDATED for c in plan.changes):
         return None
-    checked = apply_plan(gw, plan, dry_run=True, resolved=resolved)
+    checked = apply_plan(gw, plan, dry_run=True, resolved=resolved, refused=refused)
     if not checked.failed:
         return None
     n = len(checked.failed)
@@ -159,6 +207,38 @@ def validated_first(gw: Gateway, plan: ConfigPlan, resolved: dict | None = None)
             replace(o, status="skipped", error=why)
 
     return ChangeResult("ConfigApply", tuple(told(o) for o in checked.results), False)
+
+
+def not_permitted(gw: Gateway, plan: ConfigPlan) -> dict[int, Exception]:
+    """The SCRAM and topic-deletion changes (by id) the caller may not make, by the operations the brokers say it
+    holds (KIP-430): those requests have no validate-only form. Where a broker does not supply them, none."""
+    from kafkactl.acl.bitfield import decode
+    from kafkactl.acl.model import AclOperation, ResourceType
+    from kafkactl.errors import NotAuthorizedError
+
+    out: dict[int, Exception] = {}
+    scram = [c for c in plan.changes if c.action in ("upsert-scram", "delete-scram")]
+    if scram:
+        ops = decode(gw.describe_cluster(include_authorized_operations=True).authorized_operations,
+                     ResourceType.CLUSTER)
+        if ops.allows(AclOperation.ALTER) is False:
+            error = NotAuthorizedError(f"{gw.who()} is not authorized to alter SCRAM credentials: needs Alter on "
+                                       "the Cluster (its authorized operations there lack it)")
+            out.update({id(c): error for c in scram})
+    doomed = [c for c in plan.changes if c.action == "delete-topic"]
+    if doomed:
+        topics = {t.name: t for t in gw.topics(sorted({c.entity for c in doomed}), include_authorized_operations=True)}
+        for c in doomed:
+            t = topics.get(c.entity)
+            if t is None:
+                continue
+            if t.error is not None and t.error.code == TOPIC_AUTHORIZATION_FAILED:
+                out[id(c)] = gw.item_error(t.error, "delete topics", needs="Delete on the topic")
+            elif t.error is None and decode(t.authorized_operations, ResourceType.TOPIC).allows(
+                    AclOperation.DELETE) is False:
+                out[id(c)] = NotAuthorizedError(f"{gw.who()} is not authorized to delete topic {c.entity}: needs "
+                                                "Delete on it (its authorized operations there lack it)")
+    return out
 
 
 def _done_already(c: Change, text: str) -> bool:

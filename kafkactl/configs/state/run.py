@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, NoReturn
 
 from kafkactl.configs.state.desired import DesiredConfigs
 from kafkactl.configs.state.plan import ConfigPlan
@@ -78,17 +78,17 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
     sends): a config name or value a broker refuses, or a change the caller may not make, stops the apply with
     nothing changed, rather than after every other change has been made. A dry run that finds a refusal exits
     with the same code as that apply would."""
-    from kafkactl.configs.state.apply import apply_plan, validated_first
+    from kafkactl.configs.state.apply import Stopped, apply_plan, not_permitted, validated_first
 
     resolved: dict = {}  # each secret read once: what was validated is what is sent
-    refused = None if dry_run else validated_first(gw, planned.plan, resolved)
-    result = refused or apply_plan(gw, planned.plan, dry_run, advance, resolved)
-    if report:
-        from pathlib import Path
-
-        from kafkactl.privatefile import write_private
-
-        write_private(Path(report), "".join(json.dumps(r.to_json()) + "\n" for r in result.results))
+    try:
+        may_not = not_permitted(gw, planned.plan)
+        refused = None if dry_run else validated_first(gw, planned.plan, resolved, may_not)
+        result = refused or apply_plan(gw, planned.plan, dry_run, advance, resolved, may_not)
+    except Stopped as stop:
+        _write_report(report, stop.result)
+        _stopped(gw, stop, dry_run or not any(o.status == "applied" for o in stop.result.results))
+    _write_report(report, result)
     failed = result.failed
     if failed:
         # a resource's changes go in one request and fail together: the first named is one the error names
@@ -107,6 +107,30 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
             err.exit_code = codes.pop()  # nothing took: not a partial failure, but the failure's own code
         raise err
     return result
+
+
+def _write_report(report: str | None, result: ChangeResult) -> None:
+    if report:
+        from pathlib import Path
+
+        from kafkactl.privatefile import write_private
+
+        write_private(Path(report), "".join(json.dumps(r.to_json()) + "\n" for r in result.results))
+
+
+def _stopped(gw: Gateway, stop: Any, nothing_applied: bool) -> NoReturn:
+    """A request raised part way: Ctrl-C stays an interrupt; an error keeps its own exit code when nothing was
+    applied (the validation pass, a dry run, the first request), else it is a partial failure. The result goes
+    to stdout as any partial failure's does."""
+    if not isinstance(stop.cause, Exception):
+        raise stop.cause
+    cause = gw.translate(stop.cause, "apply")
+    counts = Counter(o.status for o in stop.result.results)
+    said = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    err = PartialFailure(f"the apply stopped ({said}): {cause.message}", result=stop.result, hint=cause.hint)
+    if nothing_applied:
+        err.exit_code = cause.exit_code
+    raise err from stop.cause
 
 
 def settle(gw: Gateway, planned: Planned, timeout: float = 30) -> tuple[bool, str]:
