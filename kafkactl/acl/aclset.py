@@ -191,7 +191,7 @@ def _scan(p: Path, name: str) -> list[AclBinding] | None:
         # a value is not taken for it; the whole read checks the rest of it
         try:
             head = json.loads(first)
-        except ValueError:
+        except (ValueError, RecursionError):  # (a line nested a thousand deep: the whole read names the line)
             return None
         if not isinstance(head, dict) or head.get("kind", "scope") != "scope":
             return None  # a clusters line, or a mistake: the whole read says which

@@ -147,7 +147,9 @@ def test_a_long_group_name_is_scanned_not_a_recursion_error(tmp_path):
 
 def test_the_scan_refuses_what_the_whole_read_refuses(tmp_path):
     f = tmp_path / "a.jsonl"
-    for data, needle in ((json.dumps(ROW).encode("utf-16"), r"a.jsonl: not UTF-8 \(it starts with a UTF-16"),
+    deep = '{"kind": "scope", "principals": ' + "[" * 5000 + "]" * 5000 + "}\n" + json.dumps(ROW) + "\n"
+    for data, needle in ((deep.encode(), r"a.jsonl:1: not valid JSON \(nested deeper than 64 levels\)"),
+                         (json.dumps(ROW).encode("utf-16"), r"a.jsonl: not UTF-8 \(it starts with a UTF-16"),
                          ((json.dumps(ROW) + "\n" + json.dumps(ROW).replace("User:x", "User:\xe9")).encode("latin-1"),
                           r"a.jsonl:2: not UTF-8"),
                          (b"[[[[[[[[", r"a.jsonl:1: not valid JSON"),
