@@ -21,7 +21,7 @@ What each grant is for, as those runs showed (kafka-clients, kafka-streams and c
   released Java client sends InitProducerId with enable2Pc, and 4.4.0 brokers keep the version carrying it unstable.
 - mirror-maker (MirrorMaker 2 4.3.1, dedicated mode, from a second sandbox's view as target): on the source, Read
   and DescribeConfigs (topic config sync) on the topics, Create, Write, Read on mm2-offset-syncs.TARGET.internal,
-  Describe on the groups it checkpoints; on the target, Create, Write, AlterConfigs on SOURCE.topic, Create, Read,
+  Describe on the groups it checkpoints; on the target, Create, Write, AlterConfigs on SOURCE.topic (for '*': prefixed SOURCE.), Create, Read,
   Write on its worker's mm2-configs|offsets|status.SOURCE.internal, Read on the group SOURCE-mm2, Create and
   Write on heartbeats, Create, Write and Read on SOURCE.checkpoints.internal (a restarted MirrorMaker reads back
   the checkpoints it wrote; without Read it warns and translates group offsets only from fresh checkpoints).
@@ -201,8 +201,12 @@ def mirror_maker(source: str, target: str, side: str, topics: list[str], groups:
                            Op.CREATE, Op.WRITE, Op.READ),
                   *_grants(RT.GROUP, _names(groups, "--group"), pattern, Op.DESCRIBE)]
     else:
-        remote = [validate_text(f"{src}.{n}", "--topic") for n in names]
+        # every topic ('*') arrives as every SOURCE.-prefixed one: a literal 'SOURCE.*' would match none
+        every = pattern is PatternType.LITERAL and WILDCARD in names
+        remote = [validate_text(f"{src}.{n}", "--topic") for n in names if not (every and n == WILDCARD)]
         grants = [*_grants(RT.TOPIC, remote, pattern, Op.CREATE, Op.WRITE, Op.ALTER_CONFIGS),
+                  *_grants(RT.TOPIC, [f"{src}."] if every else [], PatternType.PREFIXED,
+                           Op.CREATE, Op.WRITE, Op.ALTER_CONFIGS),
                   *_grants(RT.TOPIC, [f"mm2-{k}.{src}.internal" for k in ("configs", "offsets", "status")],
                            PatternType.LITERAL, Op.CREATE, Op.READ, Op.WRITE),
                   Grant(RT.GROUP, f"{src}-mm2", PatternType.LITERAL, Op.READ),

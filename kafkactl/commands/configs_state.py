@@ -92,8 +92,12 @@ def configs_apply(
     The plan is first sent in validate-only requests: when a broker refuses any change (a mistyped config
     name, a bad value, a missing ACL), nothing is applied. SCRAM credentials and topic deletions have no
     validate-only request: for them the brokers are asked whether the caller holds Alter on the Cluster and
-    Delete on each topic. An apply that stops part way (no answer within --timeout, Ctrl-C) still writes its
-    report: changes without an answer are "unknown", those never sent "skipped".
+    Delete on each topic.
+
+    Each change's outcome (stdout, and --report): applied, failed, skipped (not sent), unknown (sent, no answer:
+    plan again to see whether it took) or, with --dry-run, validated. Exit codes: 0 done; 2 bad input; 3 not
+    authorized and 1 refused by a broker (nothing applied); 4 no broker answered; 5 some changes applied and
+    others failed or were not sent; 130 Ctrl-C. An apply that stops part way still writes its report.
 
     Example:  kafkactl configs apply team-a.yaml --report apply.jsonl --yes
     """

@@ -71,6 +71,12 @@ def test_mirror_maker_source_and_target_sides():
     assert (RT.TOPIC, "heartbeats", PT.LITERAL, Op.READ) not in dst
     assert {n for _, n, _, _ in dst} == {"us.orders.", "mm2-configs.us.internal", "mm2-offsets.us.internal",
                                          "mm2-status.us.internal", "us-mm2", "heartbeats", "us.checkpoints.internal"}
+    # every topic: '*' on the source, every SOURCE.-prefixed topic on the target (a literal 'us.*' matches none)
+    every = grants(mirror_maker="us", target_alias="eu", side="target", topics=["*", "orders"])
+    assert {(RT.TOPIC, "us.", PT.PREFIXED, op) for op in (Op.CREATE, Op.WRITE, Op.ALTER_CONFIGS)} <= every
+    assert (RT.TOPIC, "us.orders", PT.LITERAL, Op.WRITE) in every and not [x for x in every if x[1] == "us.*"]
+    assert (RT.TOPIC, "*", PT.LITERAL, Op.READ) in grants(mirror_maker="us", target_alias="eu", side="source",
+                                                          topics=["*"])
     # no Alter on the cluster: ACL sync is left off (Alter on the cluster lets its holder create any ACL)
     assert not [x for x in src | dst if x[0] is RT.CLUSTER]
 

@@ -32,7 +32,7 @@ Consumer = Annotated[bool, typer.Option("--consumer", help="Consumer role: Read,
 Idempotent = Annotated[bool, typer.Option("--idempotent", help="With --producer: IdempotentWrite on the cluster.", rich_help_panel="Shortcuts")]
 _P = "Presets (each grant proved needed by a real client)"
 Streams = Annotated[Optional[str], typer.Option("--streams", metavar="APP_ID", help="Kafka Streams app (classic or KIP-1071 groups, exactly-once): Read on --topic (inputs), Write on --output-topic; Create, Read, Write, Delete on topics prefixed APP_ID-; Read on group APP_ID; Write on transactional ids prefixed APP_ID-.", rich_help_panel=_P, show_default=False)]
-MirrorMaker = Annotated[Optional[str], typer.Option("--mirror-maker", metavar="SOURCE_ALIAS", help="MirrorMaker 2 from the cluster alias SOURCE_ALIAS to --target-alias, on the cluster --side names. Source: Read, DescribeConfigs on --topic; Create, Write, Read on mm2-offset-syncs.TARGET.internal; Describe on --group (checkpointed). Target: Create, Write, AlterConfigs on SOURCE.<topic>; Create, Read, Write on mm2-configs|offsets|status.SOURCE.internal; Read on group SOURCE-mm2; Create, Write on heartbeats; Create, Write, Read on SOURCE.checkpoints.internal.", rich_help_panel=_P, show_default=False)]
+MirrorMaker = Annotated[Optional[str], typer.Option("--mirror-maker", metavar="SOURCE_ALIAS", help="MirrorMaker 2 from the cluster alias SOURCE_ALIAS to --target-alias, on the cluster --side names. Source: Read, DescribeConfigs on --topic; Create, Write, Read on mm2-offset-syncs.TARGET.internal; Describe on --group (checkpointed). Target: Create, Write, AlterConfigs on SOURCE.<topic>; Create, Read, Write on mm2-configs.SOURCE.internal, mm2-offsets.SOURCE.internal, mm2-status.SOURCE.internal; Read on group SOURCE-mm2; Create, Write on heartbeats; Create, Write, Read on SOURCE.checkpoints.internal.", rich_help_panel=_P, show_default=False)]
 TargetAlias = Annotated[Optional[str], typer.Option("--target-alias", help="With --mirror-maker: the target cluster's alias.", rich_help_panel=_P, show_default=False)]
 Side = Annotated[Optional[str], typer.Option("--side", metavar="source|target", help="With --mirror-maker: the cluster this command grants on.", autocompletion=lambda: ["source", "target"], rich_help_panel=_P, show_default=False)]
 AtLeastOnce = Annotated[bool, typer.Option("--at-least-once", help="With --streams: an at-least-once app (no transactional ids).", rich_help_panel=_P)]
@@ -138,7 +138,7 @@ def acls_delete(
     allow_principal: AllowPrincipals = None, deny_principal: DenyPrincipals = None,
     allow_host: AllowHosts = None, deny_host: DenyHosts = None, operation: Operations = None,
     principal: Principals = None, host: Hosts = None, permission: PermissionOpt = None,
-    all_: Annotated[bool, typer.Option("--all", help="Allow a delete with no filter at all (every ACL).")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Allow a delete with no filter at all, or with filters that together match every ACL of the cluster (refused without it).")] = False,
     yes: Yes = False,
     dry_run: DryRun = False,
 ) -> None:

@@ -16,6 +16,10 @@ from kafkactl.results import ChangeResult
 
 CHUNK = 500  # resources or entities per request: well under the broker's limits, small enough to show progress
 TOPIC_AUTHORIZATION_FAILED = 29
+# the order the apply sends them in
+STEPS = {a: i for i, actions in enumerate((("create-topic",), ("add-partitions",), ("set", "delete"),
+                                           ("set-quota", "remove-quota"), ("upsert-scram", "delete-scram"),
+                                           ("delete-topic",))) for a in actions}
 _TYPES = {"topics": TOPIC, "brokers": BROKER, "groups": GROUP, "clientMetrics": CLIENT_METRICS}
 
 
@@ -38,10 +42,11 @@ class Stopped(Exception):
     """A request raised part way (the brokers went away, the caller pressed Ctrl-C): `result` holds what was done,
     the changes whose request got no answer (status unknown) and those never sent (skipped); `cause` the error."""
 
-    def __init__(self, result: ChangeResult, cause: BaseException) -> None:
-        super().__init__(str(cause))
+    def __init__(self, result: ChangeResult, cause: BaseException, said: str) -> None:
+        super().__init__(said)
         self.result = result
         self.cause = cause
+        self.said = said  # the cause in one line, secrets masked
 
 
 def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[int], None] | None = None,
@@ -79,7 +84,7 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
                 revealed.append(part)
         return secret
 
-    def record(changes: Iterable[Change], error: Any, status: str | None = None) -> None:
+    def record(changes: Iterable[Change], error: Any, status: str | None = None, why: str | None = None) -> None:
         n = 0
         for c in changes:
             n += 1
@@ -87,7 +92,7 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
             if code == ExitCode.UNREACHABLE:  # no answer: whether it took is unknown, and the next fares no better
                 raise error if isinstance(error, Exception) else gw.item_error(error, "apply")
             answered.add(id(c))
-            text = None if error is None else _text(gw, error)
+            text = why if error is None else _text(gw, error)
             for secret in sorted(revealed, key=len, reverse=True):
                 text = text.replace(secret, "******") if text and secret else text
             state = status or ("failed" if error else ok)
@@ -145,7 +150,7 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
         scram = by_action.get("upsert-scram", []) + by_action.get("delete-scram", [])
         if scram and dry_run:  # AlterUserScramCredentials has no validate-only: the caller's Alter on the cluster
             for c in scram:
-                record([c], refused.get(id(c)), None if id(c) in refused else "skipped")
+                record([c], refused.get(id(c)), None if id(c) in refused else "skipped", PERMITTED)
         elif scram:
             upserts = [(str(c.target), str(c.key), c.value[0], secret_of(c.value[1], c.where)) for c in scram
                        if c.action == "upsert-scram"]
@@ -159,7 +164,7 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
         doomed = by_action.get("delete-topic", [])
         if doomed and dry_run:  # DeleteTopics has no validate-only: the caller's Delete on each topic
             for c in doomed:
-                record([c], refused.get(id(c)), None if id(c) in refused else "skipped")
+                record([c], refused.get(id(c)), None if id(c) in refused else "skipped", PERMITTED)
         elif doomed:
             sent[:] = doomed
             deleted = gw.delete_topics([c.entity for c in doomed])
@@ -176,13 +181,12 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
         for secret in sorted(revealed, key=len, reverse=True):
             said = said.replace(secret, "******") if secret else said
         in_flight = {id(c) for c in sent}
-        for c in plan.changes:
-            if id(c) in answered:
-                continue
-            state, why = ("unknown", f"no answer ({said}): plan again to see whether it took") \
+        for c in sorted((c for c in plan.changes if id(c) not in answered), key=lambda c: STEPS[c.action]):
+            state, why = ("unknown", f"sent, the apply stopped before the answer ({said}): plan again to see "
+                                     "whether it took") \
                 if id(c) in in_flight else ("skipped", f"not sent: the apply stopped ({said})")
             done.append(Outcome(c.section, c.entity, c.action, c.key, state, why))
-        raise Stopped(ChangeResult("ConfigApply", tuple(done), dry_run), exc) from exc
+        raise Stopped(ChangeResult("ConfigApply", tuple(done), dry_run), exc, said) from exc
     return ChangeResult("ConfigApply", tuple(done), dry_run)
 
 
@@ -196,17 +200,26 @@ def validated_first(gw: Gateway, plan: ConfigPlan, resolved: dict | None = None,
     report, nothing having been changed: the refused changes failed, the others skipped."""
     if not refused and not any(c.action in VALIDATED for c in plan.changes):
         return None
-    checked = apply_plan(gw, plan, dry_run=True, resolved=resolved, refused=refused)
+    try:
+        checked = apply_plan(gw, plan, dry_run=True, resolved=resolved, refused=refused)
+    except Stopped as stop:  # validate-only requests change nothing: no change is applied or unknown
+        why = f"not sent: the apply stopped in its validation ({stop.said})"
+        raise Stopped(ChangeResult("ConfigApply", tuple(replace(o, status="skipped", error=why, exit_code=0)
+                                                        for o in stop.result.results), False),
+                      stop.cause, stop.said) from stop.cause
     if not checked.failed:
         return None
     n = len(checked.failed)
-    why = f"not applied: the brokers' validation refused {n} change{'s' * (n != 1)} of this plan"
+    why = f"not applied: the validation refused {n} change{'s' * (n != 1)} of this plan"
 
     def told(o: Outcome) -> Outcome:  # a refusal, and what the cluster reached since the plan was made, stay
         return o if o.status == "failed" or (o.error or "").startswith("done already") else \
             replace(o, status="skipped", error=why)
 
     return ChangeResult("ConfigApply", tuple(told(o) for o in checked.results), False)
+
+
+PERMITTED = "not validated (no validate-only request exists for it); the caller's operations allow it"
 
 
 def not_permitted(gw: Gateway, plan: ConfigPlan) -> dict[int, Exception]:

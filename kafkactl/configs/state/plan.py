@@ -307,7 +307,7 @@ def _plan_topics(desired: DesiredConfigs, cur: Current, plan: ConfigPlan, delete
         plan.notes.append(f"{len(extra)} managed topic{'s' * (len(extra) != 1)} not in the desired state "
                           f"({', '.join(extra[:5])}{', ...' if len(extra) > 5 else ''}): left as "
                           f"{'they are' if len(extra) != 1 else 'it is'}, configs included (--delete-topics "
-                          "deletes them)")
+                          f"deletes {'them' if len(extra) != 1 else 'it'})")
 
 
 def _plan_configs(section: str, name: str, have: dict[str, str | None], e: Entity | None, plan: ConfigPlan) -> None:

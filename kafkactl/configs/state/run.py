@@ -28,7 +28,7 @@ class Planned:
         counts = Counter(c.action for c in self.plan.changes)
         shown = ", ".join(f"{n} {a}" for a, n in sorted(counts.items())) or "none"
         return (f"{len(self.plan.changes)} changes ({shown}) in {', '.join(self.plan.sections)}; "
-                f"{self.plan.deletions} deletions; current state {self.plan.fingerprint}")
+                f"{self.plan.deletions} deletion{'s' * (self.plan.deletions != 1)}; current state {self.plan.fingerprint}")
 
 
 def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: bool, max_deletes: str | None,
@@ -93,18 +93,18 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
     if failed:
         # a resource's changes go in one request and fail together: the first named is one the error names
         first = next((o for o in failed if o.key and o.error and o.key in o.error), failed[0])
+        # (a comma, not a colon, after the key: "ssl.key.password: cannot" reads as an assignment to the scrub)
+        n_of = f"{len(failed)} of {len(result.results)} changes"
+        named = f"first: {first.section} {first.entity} {first.key or first.action}, {first.error}"
         codes = {o.exit_code for o in failed}
         if refused or dry_run:  # a dry run exits as the apply would: nothing was changed either way
-            err = PartialFailure(f"{'dry run' if dry_run else 'nothing applied'}: the brokers' validation refused "
-                                 f"{len(failed)} of {len(result.results)} changes; first: {first.section} "
-                                 f"{first.entity} {first.key or first.action}, {first.error}", result=result)
+            err = PartialFailure(f"{'dry run' if dry_run else 'nothing applied'}: the validation refused {n_of}; "
+                                 f"{named}", result=result)
             err.exit_code = codes.pop() if len(codes) == 1 else ExitCode.ERROR  # not partial: nothing changed
-            raise err
-        # (a comma, not a colon, after the key: "ssl.key.password: cannot" reads as an assignment to the scrub)
-        err = PartialFailure(f"{len(failed)} of {len(result.results)} changes failed; first: {first.section} "
-                             f"{first.entity} {first.key or first.action}, {first.error}", result=result)
-        if len(failed) == len(result.results) and len(codes) == 1:
-            err.exit_code = codes.pop()  # nothing took: not a partial failure, but the failure's own code
+        else:
+            err = PartialFailure(f"{n_of} failed; {named}", result=result)
+            if len(failed) == len(result.results) and len(codes) == 1:
+                err.exit_code = codes.pop()  # nothing took: not a partial failure, but the failure's own code
         raise err
     return result
 
@@ -119,15 +119,19 @@ def _write_report(report: str | None, result: ChangeResult) -> None:
 
 
 def _stopped(gw: Gateway, stop: Any, nothing_applied: bool) -> NoReturn:
-    """A request raised part way: Ctrl-C stays an interrupt; an error keeps its own exit code when nothing was
-    applied (the validation pass, a dry run, the first request), else it is a partial failure. The result goes
-    to stdout as any partial failure's does."""
-    if not isinstance(stop.cause, Exception):
-        raise stop.cause
-    cause = gw.translate(stop.cause, "apply")
+    """A request raised part way: Ctrl-C exits 130; an error keeps its own exit code when nothing was applied
+    (the validation pass, a dry run, the first request), else it is a partial failure. The result goes to stdout
+    as any partial failure's does."""
     counts = Counter(o.status for o in stop.result.results)
     said = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-    err = PartialFailure(f"the apply stopped ({said}): {cause.message}", result=stop.result, hint=cause.hint)
+    lead = "nothing applied: " if nothing_applied else ""
+    if not isinstance(stop.cause, Exception):  # Ctrl-C
+        err = PartialFailure(f"{lead}interrupted: the apply stopped ({said})", result=stop.result,
+                             hint="plan again to see what the cluster holds now")
+        err.exit_code = ExitCode.INTERRUPTED
+        raise err from None
+    cause = gw.translate(stop.cause, "apply")
+    err = PartialFailure(f"{lead}the apply stopped ({said}): {cause.message}", result=stop.result, hint=cause.hint)
     if nothing_applied:
         err.exit_code = cause.exit_code
     raise err from stop.cause
