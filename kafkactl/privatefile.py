@@ -10,22 +10,34 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 
-def check_out_file(path: str | None, option: str) -> None:
-    """A file kafkactl will write, checked before anything is read, sent or asked: its directory exists, and it is
-    not a directory or something other than a file."""
+def check_out_file(path: str | None, option: str, inputs: Iterable[str] = ()) -> None:
+    """A file kafkactl will write, checked before anything is read, sent or asked: its directory exists, it is
+    not a directory or something other than a file, nor one of the command's `inputs`, and a file can be made
+    beside it (the write goes through a temporary file there: a read-only or immutable directory, /proc, a
+    name too long would otherwise fail only after the cluster was changed)."""
     from kafkactl.errors import UsageError
     from kafkactl.limits import shown
 
     if path is None:
         return
     p = Path(path)
+    if p.is_symlink() and not p.exists():
+        raise UsageError(f"{option} {shown(path)}: a symbolic link to nothing")
     if p.exists() and not p.is_file():
         raise UsageError(f"{option} {shown(path)}: not a regular file")
     if not p.resolve().parent.is_dir():
         raise UsageError(f"{option} {shown(path)}: its directory does not exist")
+    if p.exists() and any(Path(i).exists() and p.samefile(i) for i in inputs):
+        raise UsageError(f"{option} {shown(path)}: the command reads that file")
+    probe = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"{option} {shown(path)}: cannot be written ({exc.strerror or type(exc).__name__})") from None
 
 
 def write_private(path: Path, text: str, *, atomic: bool = True, fresh: bool = False) -> None:

@@ -65,7 +65,7 @@ def configs_plan(
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
-    check_out_file(out, "--out")
+    check_out_file(out, "--out", files or ())
     planned = plan_files(app_ctx.gateway, files, delete_topics, max_deletes, _say(app_ctx))
     if out:
         from kafkactl.configs.state.plan import save_plan
@@ -103,10 +103,11 @@ def configs_apply(
     """
     from kafkactl.cli.progress import progress_bar
     from kafkactl.configs.state.run import apply, plan_for_apply, settle
+    from kafkactl.errors import KafkactlError
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
-    check_out_file(report, "--report")
+    check_out_file(report, "--report", files or ())
     planned = plan_for_apply(app_ctx.gateway, files, plan_file, delete_topics, max_deletes, _say(app_ctx))
     app_ctx.note(planned.summary())
     changes = planned.plan.changes
@@ -120,6 +121,12 @@ def configs_apply(
         # (a failure raises PartialFailure carrying the result: the root command renders it)
         result = apply(app_ctx.gateway(), planned, dry_run, report, advance)
     if wait and not dry_run:
-        shown, said = settle(app_ctx.gateway(), planned)
+        try:
+            shown, said = settle(app_ctx.gateway(), planned)
+        except KafkactlError as exc:  # every change was taken: only the confirmation failed
+            shown, said = False, f"applied; the wait for the brokers to show it stopped ({exc.message}): plan again"
+        except KeyboardInterrupt:
+            app_ctx.render(result)
+            raise
         (app_ctx.note if shown else app_ctx.warn)(said)
     app_ctx.render(result)

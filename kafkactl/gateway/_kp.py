@@ -32,11 +32,15 @@ class KafkaPythonTransport:
             by_node.setdefault(node, []).append(i)
 
         async def one_node(node: int | None, indices: list[int]) -> None:
-            for i in indices:
+            for n, i in enumerate(indices):
                 try:
                     answers[i] = keep(await manager.send(requests[i][0], node))
                 except Exception as exc:  # noqa: BLE001 - retried or raised below, in the caller's thread
                     answers[i] = exc
+                    if self._kp_lost(exc):  # a node that did not answer one is not sent the rest (each would
+                        for j in indices[n + 1:]:  # wait out --timeout): they go elsewhere below, or fail with it
+                            answers[j] = exc
+                        return
 
         async def all_nodes() -> None:
             for future in [manager.call_soon(one_node, node, indices) for node, indices in by_node.items()]:

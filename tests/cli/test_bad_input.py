@@ -110,6 +110,10 @@ def test_a_damaged_saved_plan_is_exit_2_naming_it(tmp_path, closed, content):
     (["acls", "plan", "x.yaml", "--protect", "User:"], "--protect 'User:'"),
     (["acls", "apply", "x.yaml", "--report", "/nonexistent-kafkactl/r.jsonl", "--yes"],
      "its directory does not exist"),  # checked before the plan and the prompt, not after the operator's yes
+    # adversary pass on the stopped apply: these failed only after the cluster had been changed
+    (["configs", "apply", "x.yaml", "--report", "/proc/kafkactl-r.jsonl", "--yes"], "cannot be written"),
+    (["configs", "apply", "x.yaml", "--report", "/tmp/" + "r" * 250, "--yes"], "cannot be written"),
+    (["acls", "apply", "x.yaml", "--report", "/proc/kafkactl-r.jsonl", "--yes"], "cannot be written"),
     (["configs", "export", "-o", "csv"], "give --format json"),  # issue 18 new-user pass: was YAML, silently
     (["configs", "export", "-o", "json"], "give --format json"),
     (["configs", "export", "--format", "csv"], "--format 'csv' is not one of yaml, json"),
@@ -142,3 +146,17 @@ def test_a_missing_file_is_exit_7_everywhere(closed, tmp_path, argv, named):
     m = str(tmp_path / "missing")
     r = run("-b", closed, "--timeout", "2", *[a.format(m=m) for a in argv])
     assert r.exit_code == 7 and r.stderr == f"error: {named.format(m=m)}\n", r.output
+
+
+def test_a_report_is_not_written_over_the_file_the_command_reads(closed, tmp_path):
+    """Adversary pass: `configs apply s.yaml --report s.yaml` replaced the State file with the report."""
+    f = tmp_path / "s.yaml"
+    f.write_text("apiVersion: kafkactl/v1\nkind: State\ntopics: []\n")
+    for noun in ("configs", "acls"):
+        r = run("-b", closed, noun, "apply", str(f), "--report", str(f), "--yes")
+        assert r.exit_code == 2 and "--report" in r.stderr and "the command reads that file" in r.stderr, r.output
+    assert f.read_text().startswith("apiVersion: kafkactl/v1")
+    link = tmp_path / "gone.jsonl"
+    link.symlink_to(tmp_path / "nowhere" / "r.jsonl")
+    r = run("-b", closed, "configs", "apply", str(f), "--report", str(link), "--yes")
+    assert r.exit_code == 2 and "a symbolic link to nothing" in r.stderr, r.output

@@ -196,7 +196,7 @@ def acls_apply(
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
-    check_out_file(report, "--report")  # before the plan and the prompt, not after the operator said yes
+    check_out_file(report, "--report", files or ())  # before the plan and the prompt, not after the operator said yes
     with spark_progress(app_ctx) as watch:
         planned = _compute(app_ctx, files, plan_dir, context, scope, protect, no_delete, max_deletes, spark,
                            spark_master, spark_remote, spark_auto, watch)

@@ -92,7 +92,7 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
             if code == ExitCode.UNREACHABLE:  # no answer: whether it took is unknown, and the next fares no better
                 raise error if isinstance(error, Exception) else gw.item_error(error, "apply")
             answered.add(id(c))
-            text = why if error is None else _text(gw, error)
+            text = why if error is None else _text(gw, error, c)
             for secret in sorted(revealed, key=len, reverse=True):
                 text = text.replace(secret, "******") if text and secret else text
             state = status or ("failed" if error else ok)
@@ -151,15 +151,16 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
         if scram and dry_run:  # AlterUserScramCredentials has no validate-only: the caller's Alter on the cluster
             for c in scram:
                 record([c], refused.get(id(c)), None if id(c) in refused else "skipped", PERMITTED)
-        elif scram:
-            upserts = [(str(c.target), str(c.key), c.value[0], secret_of(c.value[1], c.where)) for c in scram
-                       if c.action == "upsert-scram"]
-            revealed.extend(pw.reveal() for _, _, _, pw in upserts)
-            removals = [(str(c.target), str(c.key)) for c in scram if c.action == "delete-scram"]
-            sent[:] = scram
-            scram_errors = gw.alter_scram(upserts, removals)
-            for c in scram:
-                record([c], scram_errors.get(c.target))
+        # one request each (the broker refuses two alterations of one user in one request): a broker that does
+        # not answer one stops the apply, rather than each of the rest waiting out --timeout
+        for c in scram if not dry_run else ():
+            upserts, removals = [], [(str(c.target), str(c.key))]
+            if c.action == "upsert-scram":
+                password = secret_of(c.value[1], c.where)
+                revealed.append(password.reveal())
+                upserts, removals = [(str(c.target), str(c.key), c.value[0], password)], []
+            sent[:] = [c]
+            record([c], gw.alter_scram(upserts, removals).get(c.target))
 
         doomed = by_action.get("delete-topic", [])
         if doomed and dry_run:  # DeleteTopics has no validate-only: the caller's Delete on each topic
@@ -174,17 +175,13 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
     try:
         steps()
     except (Exception, KeyboardInterrupt) as exc:
-        try:
-            said = _text(gw, exc) if isinstance(exc, Exception) else "interrupted"
-        except Exception:  # noqa: BLE001 - the error that stopped it is what counts
-            said = type(exc).__name__
-        for secret in sorted(revealed, key=len, reverse=True):
-            said = said.replace(secret, "******") if secret else said
-        in_flight = {id(c) for c in sent}
+        said = _said(gw, exc, revealed)
+        in_flight = {id(c) for c in sent} if not dry_run else set()  # validate-only: nothing may have taken
         for c in sorted((c for c in plan.changes if id(c) not in answered), key=lambda c: STEPS[c.action]):
             state, why = ("unknown", f"sent, the apply stopped before the answer ({said}): plan again to see "
                                      "whether it took") \
-                if id(c) in in_flight else ("skipped", f"not sent: the apply stopped ({said})")
+                if id(c) in in_flight else ("skipped", f"not {'validated' if dry_run else 'sent'}: the "
+                                                       f"{'dry run' if dry_run else 'apply'} stopped ({said})")
             done.append(Outcome(c.section, c.entity, c.action, c.key, state, why))
         raise Stopped(ChangeResult("ConfigApply", tuple(done), dry_run), exc, said) from exc
     return ChangeResult("ConfigApply", tuple(done), dry_run)
@@ -222,6 +219,25 @@ def validated_first(gw: Gateway, plan: ConfigPlan, resolved: dict | None = None,
 PERMITTED = "not validated (no validate-only request exists for it); the caller's operations allow it"
 
 
+def _said(gw: Gateway, exc: BaseException, revealed: Iterable[str] = ()) -> str:
+    """What stopped an apply, in one line, any secret it sent masked."""
+    try:
+        said = _text(gw, exc) if isinstance(exc, Exception) else "interrupted"
+    except Exception:  # noqa: BLE001 - the error that stopped it is what counts
+        said = type(exc).__name__
+    for secret in sorted(revealed, key=len, reverse=True):
+        said = said.replace(secret, "******") if secret else said
+    return said
+
+
+def checks_stopped(gw: Gateway, plan: ConfigPlan, exc: BaseException) -> Stopped:
+    """The checks before the apply (the caller's operations) raised: every change skipped, none sent."""
+    said = _said(gw, exc)
+    why = f"not sent: the apply stopped in its checks ({said})"
+    return Stopped(ChangeResult("ConfigApply", tuple(Outcome(c.section, c.entity, c.action, c.key, "skipped", why)
+                                                    for c in plan.changes), False), exc, said)
+
+
 def not_permitted(gw: Gateway, plan: ConfigPlan) -> dict[int, Exception]:
     """The SCRAM and topic-deletion changes (by id) the caller may not make, by the operations the brokers say it
     holds (KIP-430): those requests have no validate-only form. Where a broker does not supply them, none."""
@@ -255,12 +271,17 @@ def not_permitted(gw: Gateway, plan: ConfigPlan) -> dict[int, Exception]:
 
 
 def _done_already(c: Change, text: str) -> bool:
-    """A create or a partition count the cluster reached after the plan was read (by a run killed with its request
-    in flight, say): the goal holds, nothing failed. Whatever else differs, the wait after apply finds."""
+    """A create, a partition count or a deletion the cluster reached after the plan was read (by a run killed with
+    its request in flight, or by someone else): the goal holds, nothing failed. Whatever else differs, the wait
+    after apply finds."""
     import re
 
     if c.action == "create-topic":
         return text.startswith("TOPIC_ALREADY_EXISTS")
+    if c.action == "delete-topic":  # deleted by someone else since
+        return text.startswith("UNKNOWN_TOPIC_OR_PARTITION")
+    if c.action == "delete-scram":
+        return "RESOURCE_NOT_FOUND" in text
     if c.action == "add-partitions" and text.startswith("INVALID_PARTITIONS"):
         has = re.search(r"(?:currently|already) has (\d+) partition", text)
         return has is not None and int(has.group(1)) == c.value
@@ -275,16 +296,32 @@ def _exit_code(gw: Gateway, error: Any) -> int:
     return int(gw.translate(error, "apply").exit_code) if isinstance(error, Exception) else 1
 
 
-def _text(gw: Gateway, error: Any) -> str:
-    """One line; a broker's message may quote the value it refused, so a secret's value is scrubbed from it."""
+def _text(gw: Gateway, error: Any, c: Change | None = None) -> str:
+    """One line; a broker's message may quote the value it refused, so a secret's value is scrubbed from it. For
+    a change `c` refused for want of an ACL, the ACL it needs."""
     from kafkactl.gateway import ErrorInfo
     from kafkactl.redact import scrub
 
     if isinstance(error, ErrorInfo):
         text = f"{error.name}: {error.message}" if error.message else error.name
+    elif isinstance(error, Exception):
+        what, needs = _needs(c) if c is not None else ("apply", None)
+        text = gw.translate(error, what, needs=needs).message
     else:
-        text = gw.translate(error, "apply").message if isinstance(error, Exception) else str(error)
+        text = str(error)
     return scrub(text)
+
+
+def _needs(c: Change) -> tuple[str, str | None]:
+    """(what the request does, the ACL it needs) for a change sent in a request whose errors are exceptions."""
+    if c.action in ("set", "delete"):
+        kind = {"topics": "Topic", "groups": "Group"}.get(c.section)
+        return "alter configs", f"AlterConfigs on {kind}:{c.entity}" if kind else "AlterConfigs on the Cluster"
+    if c.action in ("set-quota", "remove-quota"):
+        return "alter client quotas", "AlterConfigs on the Cluster"
+    if c.action in ("upsert-scram", "delete-scram"):
+        return "alter SCRAM credentials", "Alter on the Cluster"
+    return "apply", None
 
 
 def _chunks(items: list, size: int = CHUNK) -> Iterable[list]:

@@ -78,16 +78,19 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
     sends): a config name or value a broker refuses, or a change the caller may not make, stops the apply with
     nothing changed, rather than after every other change has been made. A dry run that finds a refusal exits
     with the same code as that apply would."""
-    from kafkactl.configs.state.apply import Stopped, apply_plan, not_permitted, validated_first
+    from kafkactl.configs.state.apply import Stopped, apply_plan, checks_stopped, not_permitted, validated_first
 
     resolved: dict = {}  # each secret read once: what was validated is what is sent
     try:
-        may_not = not_permitted(gw, planned.plan)
+        try:
+            may_not = not_permitted(gw, planned.plan)
+        except (Exception, KeyboardInterrupt) as exc:
+            raise checks_stopped(gw, planned.plan, exc) from exc
         refused = None if dry_run else validated_first(gw, planned.plan, resolved, may_not)
         result = refused or apply_plan(gw, planned.plan, dry_run, advance, resolved, may_not)
     except Stopped as stop:
         _write_report(report, stop.result)
-        _stopped(gw, stop, dry_run or not any(o.status == "applied" for o in stop.result.results))
+        _stopped(gw, stop, dry_run)
     _write_report(report, result)
     failed = result.failed
     if failed:
@@ -118,21 +121,22 @@ def _write_report(report: str | None, result: ChangeResult) -> None:
         write_private(Path(report), "".join(json.dumps(r.to_json()) + "\n" for r in result.results))
 
 
-def _stopped(gw: Gateway, stop: Any, nothing_applied: bool) -> NoReturn:
-    """A request raised part way: Ctrl-C exits 130; an error keeps its own exit code when nothing was applied
-    (the validation pass, a dry run, the first request), else it is a partial failure. The result goes to stdout
-    as any partial failure's does."""
+def _stopped(gw: Gateway, stop: Any, dry_run: bool) -> NoReturn:
+    """A request raised part way: Ctrl-C exits 130; an error keeps its own exit code when no change is known to
+    have been applied (the checks, the validation pass, a dry run, the first request), else it is a partial
+    failure. The result goes to stdout as any partial failure's does."""
     counts = Counter(o.status for o in stop.result.results)
     said = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-    lead = "nothing applied: " if nothing_applied else ""
+    lead = "" if counts["applied"] else "none confirmed applied: " if counts["unknown"] else "nothing applied: "
+    stopped = f"{lead}the {'dry run' if dry_run else 'apply'} stopped ({said})"
     if not isinstance(stop.cause, Exception):  # Ctrl-C
-        err = PartialFailure(f"{lead}interrupted: the apply stopped ({said})", result=stop.result,
+        err = PartialFailure(f"interrupted: {stopped}", result=stop.result,
                              hint="plan again to see what the cluster holds now")
         err.exit_code = ExitCode.INTERRUPTED
         raise err from None
     cause = gw.translate(stop.cause, "apply")
-    err = PartialFailure(f"{lead}the apply stopped ({said}): {cause.message}", result=stop.result, hint=cause.hint)
-    if nothing_applied:
+    err = PartialFailure(f"{stopped}: {cause.message}", result=stop.result, hint=cause.hint)
+    if not counts["applied"]:
         err.exit_code = cause.exit_code
     raise err from stop.cause
 
