@@ -32,8 +32,9 @@ def check_out_file(path: str | None, option: str, inputs: Iterable[str] = ()) ->
         raise UsageError(f"{option} {shown(path)}: its directory does not exist")
     if p.exists() and any(Path(i).exists() and p.samefile(i) for i in inputs):
         raise UsageError(f"{option} {shown(path)}: the command reads that file")
-    probe = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    probe = p.with_name(f".{p.name}.{os.getpid()}.tmp")  # the temporary file's own name (and length)
     try:
+        probe.unlink(missing_ok=True)  # left by a killed run with this process id: the write removes it too
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
         probe.unlink()
     except OSError as exc:

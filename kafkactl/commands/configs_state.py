@@ -107,8 +107,9 @@ def configs_apply(
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
-    check_out_file(report, "--report", files or ())
+    check_out_file(report, "--report", [*(files or ()), *([plan_file] if plan_file else [])])
     planned = plan_for_apply(app_ctx.gateway, files, plan_file, delete_topics, max_deletes, _say(app_ctx))
+    check_out_file(report, "--report", planned.desired.sources)  # (the files a saved plan names)
     app_ctx.note(planned.summary())
     changes = planned.plan.changes
     if not changes:

@@ -156,6 +156,14 @@ def test_a_report_is_not_written_over_the_file_the_command_reads(closed, tmp_pat
         r = run("-b", closed, noun, "apply", str(f), "--report", str(f), "--yes")
         assert r.exit_code == 2 and "--report" in r.stderr and "the command reads that file" in r.stderr, r.output
     assert f.read_text().startswith("apiVersion: kafkactl/v1")
+    saved = tmp_path / "saved.json"  # review: with --plan, no file was compared
+    saved.write_text("{}")
+    r = run("-b", closed, "configs", "apply", "--plan", str(saved), "--report", str(saved), "--yes")
+    assert r.exit_code == 2 and "the command reads that file" in r.stderr and saved.read_text() == "{}", r.output
+    scope = tmp_path / "scope.yaml"
+    scope.write_text("principals: []\n")
+    r = run("-b", closed, "acls", "apply", str(f), "--scope", str(scope), "--report", str(scope), "--yes")
+    assert r.exit_code == 2 and "the command reads that file" in r.stderr, r.output
     link = tmp_path / "gone.jsonl"
     link.symlink_to(tmp_path / "nowhere" / "r.jsonl")
     r = run("-b", closed, "configs", "apply", str(f), "--report", str(link), "--yes")

@@ -71,3 +71,19 @@ def test_private_temporary_directories_go_when_the_process_is_terminated(tmp_pat
     p.send_signal(getattr(signal, signame))
     assert p.wait(timeout=20) == -getattr(signal, signame)  # still dies of the signal: 143 / 129 in a shell
     assert not os.path.exists(made)
+
+
+def test_an_out_file_is_tried_for_writing_once_a_killed_run_s_temporary_file_is_gone(tmp_path):
+    """Review: the write probe took the temporary file's own name with O_EXCL, so a file left by a killed run
+    with the same process id (kafkactl as PID 1 in each container) refused every later run; the probe leaves
+    nothing behind."""
+    from kafkactl.errors import UsageError
+    from kafkactl.privatefile import check_out_file
+
+    report = tmp_path / "r.jsonl"
+    stale = tmp_path / f".r.jsonl.{os.getpid()}.tmp"
+    stale.write_text("half a report")
+    check_out_file(str(report), "--report")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    with pytest.raises(UsageError, match="cannot be written"):
+        check_out_file(str(tmp_path / ("r" * 250)), "--report")

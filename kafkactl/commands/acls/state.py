@@ -196,13 +196,23 @@ def acls_apply(
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
-    check_out_file(report, "--report", files or ())  # before the plan and the prompt, not after the operator said yes
+    check_out_file(report, "--report", _inputs(files, scope, plan_dir))  # before the plan and the prompt, not after the operator said yes
     with spark_progress(app_ctx) as watch:
         planned = _compute(app_ctx, files, plan_dir, context, scope, protect, no_delete, max_deletes, spark,
                            spark_master, spark_remote, spark_auto, watch)
         if watch is not None:
             watch.close()  # (a prompt may follow: no live display under it)
         _apply(app_ctx, planned, report, yes, dry_run, watch)
+
+
+def _inputs(files, scope, plan_dir) -> list[str]:
+    """The files an apply reads (its --report must not be one): the desired files, the scope file, a saved plan."""
+    from pathlib import Path
+
+    read = [*(files or ()), *([scope] if scope else [])]
+    if plan_dir and Path(plan_dir).is_dir():
+        read += [str(p) for p in Path(plan_dir).rglob("*") if p.is_file()]
+    return read + ([plan_dir] if plan_dir else [])
 
 
 def _apply(app_ctx, planned, report, yes, dry_run, watch) -> None:

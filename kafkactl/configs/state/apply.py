@@ -55,8 +55,7 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
     values that were validated (a secret file rewritten between the passes is not read again). `refused`: in a
     dry run, the SCRAM and topic-deletion changes (by id) the caller may not make (they have no validate-only
     request). A request that raises stops the apply: Stopped carries the outcomes so far."""
-    done: list[Outcome] = []
-    answered: set[int] = set()  # the changes with an outcome
+    done: dict[int, Outcome] = {}  # by change: an outcome and its change recorded in one step (Ctrl-C may come)
     sent: list[Change] = []  # the changes of the request in flight
     refused = refused or {}
     ok = "validated" if dry_run else "applied"
@@ -91,14 +90,13 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
             code = 0 if error is None else _exit_code(gw, error)
             if code == ExitCode.UNREACHABLE:  # no answer: whether it took is unknown, and the next fares no better
                 raise error if isinstance(error, Exception) else gw.item_error(error, "apply")
-            answered.add(id(c))
             text = why if error is None else _text(gw, error, c)
             for secret in sorted(revealed, key=len, reverse=True):
                 text = text.replace(secret, "******") if text and secret else text
             state = status or ("failed" if error else ok)
             if text and state == "failed" and _done_already(c, text):
                 state, text = "skipped", f"done already (since the plan was made): {text}"
-            done.append(Outcome(c.section, c.entity, c.action, c.key, state, text, code if state == "failed" else 0))
+            done[id(c)] = Outcome(c.section, c.entity, c.action, c.key, state, text, code if state == "failed" else 0)
         if advance is not None:
             advance(n)
 
@@ -177,14 +175,14 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
     except (Exception, KeyboardInterrupt) as exc:
         said = _said(gw, exc, revealed)
         in_flight = {id(c) for c in sent} if not dry_run else set()  # validate-only: nothing may have taken
-        for c in sorted((c for c in plan.changes if id(c) not in answered), key=lambda c: STEPS[c.action]):
+        for c in sorted((c for c in plan.changes if id(c) not in done), key=lambda c: STEPS[c.action]):
             state, why = ("unknown", f"sent, the apply stopped before the answer ({said}): plan again to see "
                                      "whether it took") \
                 if id(c) in in_flight else ("skipped", f"not {'validated' if dry_run else 'sent'}: the "
                                                        f"{'dry run' if dry_run else 'apply'} stopped ({said})")
-            done.append(Outcome(c.section, c.entity, c.action, c.key, state, why))
-        raise Stopped(ChangeResult("ConfigApply", tuple(done), dry_run), exc, said) from exc
-    return ChangeResult("ConfigApply", tuple(done), dry_run)
+            done[id(c)] = Outcome(c.section, c.entity, c.action, c.key, state, why)
+        raise Stopped(ChangeResult("ConfigApply", tuple(done.values()), dry_run), exc, said) from exc
+    return ChangeResult("ConfigApply", tuple(done.values()), dry_run)
 
 
 VALIDATED = frozenset({"create-topic", "add-partitions", "set", "delete", "set-quota", "remove-quota"})
@@ -199,10 +197,10 @@ def validated_first(gw: Gateway, plan: ConfigPlan, resolved: dict | None = None,
         return None
     try:
         checked = apply_plan(gw, plan, dry_run=True, resolved=resolved, refused=refused)
-    except Stopped as stop:  # validate-only requests change nothing: no change is applied or unknown
-        why = f"not sent: the apply stopped in its validation ({stop.said})"
-        raise Stopped(ChangeResult("ConfigApply", tuple(replace(o, status="skipped", error=why, exit_code=0)
-                                                        for o in stop.result.results), False),
+    except Stopped as stop:  # validate-only requests change nothing: no change is applied or unknown; a refusal
+        why = f"not sent: the apply stopped in its validation ({stop.said})"  # found so far stays
+        raise Stopped(ChangeResult("ConfigApply", tuple(o if o.status == "failed" else replace(
+            o, status="skipped", error=why, exit_code=0) for o in stop.result.results), False),
                       stop.cause, stop.said) from stop.cause
     if not checked.failed:
         return None
@@ -216,7 +214,7 @@ def validated_first(gw: Gateway, plan: ConfigPlan, resolved: dict | None = None,
     return ChangeResult("ConfigApply", tuple(told(o) for o in checked.results), False)
 
 
-PERMITTED = "not validated (no validate-only request exists for it); the caller's operations allow it"
+PERMITTED = "not validated: there is no validate-only request for it (the caller's operation is checked)"
 
 
 def _said(gw: Gateway, exc: BaseException, revealed: Iterable[str] = ()) -> str:
@@ -230,12 +228,12 @@ def _said(gw: Gateway, exc: BaseException, revealed: Iterable[str] = ()) -> str:
     return said
 
 
-def checks_stopped(gw: Gateway, plan: ConfigPlan, exc: BaseException) -> Stopped:
+def checks_stopped(gw: Gateway, plan: ConfigPlan, exc: BaseException, dry_run: bool) -> Stopped:
     """The checks before the apply (the caller's operations) raised: every change skipped, none sent."""
     said = _said(gw, exc)
     why = f"not sent: the apply stopped in its checks ({said})"
     return Stopped(ChangeResult("ConfigApply", tuple(Outcome(c.section, c.entity, c.action, c.key, "skipped", why)
-                                                    for c in plan.changes), False), exc, said)
+                                                    for c in plan.changes), dry_run), exc, said)
 
 
 def not_permitted(gw: Gateway, plan: ConfigPlan) -> dict[int, Exception]:

@@ -85,13 +85,16 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
         try:
             may_not = not_permitted(gw, planned.plan)
         except (Exception, KeyboardInterrupt) as exc:
-            raise checks_stopped(gw, planned.plan, exc) from exc
+            raise checks_stopped(gw, planned.plan, exc, dry_run) from exc
         refused = None if dry_run else validated_first(gw, planned.plan, resolved, may_not)
         result = refused or apply_plan(gw, planned.plan, dry_run, advance, resolved, may_not)
     except Stopped as stop:
-        _write_report(report, stop.result)
-        _stopped(gw, stop, dry_run)
-    _write_report(report, result)
+        _stopped(gw, stop, dry_run, _write_report(report, stop.result))
+    unwritten = _write_report(report, result)
+    if unwritten:
+        err = PartialFailure(f"the report was not written: {unwritten}", result=result)
+        err.exit_code = ExitCode.ERROR
+        raise err
     failed = result.failed
     if failed:
         # a resource's changes go in one request and fail together: the first named is one the error names
@@ -112,16 +115,21 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
     return result
 
 
-def _write_report(report: str | None, result: ChangeResult) -> None:
+def _write_report(report: str | None, result: ChangeResult) -> str | None:
+    """Write the report; why it could not be, if so (the changes are made: their result is not to be lost)."""
     if report:
         from pathlib import Path
 
         from kafkactl.privatefile import write_private
 
-        write_private(Path(report), "".join(json.dumps(r.to_json()) + "\n" for r in result.results))
+        try:
+            write_private(Path(report), "".join(json.dumps(r.to_json()) + "\n" for r in result.results))
+        except OSError as exc:
+            return f"{report}: {exc.strerror or type(exc).__name__}"
+    return None
 
 
-def _stopped(gw: Gateway, stop: Any, dry_run: bool) -> NoReturn:
+def _stopped(gw: Gateway, stop: Any, dry_run: bool, unwritten: str | None) -> NoReturn:
     """A request raised part way: Ctrl-C exits 130; an error keeps its own exit code when no change is known to
     have been applied (the checks, the validation pass, a dry run, the first request), else it is a partial
     failure. The result goes to stdout as any partial failure's does."""
@@ -129,13 +137,15 @@ def _stopped(gw: Gateway, stop: Any, dry_run: bool) -> NoReturn:
     said = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
     lead = "" if counts["applied"] else "none confirmed applied: " if counts["unknown"] else "nothing applied: "
     stopped = f"{lead}the {'dry run' if dry_run else 'apply'} stopped ({said})"
+    if unwritten:
+        stopped += f" and its report was not written ({unwritten})"
     if not isinstance(stop.cause, Exception):  # Ctrl-C
         err = PartialFailure(f"interrupted: {stopped}", result=stop.result,
                              hint="plan again to see what the cluster holds now")
         err.exit_code = ExitCode.INTERRUPTED
         raise err from None
-    cause = gw.translate(stop.cause, "apply")
-    err = PartialFailure(f"{stopped}: {cause.message}", result=stop.result, hint=cause.hint)
+    cause = gw.translate(stop.cause, "apply")  # (its exit code; its message as said, secrets sent masked)
+    err = PartialFailure(f"{stopped}: {stop.said}", result=stop.result, hint=cause.hint)
     if not counts["applied"]:
         err.exit_code = cause.exit_code
     raise err from stop.cause
