@@ -211,7 +211,7 @@ def _alter_config(gw, entity, ops, dry_run):
         rows = [ConfigChange(entity.type, label, k, op, v if k in shown_keys else None, ok) for k, v, op in ops]
         return ChangeResult("ConfigAlterResult", tuple(rows), dry_run=dry_run)
     translated = gw.translate(err, f"alter configs of {entity.type[:-1]} {label!r}",
-                              resource=f"{entity.type[:-1]} {label!r}", needs=_alter_needs(entity.type, label))
+                              resource=f"{entity.type[:-1]} {label!r}", needs=alter_needs(entity.type, label))
     # IncrementalAlterConfigs is all-or-nothing per resource: every key of it failed with the broker's message
     raise translated
 
@@ -256,7 +256,7 @@ def _not_sensitive(gw: Gateway, ctype: int, name: str, keys: list[str]) -> set[s
     return {k for k in keys_left if known_safe(k)}
 
 
-def _alter_needs(entity_type: str, label: str) -> str:
+def alter_needs(entity_type: str, label: str) -> str:
     if entity_type in ("topics", "groups"):
         return f"AlterConfigs on {entity_type[:-1].capitalize()}:{label}"
     return "AlterConfigs on the Cluster"

@@ -15,7 +15,6 @@ from kafkactl.gateway import Gateway
 from kafkactl.results import ChangeResult
 
 CHUNK = 500  # resources or entities per request: well under the broker's limits, small enough to show progress
-TOPIC_AUTHORIZATION_FAILED = 29
 # the order the apply sends them in
 STEPS = {a: i for i, actions in enumerate((("create-topic",), ("add-partitions",), ("set", "delete"),
                                            ("set-quota", "remove-quota"), ("upsert-scram", "delete-scram"),
@@ -259,8 +258,9 @@ def not_permitted(gw: Gateway, plan: ConfigPlan) -> dict[int, Exception]:
             t = topics.get(c.entity)
             if t is None:
                 continue
-            if t.error is not None and t.error.code == TOPIC_AUTHORIZATION_FAILED:
-                out[id(c)] = gw.item_error(t.error, "delete topics", needs="Delete on the topic")
+            refusal = gw.item_error(t.error, "delete topics", needs=f"Delete on Topic:{c.entity}") if t.error else None
+            if isinstance(refusal, NotAuthorizedError):
+                out[id(c)] = refusal
             elif t.error is None and decode(t.authorized_operations, ResourceType.TOPIC).allows(
                     AclOperation.DELETE) is False:
                 out[id(c)] = NotAuthorizedError(f"{gw.who()} is not authorized to delete topic {c.entity}: needs "
@@ -312,9 +312,10 @@ def _text(gw: Gateway, error: Any, c: Change | None = None) -> str:
 
 def _needs(c: Change) -> tuple[str, str | None]:
     """(what the request does, the ACL it needs) for a change sent in a request whose errors are exceptions."""
+    from kafkactl.configs.ops import alter_needs
+
     if c.action in ("set", "delete"):
-        kind = {"topics": "Topic", "groups": "Group"}.get(c.section)
-        return "alter configs", f"AlterConfigs on {kind}:{c.entity}" if kind else "AlterConfigs on the Cluster"
+        return "alter configs", alter_needs(c.section, str(c.entity))
     if c.action in ("set-quota", "remove-quota"):
         return "alter client quotas", "AlterConfigs on the Cluster"
     if c.action in ("upsert-scram", "delete-scram"):
