@@ -74,7 +74,7 @@ _state = {"in_test": False, "started": time.time()}
 _offsets: dict[str, tuple[int, int, bytes, int]] = {}
 _vocabulary: list[str] = []
 _in_vocabulary: dict[str, bool] = {}
-_index: dict[tuple, tuple[dict[str, str], dict[str, str]]] = {}  # (secrets, piece length) -> _owner's answer
+_index: dict[tuple, tuple[dict[str, str], dict[str, str], object, bool]] = {}  # (secrets, piece length) -> _owner's answer
 
 
 def register(secret: str | None, label: str = "a test secret") -> None:
@@ -123,16 +123,29 @@ def _in_kafkactl_text(piece: str) -> bool:
     return _in_vocabulary[piece]
 
 
-def _owner(length: int = PIECE) -> tuple[dict[str, str], dict[str, str]]:
+def _owner(length: int = PIECE) -> tuple[dict[str, str], dict[str, str], object, bool]:
     """Every `length`-character piece of every known secret that could not be part of a lowercase word or of
-    lowercase hex (ids, hashes, the uuid tokens tests give names) -> the label of its secret, and the secrets
-    too short for such a piece but not shorter than PIECE (looked for whole); rebuilt when a secret is added."""
+    lowercase hex (ids, hashes, the uuid tokens tests give names) -> the label of its secret, the secrets
+    too short for such a piece but not shorter than PIECE (looked for whole), and an Aho-Corasick automaton of
+    the pieces (None when there are none), and whether a piece or such a secret holds a space; rebuilt when a
+    secret is added."""
     known = _secrets()
     key = (len(known), frozenset(known), length)
     if key not in _index:
-        _index[key] = ({s[i:i + length]: label for s, label in known.items() for i in range(len(s) - length + 1)
-                        if not _WORDLIKE.fullmatch(s[i:i + length])},
-                       {s: label for s, label in known.items() if len(s) < length and not _WORDLIKE.fullmatch(s)})
+        owner = {s[i:i + length]: label for s, label in known.items() for i in range(len(s) - length + 1)
+                 if not _WORDLIKE.fullmatch(s[i:i + length])}
+        automaton = None
+        if owner:
+            # one pass over the text finds every piece at every offset, overlapping ones included (a Python loop
+            # over each character's piece cost about a minute of a whole suite's run)
+            import ahocorasick
+
+            automaton = ahocorasick.Automaton()
+            for piece in owner:
+                automaton.add_word(piece, piece)
+            automaton.make_automaton()
+        whole = {s: label for s, label in known.items() if len(s) < length and not _WORDLIKE.fullmatch(s)}
+        _index[key] = (owner, whole, automaton, any(" " in p for p in (*owner, *whole)))
         for old in [k for k in _index if k != key and k[2] == length]:
             del _index[old]
     return _index[key]
@@ -148,10 +161,15 @@ def _without_kafka_ids(text: str, keep: dict | set = frozenset()) -> str:
 
 
 def _spans(text: str, length: int = PIECE) -> list[tuple[int, int, str]]:
-    owner, whole = _owner(length)
-    plain = _without_kafka_ids(text, _secrets()) if owner or whole else text
-    spans = [(i, i + length, owner[plain[i:i + length]]) for i in range(len(plain) - length + 1)
-             if plain[i:i + length] in owner and not _in_kafkactl_text(plain[i:i + length])] if owner else []
+    owner, whole, automaton, spaced = _owner(length)
+    # blanking the ids costs more than the search: it is done only for a text where something could be found (a
+    # blank can make a match only of a piece that holds a space)
+    maybe = bool(text) and (spaced
+                            or (automaton is not None and next(automaton.iter(text), None) is not None)  # type: ignore[attr-defined]
+                            or any(secret in text for secret in whole))
+    plain = _without_kafka_ids(text, _secrets()) if maybe else ""
+    spans = [(end - length + 1, end + 1, owner[piece]) for end, piece in automaton.iter(plain)  # type: ignore[attr-defined]
+             if not _in_kafkactl_text(piece)] if automaton is not None and plain else []
     for secret, label in whole.items():  # (only when length > PIECE: a secret shorter than a piece, found whole)
         at = plain.find(secret)
         while at >= 0:

@@ -322,3 +322,55 @@ def test_a_sandbox_state_file_makes_its_passwords_known(tmp_path):
 
 def test_the_secret_fixture_is_fresh_and_known(secret):
     assert len(secret) >= 20 and secrets_sweep.find_leaks(secret[-6:]) == ["the `secret` fixture's password"]
+
+
+def test_the_one_pass_matcher_finds_what_a_look_at_every_offset_finds():
+    """The automaton against the definition: at every offset of the text with Kafka's ids blanked, a piece of a
+    known secret is a finding. Random texts hold whole secrets, overlapping pieces, pieces inside id-shaped tokens
+    and a secret with a run of spaces (which a blanked id can complete)."""
+    import random
+    import string
+
+    rng = random.Random(20261128)
+    secrets = [secrets_sweep.new_secret("a matcher secret") for _ in range(6)] + ["Zk#   Zq"]
+    for value in secrets[-1:]:
+        secrets_sweep.register(value, "a secret with a run of spaces")
+    alphabet = string.ascii_letters + string.digits + " _-:#\n"
+    try:
+        _compare(rng, secrets, alphabet)
+    finally:  # later tests' output must not be read against them
+        for value in secrets:
+            secrets_sweep._known.pop(value, None)
+
+
+def _compare(rng, secrets: list[str], alphabet: str) -> None:
+    import string
+
+    for length in (secrets_sweep.PIECE, secrets_sweep.LOG_PIECE):
+        owner, whole, _, _ = secrets_sweep._owner(length)
+        found_any = 0
+        for _ in range(300):
+            parts = []
+            for _ in range(rng.randint(1, 8)):
+                roll = rng.random()
+                if roll < 0.4:
+                    s = rng.choice(secrets)
+                    a = rng.randrange(len(s))
+                    parts.append(s[a:a + rng.randint(3, len(s))])
+                elif roll < 0.55:  # a Kafka Uuid-shaped token around part of a secret
+                    s = rng.choice(secrets[:-1])
+                    parts.append(" " + (s[:10] + "".join(rng.choices(string.ascii_letters, k=11)))[:21] + "A ")
+                elif roll < 0.6:  # a token whose blanks complete the spaced secret's piece
+                    parts.append("Zk#" + "".join(rng.choices(string.ascii_letters, k=21)) + "A ")
+                else:
+                    parts.append("".join(rng.choices(alphabet, k=rng.randint(0, 30))))
+            text = "".join(parts)
+            plain = secrets_sweep._without_kafka_ids(text, secrets_sweep._secrets())
+            expected = [(i, i + length, owner[plain[i:i + length]]) for i in range(len(plain) - length + 1)
+                        if plain[i:i + length] in owner and not secrets_sweep._in_kafkactl_text(plain[i:i + length])]
+            expected += [(i, i + len(s), label) for s, label in whole.items()
+                         for i in range(len(plain)) if plain.startswith(s, i)]
+            got = [sp for sp in secrets_sweep._spans(text, length) if sp[2] != "a JAAS string with its password"]
+            assert sorted(got) == sorted(expected), repr(text)
+            found_any += bool(expected)
+        assert found_any > 50  # the texts did hold pieces
