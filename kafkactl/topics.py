@@ -96,16 +96,69 @@ def create_topic(gw: Gateway, name: str, partitions: int | None, replication_fac
     # -1 asks the broker for num.partitions / default.replication.factor (KIP-464)
     spec = (name, partitions or -1, replication_factor or -1, configs)
     errors = gw.create_topics([spec], validate_only=dry_run)
-    return _envelope(gw, "TopicCreateResult", errors, "validated" if dry_run else "created", dry_run,
-                     what="create topic", needs="Create on Topic:{name} or on the Cluster")
+    result = _envelope(gw, "TopicCreateResult", errors, "validated" if dry_run else "created", dry_run,
+                       what="create topic", needs="Create on Topic:{name} or on the Cluster")
+    if not dry_run:
+        _await_brokers(gw, result, [r.name for r in result.results if r.status == "created"], present=True)
+    return result
 
 
 def delete_topics(gw: Gateway, names: list[str]) -> ChangeResult:
     for n in names:
         validate_topic_name(n)
     errors = gw.delete_topics(names)
-    return _envelope(gw, "TopicDeleteResult", errors, "deleted", False, what="delete topic",
-                     needs="Delete on Topic:{name}")
+    result = _envelope(gw, "TopicDeleteResult", errors, "deleted", False, what="delete topic",
+                       needs="Delete on Topic:{name}")
+    _await_brokers(gw, result, [r.name for r in result.results if r.status == "deleted"], present=False)
+    return result
+
+
+def _await_brokers(gw: Gateway, result: ChangeResult, names: list[str], present: bool) -> None:
+    """Return once every live broker's metadata shows the topics made (or none of those deleted): CreateTopics and
+    DeleteTopics answer when the controller has the change, and each broker answers Metadata (and so the next
+    command's describe, produce or ACL check) from its own copy of the metadata log, a moment later. A broker that
+    may not tell (the caller lacks Describe on the topic: Create does not imply it) is not waited for. Past
+    the client's timeout: the result still goes to stdout, with exit 4 when a broker did not answer, else 1."""
+    from kafkactl.acl.visibility import on_every_broker
+    from kafkactl.errors import BrokerError, UnreachableError
+
+    if not names:
+        return
+
+    def shows(node: int, deadline: float) -> bool:
+        import time
+
+        while True:
+            records = {t.name: t for t in gw.topics(names, node=node)}
+            lagging = [n for n in names if _lags(records.get(n), present)]
+            if not lagging:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+
+    seen = on_every_broker(gw, shows, gw.profile.timeout)
+    if seen:
+        return
+    which = ", ".join(seen.missing)
+    message = (f"the topics were {'created' if present else 'deleted'} but {which} "
+               f"{'do not show them' if present else 'still show some of them'} after {gw.profile.timeout:g} s "
+               f"(every broker answers from its own copy of the metadata); check again shortly"
+               + (f" ({seen.why})" if seen.why else ""))
+    err: KafkactlError = UnreachableError(message) if seen.why else BrokerError(message)
+    err.result = result  # type: ignore[attr-defined]
+    raise err
+
+
+def _lags(record, present: bool) -> bool:
+    """Whether a broker's Metadata record of a topic (None: not in the answer) still lacks the change."""
+    if record is None:
+        return present
+    if record.error is None:
+        return not present
+    if "UNKNOWN_TOPIC" in record.error.name:
+        return present
+    return False  # not the caller's to see (an authorization error): nothing to wait for
 
 
 def _envelope(gw: Gateway, kind: str, errors: dict, ok_status: str, dry_run: bool, what: str, needs: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from kafkactl.acl.model import AclBinding, AclFilter
 from kafkactl.errors import UnreachableError
@@ -55,23 +55,34 @@ def await_visible(gw: Any, present: Sequence[AclBinding], absent: Sequence[AclBi
     each request's records form one atomic batch and a broker applies the metadata log in order, so once they
     show, the full check (still made) almost always passes on its first read.
     """
-    started = time.monotonic()
-    deadline = started + timeout
     if not present and not absent:
         return Confirmation(True)
     want, gone = set(present), set(absent)
     sample = (_last_of_each(present, sample_every), _last_of_each(absent, sample_every)) \
         if sample_every and len(want) + len(gone) > sample_every else None
     bulk = len(want) + len(gone) > 1000
+
+    def shows(node: int, deadline: float) -> bool:
+        if sample and not _settle(gw, node, *sample, deadline, bulk=True):
+            return False
+        return _settle(gw, node, want, gone, deadline, bulk)
+
+    return on_every_broker(gw, shows, timeout)
+
+
+def on_every_broker(gw: Any, shows: Callable[[int, float], bool], timeout: float) -> Confirmation:
+    """Wait until shows(broker id, deadline) is true of every live broker (asked again until the deadline while it
+    is false, the brokers listed afresh each round). Bounded by `timeout`. Also the wait after `topics create` and
+    `topics delete`: a broker answers Metadata from its own copy of the metadata log."""
+    started = time.monotonic()
+    deadline = started + timeout
     confirmed: dict[int, float] = {}
     trouble: dict[int, str] = {}
     while True:
         brokers = {n.id: f"broker {n.id} at {n.host}:{n.port}" for n in gw.live_brokers()}
         for node in sorted(set(brokers) - set(confirmed)):
             try:
-                if sample and not _settle(gw, node, *sample, deadline, bulk=True):
-                    continue
-                if _settle(gw, node, want, gone, deadline, bulk):
+                if shows(node, deadline):
                     confirmed[node] = time.monotonic() - started
                     trouble.pop(node, None)
             except UnreachableError as exc:  # stopped or cut off: still listed, so still waited for

@@ -17,6 +17,7 @@ import pytest
 
 from kafkactl.acl.bitfield import decode
 from kafkactl.acl.model import AclFilter, AclOperation, ResourceType
+from tests.markers import starts
 from tests.conftest import own_xdg, run
 from tests.integration.acl_helpers import token
 
@@ -26,6 +27,7 @@ def ok(r):
 
 
 @pytest.fixture(scope="module")
+@starts("broker", "multi_broker")
 def cluster3(tmp_path_factory):
     """3 brokers and 3 controllers under their own XDG directories (contexts local-* point at them)."""
     from kafkactl.local.sandbox import Sandbox
@@ -96,6 +98,29 @@ def test_apply_and_create_are_confirmed_by_every_broker(cluster3, tmp_path):
                    "--operation", "Read", "--topic", f"{t}.x"))
         for node in (1, 2, 3):
             assert len(admin.describe_acls(AclFilter(principal=f"User:{t}-other"), node=node)) == 1
+    finally:
+        admin.close()
+
+
+def test_topics_create_and_delete_return_once_every_broker_shows_them(cluster3):
+    """CreateTopics and DeleteTopics answer when the controller has the change; each broker answers Metadata from
+    its own copy a moment later, and a command right after (a describe, a produce) may reach any of them. Right
+    after `topics create` (and `topics delete`) returns, every broker, asked by id, lists the topic with its
+    partitions (and then none does): 20 times in a row."""
+    sb, state = cluster3
+    admin = _gateway(state, "admin", state.passwords["admin"])
+    t = token()
+    try:
+        for i in range(20):
+            name = f"{t}.made.{i}"
+            ok(run("--context", "local-admin", "topics", "create", name, "--partitions", "6"))
+            for node in (1, 2, 3):
+                [record] = admin.topics([name], node=node)
+                assert record.error is None and len(record.partitions) == 6, (i, node, record)
+            ok(run("--context", "local-admin", "topics", "delete", name, "--yes"))
+            for node in (1, 2, 3):
+                [record] = admin.topics([name], node=node)
+                assert record.error is not None and "UNKNOWN_TOPIC" in record.error.name, (i, node, record)
     finally:
         admin.close()
 
