@@ -6,6 +6,7 @@ controller quorum (topology and node configuration: nodes.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -15,7 +16,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from kafkactl.errors import SandboxError, UsageError
 from kafkactl.local.assembly import KAFKA_VERSION, check_version, ensure_kafka, java_command
@@ -181,6 +182,21 @@ class Sandbox:
             self._wait_ready(state, ready_probe, timeout, started)
             self._write_contexts(state)
             return _up(self.status(), already_running=True)
+        with _port_claim():  # until the nodes listen: then no other start can pick their ports
+            state, stopped = self._prepare(libs, state, brokers, controllers, version, tls)
+            for n in stopped:
+                n.pid = self._spawn(libs, n, state)
+            self._save_state(state)
+            bound_by = time.monotonic() + 60
+            while not self._bound(state, stopped) and time.monotonic() < bound_by:
+                time.sleep(0.1)
+        self._wait_ready(state, ready_probe, timeout, started)
+        self._write_contexts(state)
+        return _up(self.status(), started_in_s=round(time.monotonic() - started, 2))
+
+    def _prepare(self, libs: Path, state: SandboxState | None, brokers: int | None, controllers: int | None,
+                 version: str, tls: bool | None) -> tuple[SandboxState, list[NodeState]]:
+        """A new sandbox's state, configs and formatted storage, or a kept one's configs: (state, nodes to start)."""
         formatted = state is not None and all(
             (self._paths(n, state)[1] / "meta.properties").exists() for n in state.nodes)
         if state is None or not formatted:
@@ -205,12 +221,11 @@ class Sandbox:
                         raise SandboxError(f"port {port} of the kept sandbox is in use by another process; "
                                            "free it or run kafkactl local down --purge to start afresh")
             self._write_configs(state)
-        for n in stopped:
-            n.pid = self._spawn(libs, n, state)
-        self._save_state(state)
-        self._wait_ready(state, ready_probe, timeout, started)
-        self._write_contexts(state)
-        return _up(self.status(), started_in_s=round(time.monotonic() - started, 2))
+        return state, stopped
+
+    def _bound(self, state: SandboxState, nodes: list[NodeState]) -> bool:
+        """Whether each of `nodes` listens on all its ports (or has exited: _wait_ready says why)."""
+        return all(not pid_alive(n.pid or 0) or not any(port_free(p) for p in n.ports) for n in nodes)
 
     @property
     def tls_files(self) -> TlsFiles:
@@ -459,6 +474,24 @@ def _write_private(path: Path, text: str, fresh: bool = False) -> None:
     from kafkactl.privatefile import write_private
 
     write_private(path, text, fresh=fresh)
+
+
+@contextlib.contextmanager
+def _port_claim() -> Iterator[None]:
+    """One sandbox start at a time on this machine from choosing its ports until its nodes listen on them: two
+    `local up` at once (two terminals, two test workers) could both find 9092 free, and one broker would fail to
+    bind it. A lock file beside the Kafka jars, shared by every user of this cache."""
+    import fcntl
+
+    from kafkactl.local.assembly import cache_home
+
+    cache_home().mkdir(parents=True, exist_ok=True)
+    with open(cache_home() / "ports.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _up(status: SandboxStatus, **changes: object) -> SandboxUp:

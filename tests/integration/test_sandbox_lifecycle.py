@@ -83,3 +83,24 @@ def test_down_purge_of_a_damaged_state_stops_the_nodes_it_no_longer_names(sandbo
             import signal
 
             os.killpg(state.pid, signal.SIGKILL)
+
+
+def test_two_sandboxes_started_at_once_get_ports_of_their_own(sandbox, own_sandbox_env, tmp_path):
+    """Two `local up` at the same moment (two terminals, two test workers), each with its own state: both start,
+    on different ports (each checks its ports are free, then binds them seconds later; one at a time now)."""
+    import subprocess
+    import sys
+
+    envs = [own_sandbox_env, {**own_sandbox_env, "XDG_STATE_HOME": str(tmp_path / "state-2"),
+                              "XDG_CONFIG_HOME": str(tmp_path / "config-2")}]
+    procs = [subprocess.Popen([sys.executable, "-m", "kafkactl", "-o", "json", "local", "up"], env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for env in envs]
+    try:
+        outs = [p.communicate(timeout=240) for p in procs]
+        assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outs]
+        ports = [set(json.loads(out)["bootstrap_servers"].split(",")) for out, _ in outs]
+        assert not ports[0] & ports[1], ports
+    finally:
+        for env in envs:
+            subprocess.run([sys.executable, "-m", "kafkactl", "local", "down", "--purge"], env=env,
+                           capture_output=True, timeout=120)
