@@ -1,12 +1,13 @@
-# The set-up commands of the README (demo and test) and their undoing:
+# The set-up commands of the README (demo and test), the contributor's loop and their undoing:
 #   make demo   install everything, start the local sandbox broker, run the tour
-#   make test   install everything, run the whole test suite (starts and stops its own broker)
+#   make test   install everything, run the whole test suite (starts and stops its own brokers and Spark)
+#   make check  lint, types and every test that starts nothing (no broker, JVM or Spark), in parallel
 #   make clean  remove .venv (the Kafka jars in ~/.cache/kafkactl and the sandbox stay: see the README)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test install docs clean
+.PHONY: demo test check lint install docs clean
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kafkactl needs Python >= 3.11")'
@@ -20,10 +21,22 @@ install: $(BIN)/.installed
 demo: install
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/tour.sh
 
-test: install
+# the markers of what a test starts come from its fixtures (tests/markers.py); STARTS_NOTHING selects none of them
+STARTS_NOTHING := not (broker or multi_broker or tls or versions or spark or java_clients or jvm)
+# one worker per core; a module that starts something stays whole on one worker, the longest first (tests/markers.py)
+WORKERS ?= 2
+XDIST   := -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
+
+lint: install
 	$(BIN)/ruff check kafkactl tests bench
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+
+check: lint
+	$(BIN)/python -m pytest $(XDIST) -m "$(STARTS_NOTHING)" -p no:cacheprovider
+
+# the 30 slowest tests close the output (CI's log keeps them), above the time per part
+test: lint
+	$(BIN)/python -m pytest $(XDIST) --durations=30
 
 # regenerate completions/ and man/ from the command definitions (a test fails when they are stale)
 docs: install

@@ -20,8 +20,12 @@ from pathlib import Path
 
 import pytest
 
+pytest.register_assert_rewrite("tests.markers")
+from tests.markers import starts  # noqa: E402 (after the rewrite is registered)
+
 # fails any test whose output holds a piece of a known secret, and scans the logs tests leave (tests/secrets_sweep.py)
-pytest_plugins = ["tests.secrets_sweep", "tests.part_times"]
+# and marks every test by what its fixtures start (tests/markers.py: `@starts`)
+pytest_plugins = ["tests.secrets_sweep", "tests.part_times", "tests.markers"]
 
 _TMP_ROOT = Path(tempfile.gettempdir())
 _TMP_BEFORE = {e.name for e in os.scandir(_TMP_ROOT)}
@@ -59,7 +63,10 @@ def _new_in_tmp() -> list[str]:
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:  # noqa: ARG001 (pytest's hook signature)
-    """A run of the whole suite leaves nothing in /tmp (issue 16): its session directory goes at unconfigure."""
+    """A run of the whole suite leaves nothing in /tmp (issue 16): its session directory goes at unconfigure. (An
+    xdist worker's /tmp is the controller's session directory, which the controller checks and removes.)"""
+    if hasattr(session.config, "workerinput"):
+        return
     left = _new_in_tmp()
     _TMP_LEFT.extend(left)
     if any(n.startswith(_OURS_IN_TMP) for n in left):
@@ -204,6 +211,7 @@ def close_module_gateways():
 
 
 @pytest.fixture(scope="session")
+@starts("broker")
 def sandbox() -> SandboxInfo:
     from kafkactl.local.sandbox import Sandbox
 
@@ -232,6 +240,29 @@ def sandbox() -> SandboxInfo:
         gw.close()
     yield info
     sb.down(purge=True)  # (the secrets sweep reads the sandbox's logs first)
+
+
+@pytest.fixture
+@starts("broker", "tls")
+def tls_sandbox(sandbox) -> SandboxInfo:
+    """The session's sandbox, for a test that connects through its TLS or mTLS listeners."""
+    return sandbox
+
+
+@pytest.fixture
+@starts("spark")
+def spark() -> str:
+    """For a test that runs Spark in local mode (a plan or apply with --spark, a session of its own): the master
+    it runs on."""
+    return "local[*]"
+
+
+@pytest.fixture
+@starts("broker")
+def own_sandbox_env(tmp_path) -> dict[str, str]:
+    """The environment of a sandbox of the test's own, started by the test (`kafkactl local up` in a process of its
+    own): XDG directories under its tmp_path, so the session's contexts and sandbox are left alone."""
+    return {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
 
 
 def shell_join(args) -> str:

@@ -69,6 +69,7 @@ _short: set[str] = set()
 _stats = {"texts": 0, "files": 0, "bytes": 0, "leaks": 0}
 _pending: list[str] = []  # leaks found while a test runs: they fail its current phase
 _session_leaks: list[str] = []  # found outside any test: they fail the session
+_workers: list[dict] = []  # what each pytest-xdist worker swept (on the controller)
 _state = {"in_test": False, "started": time.time()}
 # file -> (inode, bytes read, its unfinished last line (up to 4 KiB), lines read; -1: a binary file)
 _offsets: dict[str, tuple[int, int, bytes, int]] = {}
@@ -408,17 +409,33 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     for path in cwd.glob("*.log"):  # Spark's derby.log and the like
         if path.is_file() and path.stat().st_mtime >= _state["started"] and path.stat().st_size <= MAX_FILE:
             _record(_check_file(path, path.read_text(errors="replace"), "the current directory", cwd))
-    if _session_leaks:
+    if _session_leaks or any(w["session_leaks"] for w in _workers):  # (the controller of an xdist run: its workers')
         _stats["leaks"] += len(_session_leaks)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: the controller adds up and reports every worker's sweep
+        workeroutput["secrets_sweep"] = {**_stats, "known": len(_secrets()), "short": len(_short),
+                                         "session_leaks": list(_session_leaks)}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # noqa: ARG001 (pytest-xdist's hook, on the controller)
+    swept = getattr(node, "workeroutput", {}).get("secrets_sweep")
+    if swept is not None:
+        _workers.append(swept)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    known = _secrets()
+    known, short, stats, leaks = len(_secrets()), len(_short), dict(_stats), list(_session_leaks)
+    for w in _workers:
+        known, short = known + w["known"], short + w["short"]
+        stats = {k: stats[k] + w[k] for k in stats}
+        leaks += w["session_leaks"]
     terminalreporter.write_sep("-", "secrets sweep")
     terminalreporter.write_line(
-        f"{len(known)} secrets known ({len(_short)} shorter than {PIECE} characters not swept); "
-        f"{_stats['texts']:,} outputs and {_stats['files']:,} files scanned, {_stats['bytes']:,} bytes; "
-        f"leaks: {_stats['leaks']}")
-    for line in _session_leaks:
+        f"{known} secrets known ({short} shorter than {PIECE} characters not swept)"
+        + (f" in {len(_workers)} workers" if _workers else "") + "; "
+        f"{stats['texts']:,} outputs and {stats['files']:,} files scanned, {stats['bytes']:,} bytes; "
+        f"leaks: {stats['leaks']}")
+    for line in leaks:
         terminalreporter.write_line(f"LEAK {line} (the piece is not shown)", red=True)

@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from tests.markers import starts
 from tests.conftest import run
 from tests.integration.cli_tree import MINIMAL_ARGS, STATE_YAML, leaf_commands
 from tests.secrets_sweep import register, sweep_tree
 
-pytestmark = pytest.mark.broker
 
 CASES = int(os.environ.get("KAFKACTL_FUZZ_CASES", "2000"))
 SEED = int(os.environ["KAFKACTL_FUZZ_SEED"])
@@ -109,6 +109,7 @@ def _snapshot(gw) -> str:
 
 
 @pytest.fixture(scope="module")
+@starts("broker")
 def scratch(tmp_path_factory):
     """A sandbox of the fuzzer's own (`kafkactl local up` under other XDG directories), a working directory
     with the files the values name, and an empty configuration for the local-only nouns."""
@@ -204,7 +205,7 @@ def test_hostile_argv_never_crashes_and_bad_input_changes_nothing(scratch, case)
         STATS["settled"] = after  # unchanged: the next case starts from it
 
 
-def test_fuzzer_report():
+def test_fuzzer_report(scratch):  # (after the fuzzer, in its module's group)
     """How many cases ran and how they ended (printed for the closing note; fails if the fuzzer did not run)."""
     print(f"CLI fuzzer: {STATS['cases']} cases, seed {SEED}, exit codes {dict(sorted(STATS['exit'].items()))}")
     for line in sorted(STATS.get("errors", ())):

@@ -17,7 +17,6 @@ from kafkactl.acl.model import AclBinding
 from tests.conftest import run
 from tests.integration.acl_helpers import remove_exactly, snapshot
 
-pytestmark = pytest.mark.broker
 
 SET = [
     ("--topic", "ds.t1"), ("--topic", "ds."), ("--group", "ds.g"), ("--transactional-id", "ds.x"),

@@ -184,7 +184,7 @@ def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_pat
         sandbox.as_user("admin", "configs", "delete", "--user", user, "SCRAM-SHA-512")
 
 
-def test_in_process_and_spark_plans_are_identical(sandbox, team, tmp_path):
+def test_in_process_and_spark_plans_are_identical(sandbox, spark, team, tmp_path):
     from kafkactl.bulk.plan import Guards, make_plan
     from kafkactl.bulk.spark import spark_plan
     from kafkactl.bulk.formats import read_state
@@ -225,7 +225,7 @@ def test_in_process_and_spark_plans_are_identical(sandbox, team, tmp_path):
 
 @pytest.mark.parametrize("cur_n,want_n", [(2, 2), (0, 2), (2, 0), (0, 0), (3, 1)])
 @pytest.mark.parametrize("no_delete", [False, True])
-def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(tmp_path, cur_n, want_n, no_delete):
+def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(spark, tmp_path, cur_n, want_n, no_delete):
     """The Spark plan observes its statistics during the join: an empty side must not lose them."""
     from kafkactl.bulk.plan import Guards, diff_cluster
     from kafkactl.bulk.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
@@ -251,7 +251,7 @@ def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(tmp_path, cu
     assert got.counts() == want.counts() and got.fingerprint() == want.fingerprint()
 
 
-def test_binding_key_equals_sparks_xxhash64():
+def test_binding_key_equals_sparks_xxhash64(spark):
     from pyspark.sql import functions as F
 
     from kafkactl.bulk.plan import KEY_SEP, binding_key
@@ -266,7 +266,7 @@ def test_binding_key_equals_sparks_xxhash64():
     assert keys == [binding_key(b) for b in bs]
 
 
-def test_apply_on_spark(sandbox, team, tmp_path):
+def test_apply_on_spark(sandbox, spark, team, tmp_path):
     gw = sandbox.gateway("admin")
     app = f"User:{team}app"
     f = tmp_path / "s.yaml"
@@ -389,7 +389,7 @@ def test_a_tampered_saved_plan_is_refused(sandbox, team, tmp_path):
     assert snapshot(gw, team) == before
 
 
-@pytest.mark.parametrize("engine", [[], ["--spark"]])
+@pytest.mark.parametrize("engine", [[], pytest.param(["--spark"], marks=pytest.mark.spark)])  # (a param has no fixture)
 def test_an_apply_refused_for_one_reason_exits_with_that_reason(sandbox, team, tmp_path, engine):
     """Adversary pass on issue 13: a user who may read ACLs but not alter them got exit 5 ("partial") from an
     apply that changed nothing; it is exit 3, the reason named, the summary still on stdout."""
@@ -443,7 +443,7 @@ def test_export_takes_its_file_format_from_format_and_leaves_o_global(sandbox, t
     assert r.exit_code == 2 and "-o" in r.stderr
 
 
-@pytest.mark.parametrize("engine", [[], ["--spark"]])
+@pytest.mark.parametrize("engine", [[], pytest.param(["--spark"], marks=pytest.mark.spark)])  # (a param has no fixture)
 def test_a_saved_plan_applied_twice_is_stale_the_second_time(sandbox, team, tmp_path, engine):
     """Issue 14: re-applying an applied saved plan reported `created` again (CreateAcls is idempotent)."""
     gw = sandbox.gateway("admin")
@@ -459,7 +459,7 @@ def test_a_saved_plan_applied_twice_is_stale_the_second_time(sandbox, team, tmp_
     assert r.stdout == "" and mine(gw, team) == after
 
 
-@pytest.mark.parametrize("plan_engine", [[], ["--spark"]])
+@pytest.mark.parametrize("plan_engine", [[], pytest.param(["--spark"], marks=pytest.mark.spark)])
 def test_a_saved_plan_applies_on_the_engine_apply_is_given(sandbox, team, tmp_path, plan_engine):
     """A saved plan (made in-process or on Spark) goes through the same core API as a new one: `apply --plan DIR
     --spark` applies it on Spark (it was silently applied in-process), without --spark in-process."""
@@ -483,7 +483,7 @@ def test_a_saved_plan_applies_on_the_engine_apply_is_given(sandbox, team, tmp_pa
     assert sorted(json.loads(x)["status"] for x in report.read_text().splitlines()) == ["created"] * 3
 
 
-def test_max_deletes_is_one_guard_on_spark_too(tmp_path):
+def test_max_deletes_is_one_guard_on_spark_too(spark, tmp_path):
     """The Spark plan refuses with the in-process engine's words (Guards.check_deletes), never trims."""
     from kafkactl.bulk.plan import Guards, diff_cluster
     from kafkactl.bulk.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
@@ -537,7 +537,7 @@ def test_an_acls_file_is_judged_with_the_contexts_super_users(sandbox, tmp_path)
     assert online["decision"] == offline["decision"] == "ALLOWED" and offline["reason"] == "super-user"
 
 
-def test_spark_runs_quietly_and_leaves_no_temporary_file(sandbox, team, tmp_path):
+def test_spark_runs_quietly_and_leaves_no_temporary_file(sandbox, spark, team, tmp_path):
     """Issue 16: no JVM or Spark start-up lines on stderr (only --debug shows them), and nothing left in the
     temporary directory (the log configuration, the plan and the results are private and removed at exit)."""
     from tests.conftest import run_process
@@ -576,7 +576,7 @@ def _jsonl_state(path, team: str, n: int) -> None:
         for i in range(n)))
 
 
-def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, team, tmp_path):
+def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, spark, team, tmp_path):
     """Issue 16: with no engine flag the plan is auto's: in-process while it fits in half the memory available,
     said on stderr with the size and the memory; --no-spark and --spark force and say nothing of a choice."""
     f = tmp_path / "s.yaml"
@@ -593,7 +593,7 @@ def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, team
         assert json.loads(r.stdout)["engine"] == engine and "engine: " not in r.stderr, r.stderr
 
 
-def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_result(sandbox, team, tmp_path):
+def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_result(sandbox, spark, team, tmp_path):
     """KAFKACTL_MEMORY stands for a small machine: 3,000 bindings (counted from the file, not loaded) need about
     1.8 MiB in-process, more than half of 1 MiB, so auto plans on Spark, and the plan is the one --no-spark makes."""
     gw = sandbox.gateway("admin")
@@ -635,7 +635,7 @@ def test_contradictory_engine_choices_are_refused_before_any_change(sandbox, tea
     assert mine(sandbox.gateway("admin"), team) == set()
 
 
-def test_two_contexts_of_one_cluster_are_refused_before_any_change(sandbox, team, tmp_path):
+def test_two_contexts_of_one_cluster_are_refused_before_any_change(sandbox, tls_sandbox, spark, team, tmp_path):
     """Issue 16 new-user pass: local-admin and local-tls-admin reach the same cluster (another listener); a fan-out
     to both planned every change twice and reported 400 created where 200 were. Refused, on both engines, naming
     the two contexts; nothing changed."""

@@ -18,6 +18,8 @@ import subprocess
 
 import pytest
 
+from tests.markers import starts
+
 from kafkactl.certdn import name_rfc2253, subject_rfc2253
 
 SEED = int(os.environ["KAFKACTL_DIFF_SEED"])
@@ -55,6 +57,7 @@ public class DnNames {
 
 
 @pytest.fixture(scope="module")
+@starts("jvm")
 def java_names(tmp_path_factory):
     if not shutil.which("javac"):
         pytest.fail("javac is required (Java 17 is part of the test set-up)")

@@ -24,7 +24,6 @@ from tests.conftest import run
 from tests.integration.cli_tree import OFFLINE, OWN_CLUSTERS, PROBE, cluster_commands
 from tests.secrets_sweep import find_leaks, register, sweep_tree
 
-pytestmark = pytest.mark.broker
 
 # random, so that a 6-character piece of one in any output is a leak and not a coincidence
 WRONG_PASSWORD = secrets.token_urlsafe(15)
@@ -189,10 +188,10 @@ def _established(port: int) -> int:
     return count
 
 
-def test_broker_stopped_during_the_commands(tmp_path):
+def test_broker_stopped_during_the_commands(own_sandbox_env, tmp_path):
     """A broker of its own: frozen (SIGSTOP) while every command connects and sends, then killed (SIGKILL).
     Each command must notice within seconds and exit 4, not wait out --timeout or crash."""
-    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env = {"XDG_STATE_HOME": own_sandbox_env["XDG_STATE_HOME"], "XDG_CONFIG_HOME": own_sandbox_env["XDG_CONFIG_HOME"]}
     code, out, err, _ = _kafkactl(["local", "up"], env=env, timeout=240)
     assert code == 0, err
     from kafkactl.local.sandbox import Sandbox
@@ -240,8 +239,8 @@ def test_broker_stopped_during_the_commands(tmp_path):
         _kafkactl(["local", "down", "--purge"], env=env, timeout=120)
 
 
-def test_no_command_hangs_on_a_silent_address_beyond_its_timeout(silent_port):
-    """The one-line message names the address and the timeout."""
+def test_no_command_hangs_on_a_silent_address_beyond_its_timeout(sandbox, silent_port):
+    """The one-line message names the address and the timeout (the credentials are the session's local-admin)."""
     code, out, err, took = _kafkactl(["--context", "local-admin", "-b", f"127.0.0.1:{silent_port}", "--timeout", "1",
                                       "topics", "list"])
     assert code == 4 and re.search(rf"127\.0\.0\.1:{silent_port}.*within 1 s", err), err

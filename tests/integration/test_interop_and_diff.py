@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.markers import starts
 from tests.conftest import run
 from tests.integration.acl_helpers import token
 
@@ -77,6 +78,7 @@ def test_import_apply_export_plan_shows_no_change(sandbox, tmp_path, fmt, name):
 
 
 @pytest.fixture(scope="module")
+@starts("broker")
 def second(sandbox, tmp_path_factory):
     """A second sandbox, and contexts for it in the session's store: `second`, and `second-again` (the same
     cluster under another name, to compare a cluster with itself)."""

@@ -19,6 +19,8 @@ import subprocess
 
 import pytest
 
+from tests.markers import starts
+
 from kafkactl.mapping.rules import (MappingFailure, RuleError, map_kerberos, map_ssl_dn, parse_kerberos_rules,
                                     parse_ssl_rules)
 
@@ -71,6 +73,7 @@ def _hex(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
+@starts("jvm")
 def kafka_says(tmp_path_factory):
     from kafkactl.local.assembly import ensure_kafka
 

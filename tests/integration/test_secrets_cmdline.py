@@ -16,11 +16,8 @@ import sys
 import threading
 from pathlib import Path
 
-import pytest
-
 from tests.secrets_sweep import register, sweep_tree
 
-pytestmark = pytest.mark.broker
 
 
 def _cmdlines() -> set[bytes]:
@@ -45,8 +42,8 @@ def _perf_strings() -> set[bytes]:
     return seen
 
 
-def test_local_up_puts_no_password_on_a_command_line(tmp_path):
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+def test_local_up_puts_no_password_on_a_command_line(own_sandbox_env, tmp_path):
+    env = own_sandbox_env
     seen: set[bytes] = set()
     perf: set[bytes] = set()
     stop = threading.Event()

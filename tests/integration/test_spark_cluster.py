@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.markers import starts
 from tests.conftest import run_process
 from tests.integration.acl_helpers import remove_exactly, snapshot, token
 from tests.secrets_sweep import find_leaks
 
-pytestmark = pytest.mark.broker
 
 
 def _free_port() -> int:
@@ -49,6 +49,7 @@ class Cluster:
 
 
 @pytest.fixture(scope="module")
+@starts("spark")
 def cluster(tmp_path_factory):
     base = tmp_path_factory.mktemp("spark-cluster")
     env = {"XDG_STATE_HOME": str(base / "state")}
@@ -119,7 +120,7 @@ def _key_pieces(pem: Path) -> list[str]:
     return [line for line in body.split() if len(line) >= 40]
 
 
-@pytest.mark.parametrize("context", ["local-admin", "local-mtls-admin"])
+@pytest.mark.parametrize("context", ["local-admin", pytest.param("local-mtls-admin", marks=pytest.mark.tls)])
 def test_plan_and_apply_on_a_standalone_cluster_whose_workers_have_no_contexts(sandbox, cluster, tmp_path, context):
     """By password (SASL) and by certificate (mTLS): the executors get the connection from the driver only."""
     for worker in cluster.status()["workers"]:
@@ -200,6 +201,7 @@ def test_a_worker_killed_mid_apply_of_25000_bindings(sandbox, cluster, tmp_path)
 
 
 @pytest.fixture(scope="module")
+@starts("broker")
 def two_more_clusters(sandbox, tmp_path_factory):
     """Two more single-node sandboxes (their own state), reachable from the session's contexts as fan-a and fan-b
     through their admin properties files: three clusters for one policy."""

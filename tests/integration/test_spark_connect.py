@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.markers import starts
 from tests.conftest import run_process
 from tests.integration.acl_helpers import remove_exactly, snapshot, token
 
@@ -22,6 +23,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
+@starts("spark")
 def connect_url(tmp_path_factory):
     import pyspark
 

@@ -12,6 +12,8 @@ import pytest
 from kafkactl.bulk.state import StateFileError
 from kafkactl.bulk.formats import read_state
 
+pytestmark = pytest.mark.usefixtures("spark")  # each test runs a local Spark (one the test of an unreachable master)
+
 ROW = {"principal": "User:a", "host": "*", "operation": "READ", "permission": "ALLOW", "resource_type": "TOPIC",
        "resource_name": "t", "pattern_type": "LITERAL"}
 HEAD = json.dumps({"kind": "scope", "principalPrefixes": ["User:"]}) + "\n"

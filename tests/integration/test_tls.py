@@ -21,6 +21,8 @@ from tests.conftest import run, run_process
 from tests.integration.acl_helpers import token
 from tests.secrets_sweep import new_secret
 
+pytestmark = pytest.mark.usefixtures("tls_sandbox")
+
 
 def ok(r):
     assert r.exit_code == 0, r.output[-3000:]

@@ -12,6 +12,7 @@ import pytest
 
 from kafkactl.exitcodes import ExitCode
 from kafkactl.local.assembly import KAFKA_VERSIONS
+from tests.markers import starts
 from tests.conftest import own_xdg, run
 from tests.integration.acl_helpers import token
 
@@ -25,6 +26,7 @@ def ok(r):
 
 
 @pytest.fixture(scope="module", params=KAFKA_VERSIONS)
+@starts("broker", "versions")
 def versioned(request, tmp_path_factory):
     """A sandbox of one Kafka version under its own XDG directories (contexts local-* point at it)."""
     from kafkactl.local.sandbox import Sandbox

@@ -1,0 +1,269 @@
+"""A pytest plugin: every test is marked by what it starts, from its fixtures, and a test that starts something
+it is not marked for fails.
+
+A fixture that starts something says so with `@starts(...)` under its `@pytest.fixture`; every test that uses it,
+directly or through other fixtures, gets those markers, so `pytest -m "not spark and not versions"` selects tests by
+what a run will start, and `make check` runs every test that starts nothing. The markers are KINDS' keys.
+
+What a test starts is also watched while it runs: every process the test process spawns (a broker's JVM, `kafkactl
+local up` in a subprocess, javac, Spark's launcher, any java) and every in-process sandbox start (its brokers,
+controllers and Kafka version) is checked against the running test's markers. A test that starts a kind it is not
+marked for fails, naming the kind and the fixture decorator that would declare it: a forgotten `@starts` shows in
+the first run, and never lets a sandbox into `make check`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Any, Callable
+
+import pytest
+
+KINDS = {
+    "broker": "starts or uses a real Kafka broker (the session's sandbox or a sandbox of its own)",
+    "multi_broker": "starts a sandbox of several brokers or controllers",
+    "tls": "connects through the sandbox's TLS or mTLS listeners",
+    "versions": "starts brokers of the older Kafka versions the sandbox runs",
+    "spark": "starts Spark: local mode, a standalone cluster or a Spark Connect server",
+    "java_clients": "compiles and runs the real Java clients (Kafka Streams, Connect, MirrorMaker 2)",
+    "jvm": "runs Kafka's own classes in a JVM without a broker (the differential tests)",
+}
+# what `make check` leaves out: every kind (a test that starts nothing needs no broker, JVM or Spark)
+STARTS_NOTHING = "not (" + " or ".join(KINDS) + ")"
+# the modules that take longest, longest first (a fresh-clone run on 2 cores, 2026-11-28)
+LONGEST_FIRST = tuple(f"tests/integration/{name}.py" for name in (
+    "test_acl_presets", "test_spark_cluster", "test_multi_broker", "test_versions", "test_desired_state",
+    "test_cli_fuzz", "test_config_state", "test_acls_why"))
+_ATTRIBUTE = "_kafkactl_starts"
+_current: dict[str, Any] = {"item": None}
+_violations: list[str] = []
+
+
+def starts(*kinds: str) -> Callable:
+    """Declare what a fixture starts (put it under @pytest.fixture): its tests get these markers."""
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        raise ValueError(f"@starts: {', '.join(unknown)} not among {', '.join(KINDS)}")
+
+    def mark(fixture: Callable) -> Callable:
+        if type(fixture).__name__ == "FixtureFunctionDefinition":
+            raise TypeError(f"@starts goes under @pytest.fixture, next to the function ({fixture.__name__})")
+        setattr(fixture, _ATTRIBUTE, tuple(kinds))
+        return fixture
+
+    return mark
+
+
+def kinds_of(item: pytest.Item) -> set[str]:
+    """The kinds the fixtures of `item` (its whole closure) declare."""
+    info = getattr(item, "_fixtureinfo", None)
+    found: set[str] = set()
+    for name in getattr(item, "fixturenames", ()):
+        for fixturedef in (info.name2fixturedefs.get(name, ()) if info is not None else ()):
+            found.update(getattr(fixturedef.func, _ATTRIBUTE, ()))
+    return found
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for kind, meaning in KINDS.items():
+        config.addinivalue_line("markers", f"{kind}: {meaning} (set from the test's fixtures, tests/markers.py)")
+    _watch_starts()
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by them
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    starting: set[str] = set()
+    for item in items:
+        kinds = kinds_of(item)
+        for kind in sorted(kinds):
+            item.add_marker(kind)
+        if kinds or any(m.name in KINDS for m in item.iter_markers()):
+            starting.add(_module(item))
+    for item in items:
+        if _module(item) in starting:
+            # with pytest-xdist's --dist loadgroup a module that starts something runs whole on one worker, its
+            # module-scoped sandboxes, topics and principals made once (one group per parameter of such a
+            # fixture: each Kafka version's sandbox can go to another worker); a test elsewhere goes anywhere
+            item.add_marker(pytest.mark.xdist_group(_module(item) + _own_parameters(item)))
+    # the longest modules first (measured, LONGEST_FIRST), then the other modules that start something, then the
+    # rest: two workers finish together when the short tests fill in at the end
+    order = {name: i for i, name in enumerate(LONGEST_FIRST)}
+
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        if _module(item) in order:
+            return (0, order[_module(item)])
+        return (1, 0) if _module(item) in starting else (2, 0)
+
+    items[:] = [item for _, item in sorted(enumerate(items), key=lambda pair: (rank(pair[1]), pair[0]))]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ARG001 (pytest's hook signature)
+    _current["item"] = item
+    try:
+        return (yield)
+    finally:
+        _current["item"] = None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    if _violations and call.when in ("setup", "call", "teardown"):
+        lines = list(dict.fromkeys(_violations))
+        _violations.clear()
+        report.outcome = "failed"
+        report.longrepr = "\n".join(lines) + (f"\n\n{report.longrepr}" if report.longrepr else "")
+    return report
+
+
+def _module(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def _own_parameters(item: pytest.Item) -> str:
+    """The parameters of the module-scoped fixtures that start something, as a group name's suffix."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    info = getattr(item, "_fixtureinfo", None)
+    own = [f"{name}={params[name]}" for name in sorted(params) if info is not None
+           for fixturedef in info.name2fixturedefs.get(name, ())[-1:]
+           if fixturedef.scope == "module" and getattr(fixturedef.func, _ATTRIBUTE, ())]
+    return f"[{','.join(own)}]" if own else ""
+
+
+_WRAPPERS = {"env", "timeout", "nice", "nohup", "setsid", "stdbuf", "exec"}
+_SHELLS = {"sh", "bash", "dash", "zsh"}
+
+
+def _program(words: list[str]) -> list[str]:
+    """The command line of the program a wrapper (env, timeout, sh -c ...) runs, or `words` as they are."""
+    import shlex
+
+    while words:
+        base = words[0].rsplit("/", 1)[-1]
+        if base in _WRAPPERS:
+            words = [w for w in words[1:] if "=" not in w.split("/", 1)[0] or w.startswith("-")]
+            words = [w for w in words if not w.startswith("-")]
+            if base == "timeout" and words:
+                words = words[1:]  # its duration
+        elif base in _SHELLS and "-c" in words[1:]:
+            words = shlex.split(words[words.index("-c") + 1]) if words.index("-c") + 1 < len(words) else []
+        elif "=" in words[0] and "/" not in words[0].split("=", 1)[0]:
+            words = words[1:]  # VAR=value before the program (a shell string)
+        else:
+            return words
+    return words
+
+
+def _needs(argv: list[str]) -> list[str]:
+    """The kinds a process with this command line starts; ["jvm"] is met by any kind that runs a JVM (a broker's
+    test, a Java client's, Spark's may run a Kafka tool or javac too)."""
+    words = _program([str(a) for a in argv])
+    line = " ".join(words)
+    if "kafkactl" in line and "local" in words:
+        rest = words[words.index("local") + 1:]
+        if rest[:1] == ["up"]:
+            needs = ["broker"]
+            if any(_option_value(rest, o) not in (None, "1") for o in ("--brokers", "--controllers")):
+                needs.append("multi_broker")
+            if _option_value(rest, "--kafka-version") not in (None, _default_version()):
+                needs.append("versions")
+            return needs
+        if rest[:2] == ["spark", "up"]:
+            return ["spark"]
+    if "kafka.Kafka" in words:
+        return ["broker"]
+    base = words[0].rsplit("/", 1)[-1] if words else ""
+    if base in ("spark-submit", "spark-class") or "org.apache.spark" in line or "spark-submit" in line or (
+            base.endswith(".sh") and "spark" in line) or any("/pyspark/sbin/" in w for w in words):
+        return ["spark"]
+    if base in ("java", "javac"):  # (a version check starts nothing)
+        return [] if any(w in ("-version", "--version") for w in words) else ["jvm"]
+    return []
+
+
+def _option_value(words: list[str], option: str) -> str | None:
+    for i, w in enumerate(words):
+        if w == option and i + 1 < len(words):
+            return words[i + 1]
+        if w.startswith(option + "="):
+            return w.split("=", 1)[1]
+    return None
+
+
+def _default_version() -> str:
+    from kafkactl.local.assembly import KAFKA_VERSION
+
+    return KAFKA_VERSION
+
+
+def _check(needs: list[str], what: str) -> None:
+    item = _current["item"]
+    if item is None or not needs:
+        return
+    have = {m.name for m in item.iter_markers() if m.name in KINDS}
+    if needs == ["jvm"]:
+        missing = [] if have & {"jvm", "broker", "java_clients", "spark"} else ["jvm"]
+    elif needs == ["java_clients"]:
+        missing = [] if have & {"jvm", "java_clients"} else ["java_clients"]
+    else:
+        missing = [k for k in needs if k not in have]
+    if missing:
+        message = (f"{item.nodeid} starts {what} but is not marked {', '.join(missing)}: give the fixture that "
+                   f"starts it @starts({', '.join(repr(k) for k in needs)}) (tests/markers.py)")
+        _violations.append(message)
+        pytest.fail(message, pytrace=False)
+
+
+def _watch_starts() -> None:
+    """Wrap process creation and the in-process sandbox start, once per process."""
+    if getattr(subprocess.Popen.__init__, "_kafkactl_watched", False):
+        return
+    init = subprocess.Popen.__init__
+
+    def watched_init(self, args, *a, **kw):
+        import os
+        import shlex
+
+        argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
+        argv = [os.fsdecode(x) if isinstance(x, (bytes, os.PathLike)) else str(x) for x in argv]
+        if kw.get("shell") and argv:
+            argv = shlex.split(argv[0])
+        if kw.get("executable"):
+            argv = [os.fsdecode(kw["executable"]), *argv[1:]]
+        _check(_needs(argv), f"`{_short(argv)}`")
+        return init(self, args, *a, **kw)
+
+    watched_init._kafkactl_watched = True  # type: ignore[attr-defined]
+    subprocess.Popen.__init__ = watched_init  # type: ignore[method-assign]
+
+    from kafkactl.local import sandbox as sandbox_module
+
+    up = sandbox_module.Sandbox.up
+
+    def watched_up(self, *a, **kw):
+        needs = ["broker"]
+        if (kw.get("brokers") or 1) > 1 or kw.get("controllers"):
+            needs.append("multi_broker")
+        if kw.get("kafka_version") not in (None, sandbox_module.KAFKA_VERSION):
+            needs.append("versions")
+        _check(needs, f"a sandbox ({self.home})")
+        return up(self, *a, **kw)
+
+    sandbox_module.Sandbox.up = watched_up  # type: ignore[method-assign]
+
+    # a Spark session, new or reused: a later test that finds one cached must say it runs Spark too
+    from kafkactl.bulk import spark as spark_module
+
+    session = spark_module.session
+
+    def watched_session(*a, **kw):
+        _check(["spark"], "a Spark session")
+        return session(*a, **kw)
+
+    spark_module.session = watched_session
+
+
+def _short(argv: list) -> str:
+    text = " ".join(str(a) for a in argv)
+    return text if len(text) <= 120 else text[:117] + "..."
