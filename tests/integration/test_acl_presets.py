@@ -3,7 +3,9 @@ compiled with javac against kafka-streams, connect-runtime and connect-file from
 SCRAM user holding exactly the preset's ACLs: the client works; then once per ACL of the preset, with that one
 left out, the client fails (it reports an authorization error, or never gets its work done): the preset is
 minimal. Each run uses fresh names (a Streams app's committed offsets, a worker's topics), so no run leans on
-what an earlier one created."""
+what an earlier one created. The runs without one ACL each go concurrently, each as a principal of its own
+(CONCURRENT at a time), with SLOWER times their deadline: on two cores four JVMs take twice as long as one, so an
+outcome that ends the run by its deadline means what it means when the run is alone."""
 
 from __future__ import annotations
 
@@ -11,38 +13,68 @@ import json
 import re
 import shutil
 import subprocess
+import queue
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
+from tests.markers import starts
 from tests.conftest import run
 from tests.integration.acl_helpers import remove_exactly, scram_user, snapshot, token
 
 CLIENTS_VERSION = "4.3.1"  # connect-file and connect-mirror 4.4.0 are not on Maven Central (checked 2026-11-26)
 SOURCE = Path(__file__).with_name("clients") / "Clients.java"
 DENIED = re.compile(r"AuthorizationException|AUTHORIZATION_FAILED|Not authorized")
+CONCURRENT = 4  # client runs at a time, each as its own principal
+SLOWER = 2  # their deadlines, times the deadline of a run alone
 
 
 @pytest.fixture(scope="module")
+@starts("java_clients")
 def java_clients(tmp_path_factory) -> list[str]:
     """The java command line that runs Clients, its log4j configuration writing WARN and above to stdout."""
-    if not shutil.which("javac"):
-        pytest.fail("javac is required (Java 17 is part of the test set-up)")
     from kafkactl.local.assembly import ensure_jars
 
     libs = ensure_jars(f"clients-{CLIENTS_VERSION}", CLIENTS_VERSION, ("kafka-streams", "connect-runtime",
                                                                          "connect-file", "connect-mirror"))
+    classes = compiled(libs)
     out = tmp_path_factory.mktemp("clients")
-    built = subprocess.run(["javac", "-cp", f"{libs}/*", "-d", str(out), str(SOURCE)], capture_output=True, text=True,
-                           timeout=300)
-    assert built.returncode == 0, built.stderr[-3000:]
     log4j = out / "log4j2.properties"
     log4j.write_text("rootLogger.level=WARN\nrootLogger.appenderRef.out.ref=OUT\nappender.out.type=Console\n"
                      "appender.out.name=OUT\nappender.out.target=SYSTEM_OUT\nappender.out.layout.type=PatternLayout\n"
                      "appender.out.layout.pattern=%p %c{1}: %m%n\n")
-    return ["java", "-Xmx384m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true",
-            f"-Dlog4j2.configurationFile={log4j}", f"-Djava.io.tmpdir={out}", "-cp", f"{out}:{libs}/*", "Clients"]
+    return ["java", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true",
+            f"-Dlog4j2.configurationFile={log4j}", f"-Djava.io.tmpdir={out}", "-cp", f"{classes}:{libs}/*",
+            "Clients"]
+
+
+def compiled(libs: Path) -> Path:
+    """Clients.java compiled against `libs`, once per content (the source's and the jars' names): kept in the
+    cache beside the jars, built in a fresh directory and renamed into place, so workers and runs share it."""
+    import fcntl
+    import hashlib
+    import os
+
+    if not shutil.which("javac"):
+        pytest.fail("javac is required (Java 17 is part of the test set-up)")
+    digest = hashlib.sha256(SOURCE.read_bytes() + "\n".join(sorted(p.name for p in libs.iterdir())).encode())
+    home = libs.parent / "compiled"
+    classes = home / digest.hexdigest()[:16]
+    home.mkdir(exist_ok=True)
+    with open(home / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (classes / "Clients.class").is_file():
+            building = home / f"building-{os.getpid()}"
+            shutil.rmtree(building, ignore_errors=True)
+            built = subprocess.run(["javac", "-cp", f"{libs}/*", "-d", str(building), str(SOURCE)],
+                                   capture_output=True, text=True, timeout=300)
+            assert built.returncode == 0, built.stderr[-3000:]
+            shutil.rmtree(classes, ignore_errors=True)
+            building.rename(classes)
+    return classes
 
 
 class Principal:
@@ -58,23 +90,47 @@ class Principal:
         self.admin = admin
         self.directory = directory
 
+    _admin_lock = threading.Lock()  # the principals' runs go concurrently; the admin's changes one at a time
+
     def holds(self, bindings) -> None:
         """Exactly these ACLs, granted by the admin (and seen by the broker before the client starts)."""
         from kafkactl.acl import ops
 
-        remove_exactly(self.admin, {b for b in snapshot(self.admin) if b.principal == self.name})
-        if bindings:
-            result = ops.create_acls(self.admin, sorted(bindings))
-            assert all(r.status in ("created", "exists") for r in result.results), result.counts()
+        with self._admin_lock:
+            remove_exactly(self.admin, {b for b in snapshot(self.admin) if b.principal == self.name})
+            if bindings:
+                result = ops.create_acls(self.admin, sorted(bindings))
+                assert all(r.status in ("created", "exists") for r in result.results), result.counts()
 
 
 @pytest.fixture
-def principal(sandbox, tmp_path):
+def principals(sandbox, tmp_path) -> list[Principal]:
+    """CONCURRENT fresh principals: the first runs the whole preset, all of them the runs without one ACL."""
     admin = sandbox.gateway("admin")
-    p = Principal(sandbox, tmp_path, admin)
-    yield p
-    remove_exactly(admin, {b for b in snapshot(admin) if b.principal == p.name})
-    p.gateway.close()
+    made = [Principal(sandbox, tmp_path, admin) for _ in range(CONCURRENT)]
+    yield made
+    names = {p.name for p in made}
+    remove_exactly(admin, {b for b in snapshot(admin) if b.principal in names})
+    for p in made:
+        p.gateway.close()
+
+
+def concurrently(principals: list[Principal], jobs: list, work: Callable) -> list:
+    """work(job, principal) for each job, as many at a time as there are principals, each job with a principal no
+    other running job holds; the results in the jobs' order."""
+    free: queue.Queue = queue.Queue()
+    for p in principals:
+        free.put(p)
+
+    def one(job):
+        p = free.get()
+        try:
+            return work(job, p)
+        finally:
+            free.put(p)
+
+    with ThreadPoolExecutor(len(principals)) as pool:
+        return list(pool.map(one, jobs))
 
 
 def client(java: list[str], *args: str, deadline: float, state_dir: Path | None = None) -> tuple[str, str]:
@@ -104,21 +160,28 @@ def client(java: list[str], *args: str, deadline: float, state_dir: Path | None 
     return (last[-1].split()[1] if last else "failed"), out
 
 
-def minimal(principal: Principal, preset_for, run_client, expect_ok: str = "ok") -> dict[str, str]:
+def minimal(principals: list[Principal], preset_for, run_client, expect_ok: str = "ok") -> dict[str, str]:
     """The client with the whole preset (must work), then without each of its ACLs in turn (must not): fresh
-    names each run. Returns {ACL left out: how the client ended}, for the failure message."""
+    names each run, the runs without one ACL concurrently. run_client(preset, principal, slower) runs the client
+    for `preset` as `principal`, its deadline `slower` times a lone run's. Returns {ACL left out: how the client
+    ended}, for the failure message."""
     first = preset_for(f"p{token()}")
-    principal.holds(first.bindings([principal.name], ["*"]))
-    outcome, out = run_client(first)
+    lead = principals[0]
+    lead.holds(first.bindings([lead.name], ["*"]))
+    outcome, out = run_client(first, lead, 1)
     assert outcome == expect_ok, out[-4000:]
-    ended = {}
-    for index, grant in enumerate(first.grants):
-        preset = preset_for(f"p{token()}")
+
+    def without(job, principal: Principal) -> tuple[str, str]:
+        index, preset = job
         left_out = preset.grants[index]
         principal.holds([b for b in preset.bindings([principal.name], ["*"])
                          if (b.resource_type, b.resource_name, b.pattern_type, b.operation)
                          != (left_out.resource_type, left_out.name, left_out.pattern, left_out.operation)])
-        outcome, out = run_client(preset)
+        return run_client(preset, principal, SLOWER)
+
+    jobs = [(index, preset_for(f"p{token()}")) for index in range(len(first.grants))]
+    ended = {}
+    for grant, (outcome, out) in zip(first.grants, concurrently(principals, jobs, without)):
         ended[f"{grant.operation.pascal} on {grant.resource_type.name}:{grant.name}"] = outcome
         assert outcome != "ok", (f"the client worked without {grant.operation.pascal} on "
                                  f"{grant.resource_type.name}:{grant.name} ({grant.pattern.name}): the "
@@ -146,7 +209,7 @@ def _seed(java, sandbox, tmp_path: Path, topic: str, n: int) -> None:
 
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("protocol", ["classic", "streams"])
-def test_streams_preset_is_what_an_exactly_once_streams_app_needs(java_clients, sandbox, principal, tmp_path,
+def test_streams_preset_is_what_an_exactly_once_streams_app_needs(java_clients, sandbox, principals, tmp_path,
                                                                    protocol):
     """A topology with a repartition topic and a count store (its changelog), exactly-once v2, on a classic
     consumer group and on a KIP-1071 streams group (there the broker creates the internal topics: without Create
@@ -157,22 +220,22 @@ def test_streams_preset_is_what_an_exactly_once_streams_app_needs(java_clients, 
     sink = _topic(f"pre{token()}-out", 2)
     _seed(java_clients, sandbox, tmp_path, source, 20)
     # the CLI's preset is the module's
-    r = run("--context", "local-admin", "acls", "create", "--allow-principal", principal.name, "--streams", "app1",
+    r = run("--context", "local-admin", "acls", "create", "--allow-principal", principals[0].name, "--streams", "app1",
             "--topic", source, "--output-topic", sink, "--dry-run", "-o", "json")
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout)["summary"] == {"would-create": len(presets.streams("app1", [source], [sink]).grants)}
 
-    def run_app(preset):
+    def run_app(preset, principal, slower):
         app = preset.label.rsplit(" ", 1)[1]
         return client(java_clients, "streams", str(principal.props), app, source, sink, "20", protocol,
-                      deadline=25 if protocol == "streams" else 20, state_dir=tmp_path / "state")
+                      deadline=(25 if protocol == "streams" else 20) * slower, state_dir=tmp_path / "state")
 
-    ended = minimal(principal, lambda app: presets.streams(app, [source], [sink]), run_app)
+    ended = minimal(principals, lambda app: presets.streams(app, [source], [sink]), run_app)
     assert len(ended) == 8
 
 
 @pytest.mark.timeout(900)
-def test_connect_worker_and_connector_presets_run_filestream_source_and_sink(java_clients, sandbox, principal,
+def test_connect_worker_and_connector_presets_run_filestream_source_and_sink(java_clients, sandbox, principals,
                                                                              tmp_path):
     """A distributed Connect worker (it creates its config, offset and status topics) running a FileStream source
     (a file to a topic) and sink (the topic to a file): the worker's preset and the two connectors' together."""
@@ -186,32 +249,36 @@ def test_connect_worker_and_connector_presets_run_filestream_source_and_sink(jav
         return presets.Preset("connect", f"Connect worker {group} with connectors",
                               tuple(sorted({g for p in parts for g in p.grants})))
 
-    def run_worker(preset):
+    def run_worker(preset, principal, slower):
         group = preset.label.split()[2]
         lines = tmp_path / f"{group}.in"
         lines.write_text("".join(f"line {i}\n" for i in range(10)))
         return client(java_clients, "connect", str(principal.props), group, topic, f"{group}c", str(lines),
-                      str(tmp_path / f"{group}.out"), "10", deadline=20)
+                      str(tmp_path / f"{group}.out"), "10", deadline=20 * slower)
 
-    ended = minimal(principal, preset_for, run_worker)
+    ended = minimal(principals, preset_for, run_worker)
     assert len(ended) == 13
 
 
-def test_share_consumer_preset(java_clients, sandbox, principal, tmp_path):
+def test_share_consumer_preset(java_clients, sandbox, principals, tmp_path):
     """A KIP-932 share consumer reads and acknowledges 20 records (its group set to start from the earliest)."""
     from kafkactl.acl import presets
 
     topic = _topic(f"pre{token()}-s")
     _seed(java_clients, sandbox, tmp_path, topic, 20)
 
-    def run_consumer(preset):
-        group = next(g.name for g in preset.grants if g.resource_type.name == "GROUP")
+    def share_group(group: str) -> presets.Preset:
+        # (here, not in the runs: the command runs in this thread, and a run's group starts from the earliest)
         r = run("--context", "local-admin", "configs", "alter", "--entity-type", "groups", "--entity-name", group,
                 "--add-config", "share.auto.offset.reset=earliest")
         assert r.exit_code == 0, r.stderr
-        return client(java_clients, "share-consumer", str(principal.props), topic, group, "20", deadline=20)
+        return presets.share_consumer([topic], [group])
 
-    ended = minimal(principal, lambda group: presets.share_consumer([topic], [group]), run_consumer)
+    def run_consumer(preset, principal, slower):
+        group = next(g.name for g in preset.grants if g.resource_type.name == "GROUP")
+        return client(java_clients, "share-consumer", str(principal.props), topic, group, "20", deadline=20 * slower)
+
+    ended = minimal(principals, share_group, run_consumer)
     assert len(ended) == 2
     # a share group on the cluster: `groups describe` (every group) describes the consumer groups and says what it
     # left out; named, it says what the group is (the consumer groups' describe calls it missing)
@@ -224,7 +291,7 @@ def test_share_consumer_preset(java_clients, sandbox, principal, tmp_path):
     assert r.exit_code != 0 and f"group '{share[0]}' is a share group" in r.stderr, r.output
 
 
-def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, sandbox, principal, tmp_path):
+def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, sandbox, principals, tmp_path):
     """A transactional producer configured for two-phase commit (transaction.two.phase.commit.enable, which the
     sandbox's brokers allow): Write on the topic and on the id are each needed. TwoPhaseCommit is not: the Java
     clients of 4.3.1 and 4.4.0 never set InitProducerId's enable2Pc, and 4.4.0 brokers keep InitProducerId v6
@@ -232,26 +299,29 @@ def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, san
     from kafkactl.acl import presets
 
     topic = _topic(f"pre{token()}-t")
-    props = tmp_path / "2pc.properties"
-    props.write_text(principal.props.read_text() + "transaction.two.phase.commit.enable=true\n")
-    props.chmod(0o600)
+    for principal in principals:
+        props = tmp_path / f"{principal.user}-2pc.properties"
+        props.write_text(principal.props.read_text() + "transaction.two.phase.commit.enable=true\n")
+        props.chmod(0o600)
 
     def without_2pc(txn: str) -> presets.Preset:
         p = presets.two_phase_commit([txn], [topic])
         return presets.Preset(p.kind, f"{p.label} {txn}", tuple(g for g in p.grants
                                                                   if g.operation.name != "TWO_PHASE_COMMIT"))
 
-    def run_producer(preset):
+    def run_producer(preset, principal, slower):
         txn = preset.label.rsplit(" ", 1)[1]
-        return client(java_clients, "txn-producer", str(props), topic, txn, "5", deadline=20)
+        return client(java_clients, "txn-producer", str(tmp_path / f"{principal.user}-2pc.properties"), topic, txn,
+                      "5", deadline=20 * slower)
 
-    ended = minimal(principal, without_2pc, run_producer)
+    ended = minimal(principals, without_2pc, run_producer)
     assert len(ended) == 2
     full = presets.two_phase_commit(["x"], [topic])
     assert {g.operation.name for g in full.grants} == {"WRITE", "TWO_PHASE_COMMIT"}
 
 
 @pytest.fixture(scope="module")
+@starts("broker")
 def target_cluster(tmp_path_factory):
     """A second sandbox, the target of MirrorMaker 2 (the session's is the source)."""
     from tests.integration.sandboxes import second_sandbox
@@ -260,85 +330,113 @@ def target_cluster(tmp_path_factory):
         yield target
 
 
-@pytest.mark.timeout(1200)  # 24 runs of MirrorMaker, 6 of them waiting out their deadline
-def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, principal, target_cluster, tmp_path):
+@pytest.mark.timeout(1200)  # 25 runs of MirrorMaker, 6 of them waiting out their deadline
+def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, principals, target_cluster, tmp_path):
     """MirrorMaker 2 (dedicated mode, ACL sync off) replicates a topic from the session's sandbox (alias SRC) to a
     second one (DST) and checkpoints a group's offsets: the principal holds the preset's source side on the
-    first, its target side on the second; then without each ACL of either side in turn."""
+    first, its target side on the second; then without each ACL of either side in turn. Every run has aliases of
+    its own, so its topics and group are its own but for the target's heartbeats topic, which every run writes
+    (and waits for a heartbeat of its own aliases there): the runs without one ACL share it, once the whole
+    preset's run has created it; the run without Create on it runs last, alone, after the topic is deleted."""
     from kafkactl.acl import ops, presets
     from kafkactl.gateway import Gateway
     from kafkactl.profiles import Selection, resolve
     from tests.secrets_sweep import new_secret
 
     target_boot, target_admin_props = target_cluster
-    password = new_secret(f"the password of {principal.user} on the MirrorMaker target")
-    r = run("-b", target_boot, "--command-config", str(target_admin_props), "configs", "alter", "--user",
-            principal.user, "--add-config", f"SCRAM-SHA-512=[password={password}]")
-    assert r.exit_code == 0, r.stderr
-    on_target = tmp_path / "on-target.properties"
-    on_target.write_text(f"bootstrap.servers={target_boot}\n" + "\n".join(
-        line for line in principal.props.read_text().splitlines()
-        if not line.startswith(("bootstrap.servers", "sasl.jaas.config")))
-        + "\nsasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
-        f'username="{principal.user}" password="{password}";\n')
-    on_target.chmod(0o600)
+    on_target = {}
+    for principal in principals:
+        password = new_secret(f"the password of {principal.user} on the MirrorMaker target")
+        r = run("-b", target_boot, "--command-config", str(target_admin_props), "configs", "alter", "--user",
+                principal.user, "--add-config", f"SCRAM-SHA-512=[password={password}]")
+        assert r.exit_code == 0, r.stderr
+        props = tmp_path / f"{principal.user}-on-target.properties"
+        props.write_text(f"bootstrap.servers={target_boot}\n" + "\n".join(
+            line for line in principal.props.read_text().splitlines()
+            if not line.startswith(("bootstrap.servers", "sasl.jaas.config")))
+            + "\nsasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+            f'username="{principal.user}" password="{password}";\n')
+        props.chmod(0o600)
+        on_target[principal.user] = props
     target_admin = Gateway(resolve(Selection(bootstrap_servers=target_boot, command_config=str(target_admin_props))))
     admin_props = tmp_path / "admin.properties"
     admin_props.write_text(f"bootstrap.servers={sandbox.bootstrap}\n" + (sandbox.home / "client-admin.properties")
                            .read_text())
     admin_props.chmod(0o600)
 
-    def hold_on_target(bindings) -> None:
-        remove_exactly(target_admin, {b for b in snapshot(target_admin) if b.principal == principal.name})
-        if bindings:
-            result = ops.create_acls(target_admin, sorted(bindings))
-            assert all(x.status in ("created", "exists") for x in result.results), result.counts()
+    def hold_on_target(principal: Principal, bindings) -> None:
+        with Principal._admin_lock:
+            remove_exactly(target_admin, {b for b in snapshot(target_admin) if b.principal == principal.name})
+            if bindings:
+                result = ops.create_acls(target_admin, sorted(bindings))
+                assert all(x.status in ("created", "exists") for x in result.results), result.counts()
 
-    def once(leave_out: tuple[str, int] | None) -> tuple[str, str, list]:
-        t = f"pm{token()}"
-        topic, group, src, dst = _topic(t), f"g{t}", f"s{t}", f"d{t}"
-        # every run creates the target's heartbeats topic itself (so its Create is needed each time)
+    def no_heartbeats() -> None:
         gone = run("-b", target_boot, "--command-config", str(target_admin_props), "topics", "delete", "heartbeats",
                    "--yes")
         assert gone.exit_code == 0 or "heartbeats" in gone.stderr, gone.stderr
-        _seed(java_clients, sandbox, tmp_path, topic, 10)
-        outcome, out = client(java_clients, "commit", str(admin_props), topic, group, "10", deadline=30)
-        assert outcome == "ok", out[-3000:]
-        sides = {"source": presets.mirror_maker(src, dst, "source", [topic], [group]),
-                 "target": presets.mirror_maker(src, dst, "target", [topic], [])}
-        if leave_out and leave_out[0] == "target" and (g := sides["target"].grants[leave_out[1]]).name == (
-                f"{src}.checkpoints.internal") and g.operation.name == "READ":
+
+    def prepare(leave_out: tuple[str, int] | None) -> dict:
+        """A run's names, its topic and (in this thread: the commands are in-process) what it needs beforehand."""
+        t = f"pm{token()}"
+        run_ = {"leave_out": leave_out, "topic": _topic(t), "group": f"g{t}", "src": f"s{t}", "dst": f"d{t}",
+                "t": t}
+        run_["sides"] = {"source": presets.mirror_maker(run_["src"], run_["dst"], "source", [run_["topic"]],
+                                                        [run_["group"]]),
+                         "target": presets.mirror_maker(run_["src"], run_["dst"], "target", [run_["topic"]], [])}
+        run_["checkpoints"] = None
+        if leave_out and leave_out[0] == "target" and (g := run_["sides"]["target"].grants[leave_out[1]]).name == (
+                f"{run_['src']}.checkpoints.internal") and g.operation.name == "READ":
             # a restarted MirrorMaker reads the checkpoints it wrote before (KAFKA-15905): without Read on them
             # it only warns and translates offsets from fresh checkpoints; the first run reads them only when its
             # log's thread polls before the store stops, so this run finds them there
             made = run("-b", target_boot, "--command-config", str(target_admin_props), "topics", "create", g.name)
             assert made.exit_code == 0, made.stderr
-            outcome, out = client(java_clients, "txn-producer", str(target_admin_props), g.name, f"seed-{t}", "1",
-                                  deadline=30)
+            run_["checkpoints"] = g.name
+        return run_
+
+    def once(run_: dict, principal: Principal, slower: int) -> tuple[str, str]:
+        topic, group, t, leave_out = run_["topic"], run_["group"], run_["t"], run_["leave_out"]
+        _seed(java_clients, sandbox, tmp_path, topic, 10)
+        outcome, out = client(java_clients, "commit", str(admin_props), topic, group, "10", deadline=30)
+        assert outcome == "ok", out[-3000:]
+        if run_["checkpoints"]:
+            outcome, out = client(java_clients, "txn-producer", str(target_admin_props), run_["checkpoints"],
+                                  f"seed-{t}", "1", deadline=30)
             assert outcome == "ok", out[-3000:]
-        held = {side: [g for i, g in enumerate(p.grants) if leave_out != (side, i)] for side, p in sides.items()}
+        held = {side: [g for i, g in enumerate(p.grants) if leave_out != (side, i)]
+                for side, p in run_["sides"].items()}
         principal.holds([b for g in held["source"] for b in presets.Preset("", "", (g,)).bindings(
             [principal.name], ["*"])])
-        hold_on_target([b for g in held["target"] for b in presets.Preset("", "", (g,)).bindings(
+        hold_on_target(principal, [b for g in held["target"] for b in presets.Preset("", "", (g,)).bindings(
             [principal.name], ["*"])])
-        outcome, out = client(java_clients, "mirror", str(principal.props), str(on_target), str(target_admin_props),
-                              src, dst, topic, group, "10", deadline=20)
-        return outcome, out, [(side, g) for side, p in sides.items() for g in p.grants]
+        return client(java_clients, "mirror", str(principal.props), str(on_target[principal.user]),
+                      str(target_admin_props), run_["src"], run_["dst"], topic, group, "10", deadline=20 * slower)
 
     try:
-        outcome, out, grants = once(None)
+        no_heartbeats()  # the whole preset's run creates it
+        whole = prepare(None)
+        outcome, out = once(whole, principals[0], 1)
         assert outcome == "ok", out[-4000:]
-        counts = {side: sum(1 for s, _ in grants if s == side) for side in ("source", "target")}
+        grants = [(side, i, g) for side, p in whole["sides"].items() for i, g in enumerate(p.grants)]
+        counts = {side: sum(1 for s, _, _ in grants if s == side) for side in ("source", "target")}
+        create_heartbeats = [(side, i) for side, i, g in grants
+                             if side == "target" and g.name == "heartbeats" and g.operation.name == "CREATE"]
+        assert len(create_heartbeats) == 1
+        shared = [prepare((side, i)) for side, i, _ in grants if (side, i) not in create_heartbeats]
         ended = {}
-        for side in ("source", "target"):
-            for i in range(counts[side]):
-                outcome, out, grants = once((side, i))
-                g = [g for s, g in grants if s == side][i]
-                said = f"{side}: {g.operation.pascal} on {g.resource_type.name}:{g.name}"
-                ended[said] = outcome
-                assert outcome != "ok", f"MirrorMaker worked without {said}: the preset is not minimal\n{out[-3000:]}"
+        outcomes = dict(zip([r["leave_out"] for r in shared],
+                            concurrently(principals, shared, lambda r, p: once(r, p, SLOWER))))
+        no_heartbeats()
+        outcomes[create_heartbeats[0]] = once(prepare(create_heartbeats[0]), principals[0], 1)
+        for side, i, g in grants:
+            outcome, out = outcomes[(side, i)]
+            said = f"{side}: {g.operation.pascal} on {g.resource_type.name}:{g.name}"
+            ended[said] = outcome
+            assert outcome != "ok", f"MirrorMaker worked without {said}: the preset is not minimal\n{out[-3000:]}"
         print(f"\nMirrorMaker 2: {sum(counts.values())} ACLs, each needed: {ended}")
         assert counts == {"source": 6, "target": 18}
     finally:
-        hold_on_target([])
+        for principal in principals:
+            hold_on_target(principal, [])
         target_admin.close()

@@ -15,8 +15,8 @@
 //                            MirrorMaker 2 (dedicated mode) from the cluster alias SRC to DST (SRC_PROPS and
 //                            DST_PROPS: the same principal's connection to each), replicating TOPIC: done when
 //                            READER_PROPS's principal reads N records from SRC.TOPIC on DST, and a checkpoint of
-//                            GROUP's offsets (on SRC) is in SRC.checkpoints.internal and a heartbeat in heartbeats
-//                            on DST. ACLs are not synced
+//                            GROUP's offsets (on SRC) is in SRC.checkpoints.internal and a heartbeat of SRC in
+//                            heartbeats on DST. ACLs are not synced
 //                            (sync.topic.acls.enabled=false: it needs Alter on the target cluster, which lets the
 //                            principal create any ACL)
 
@@ -333,6 +333,20 @@ public class Clients {
         }
     }
 
+    static void readMatching(KafkaConsumer<String, String> c, String needle, long end, String what)
+            throws TimedOut {
+        while (true) {
+            if (System.currentTimeMillis() > end) {
+                throw new TimedOut("no " + what);
+            }
+            for (var record : c.poll(Duration.ofMillis(500))) {
+                if (record.key() != null && record.key().contains(needle)) {
+                    return;
+                }
+            }
+        }
+    }
+
     static void mirror(Properties src, Properties dst, String readerProps, String from, String to, String topic,
                        String group, int n) throws Exception {
         Map<String, String> mm = new HashMap<>();
@@ -378,7 +392,8 @@ public class Clients {
             readAtLeast(reader, 1, end, "checkpoints of group " + group);
             reader.unsubscribe();
             reader.subscribe(List.of("heartbeats"));
-            readAtLeast(reader, 1, end, "heartbeats in the target's heartbeats topic");
+            // this run's own (its key holds the two aliases): other runs' heartbeats may be in the topic already
+            readMatching(reader, from, end, "heartbeats of " + from + " in the target's heartbeats topic");
             Thread.sleep(1500);  // its periodic tasks (topic config sync) run at least once more
         } finally {
             mirror.stop();
