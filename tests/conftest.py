@@ -27,7 +27,9 @@ from tests.markers import starts  # noqa: E402 (after the rewrite is registered)
 # and marks every test by what its fixtures start (tests/markers.py: `@starts`)
 pytest_plugins = ["tests.secrets_sweep", "tests.part_times", "tests.markers"]
 
-_TMP_ROOT = Path(tempfile.gettempdir())
+# the machine's /tmp (an xdist worker inherits the controller's TMPDIR, its session directory: not the one to check)
+_TMP_ROOT = Path(os.environ.get("KAFKACTL_TESTS_TMP_ROOT") or tempfile.gettempdir())
+os.environ["KAFKACTL_TESTS_TMP_ROOT"] = str(_TMP_ROOT)
 _TMP_BEFORE = {e.name for e in os.scandir(_TMP_ROOT)}
 _SESSION_HOME = Path(tempfile.mkdtemp(prefix="kafkactl-tests-"))
 os.environ["XDG_CONFIG_HOME"] = str(_SESSION_HOME / "config")
