@@ -23,8 +23,9 @@ def ok(r):
     return r
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def topic(sandbox):
+    """A topic of the test's own: a test that fails part way leaves configs that another's exact checks would see."""
     name = f"cfg.{token()}"
     ok(sandbox.as_user("admin", "topics", "create", name))
     yield name
