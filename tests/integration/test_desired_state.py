@@ -459,8 +459,8 @@ def test_a_saved_plan_applied_twice_is_stale_the_second_time(sandbox, team, tmp_
     assert r.stdout == "" and mine(gw, team) == after
 
 
-@pytest.mark.parametrize("plan_engine", [[], pytest.param(["--spark"], marks=pytest.mark.spark)])
-def test_a_saved_plan_applies_on_the_engine_apply_is_given(sandbox, team, tmp_path, plan_engine):
+@pytest.mark.parametrize("plan_engine", [[], ["--spark"]])
+def test_a_saved_plan_applies_on_the_engine_apply_is_given(sandbox, spark, team, tmp_path, plan_engine):
     """A saved plan (made in-process or on Spark) goes through the same core API as a new one: `apply --plan DIR
     --spark` applies it on Spark (it was silently applied in-process), without --spark in-process."""
     from kafkactl.bulk.engine import PlanRequest, make
@@ -667,7 +667,7 @@ def test_spark_without_java_is_one_line_and_auto_says_it_stays(sandbox, team, tm
     assert "but Spark needs Java, and JAVA_HOME=" in r.stderr
 
 
-def test_out_replaces_a_plan_saved_before_and_refuses_anything_else(sandbox, team, tmp_path):
+def test_out_replaces_a_plan_saved_before_and_refuses_anything_else(sandbox, spark, team, tmp_path):
     """Issue 16 new-user pass: a plan saved with --out into a directory holding an earlier plan kept the earlier
     plan's partitions beside the new ones (Spark) or its rows/ beside the new changes file (in-process), and apply
     --plan refused the mix as 'changed or truncated'. Now the earlier plan is replaced whole; a file, or a directory
