@@ -334,10 +334,12 @@ def target_cluster(tmp_path_factory):
 def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, principals, target_cluster, tmp_path):
     """MirrorMaker 2 (dedicated mode, ACL sync off) replicates a topic from the session's sandbox (alias SRC) to a
     second one (DST) and checkpoints a group's offsets: the principal holds the preset's source side on the
-    first, its target side on the second; then without each ACL of either side in turn. Every run has aliases of
-    its own, so its topics and group are its own but for the target's heartbeats topic, which every run writes
-    (and waits for a heartbeat of its own aliases there): the runs without one ACL share it, once the whole
-    preset's run has created it; the run without Create on it runs last, alone, after the topic is deleted."""
+    first, its target side on the second; then without each ACL of either side in turn. Every run has cluster
+    aliases of its own, so what it creates is its own (the mirrored topic SRC.topic, the checkpoints, offset
+    syncs and internal topics all carry an alias): the runs share the source topic and group, which the admin
+    seeds and commits once, and the target's heartbeats topic, which every run writes (and waits for a heartbeat
+    of its own aliases there): the runs without one ACL share it once the whole preset's run has created it; the
+    run without Create on it runs last, alone, after the topic is deleted."""
     from kafkactl.acl import ops, presets
     from kafkactl.gateway import Gateway
     from kafkactl.profiles import Selection, resolve
@@ -376,11 +378,16 @@ def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, prin
                    "--yes")
         assert gone.exit_code == 0 or "heartbeats" in gone.stderr, gone.stderr
 
+    shared = f"pm{token()}"
+    topic, group = _topic(shared), f"g{shared}"
+    _seed(java_clients, sandbox, tmp_path, topic, 10)
+    outcome, out = client(java_clients, "commit", str(admin_props), topic, group, "10", deadline=30)
+    assert outcome == "ok", out[-3000:]
+
     def prepare(leave_out: tuple[str, int] | None) -> dict:
-        """A run's names, its topic and (in this thread: the commands are in-process) what it needs beforehand."""
+        """A run's aliases and (in this thread: the commands are in-process) what it needs beforehand."""
         t = f"pm{token()}"
-        run_ = {"leave_out": leave_out, "topic": _topic(t), "group": f"g{t}", "src": f"s{t}", "dst": f"d{t}",
-                "t": t}
+        run_ = {"leave_out": leave_out, "topic": topic, "group": group, "src": f"s{t}", "dst": f"d{t}", "t": t}
         run_["sides"] = {"source": presets.mirror_maker(run_["src"], run_["dst"], "source", [run_["topic"]],
                                                         [run_["group"]]),
                          "target": presets.mirror_maker(run_["src"], run_["dst"], "target", [run_["topic"]], [])}
@@ -396,10 +403,7 @@ def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, prin
         return run_
 
     def once(run_: dict, principal: Principal, slower: int) -> tuple[str, str]:
-        topic, group, t, leave_out = run_["topic"], run_["group"], run_["t"], run_["leave_out"]
-        _seed(java_clients, sandbox, tmp_path, topic, 10)
-        outcome, out = client(java_clients, "commit", str(admin_props), topic, group, "10", deadline=30)
-        assert outcome == "ok", out[-3000:]
+        t, leave_out = run_["t"], run_["leave_out"]
         if run_["checkpoints"]:
             outcome, out = client(java_clients, "txn-producer", str(target_admin_props), run_["checkpoints"],
                                   f"seed-{t}", "1", deadline=30)
@@ -423,10 +427,10 @@ def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, prin
         create_heartbeats = [(side, i) for side, i, g in grants
                              if side == "target" and g.name == "heartbeats" and g.operation.name == "CREATE"]
         assert len(create_heartbeats) == 1
-        shared = [prepare((side, i)) for side, i, _ in grants if (side, i) not in create_heartbeats]
+        runs = [prepare((side, i)) for side, i, _ in grants if (side, i) not in create_heartbeats]
         ended = {}
-        outcomes = dict(zip([r["leave_out"] for r in shared],
-                            concurrently(principals, shared, lambda r, p: once(r, p, SLOWER))))
+        outcomes = dict(zip([r["leave_out"] for r in runs],
+                            concurrently(principals, runs, lambda r, p: once(r, p, SLOWER))))
         no_heartbeats()
         outcomes[create_heartbeats[0]] = once(prepare(create_heartbeats[0]), principals[0], 1)
         for side, i, g in grants:
