@@ -4,8 +4,9 @@ SCRAM user holding exactly the preset's ACLs: the client works; then once per AC
 left out, the client fails (it reports an authorization error, or never gets its work done): the preset is
 minimal. Each run uses fresh names (a Streams app's committed offsets, a worker's topics), so no run leans on
 what an earlier one created. The runs without one ACL each go concurrently, each as a principal of its own
-(CONCURRENT at a time), with SLOWER times their deadline: on two cores four JVMs take twice as long as one, so an
-outcome that ends the run by its deadline means what it means when the run is alone."""
+(CONCURRENT at a time). Every run has SLOWER times the deadline a run alone on an idle machine needs: on two
+cores four JVMs (and the other test worker's) take about twice as long as one, so a run that ends at its deadline
+means what it means alone, and the run that must work is not cut short by the load."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ CLIENTS_VERSION = "4.3.1"  # connect-file and connect-mirror 4.4.0 are not on Ma
 SOURCE = Path(__file__).with_name("clients") / "Clients.java"
 DENIED = re.compile(r"AuthorizationException|AUTHORIZATION_FAILED|Not authorized")
 CONCURRENT = 4  # client runs at a time, each as its own principal
-SLOWER = 2  # their deadlines, times the deadline of a run alone
+SLOWER = 2  # every run's deadline, times what a run alone on an idle machine needs
 
 
 @pytest.fixture(scope="module")
@@ -162,13 +163,12 @@ def client(java: list[str], *args: str, deadline: float, state_dir: Path | None 
 
 def minimal(principals: list[Principal], preset_for, run_client, expect_ok: str = "ok") -> dict[str, str]:
     """The client with the whole preset (must work), then without each of its ACLs in turn (must not): fresh
-    names each run, the runs without one ACL concurrently. run_client(preset, principal, slower) runs the client
-    for `preset` as `principal`, its deadline `slower` times a lone run's. Returns {ACL left out: how the client
-    ended}, for the failure message."""
+    names each run, the runs without one ACL concurrently. run_client(preset, principal) runs the client for
+    `preset` as `principal`. Returns {ACL left out: how the client ended}, for the failure message."""
     first = preset_for(f"p{token()}")
     lead = principals[0]
     lead.holds(first.bindings([lead.name], ["*"]))
-    outcome, out = run_client(first, lead, 1)
+    outcome, out = run_client(first, lead)
     assert outcome == expect_ok, out[-4000:]
 
     def without(job, principal: Principal) -> tuple[str, str]:
@@ -177,7 +177,7 @@ def minimal(principals: list[Principal], preset_for, run_client, expect_ok: str 
         principal.holds([b for b in preset.bindings([principal.name], ["*"])
                          if (b.resource_type, b.resource_name, b.pattern_type, b.operation)
                          != (left_out.resource_type, left_out.name, left_out.pattern, left_out.operation)])
-        return run_client(preset, principal, SLOWER)
+        return run_client(preset, principal)
 
     jobs = [(index, preset_for(f"p{token()}")) for index in range(len(first.grants))]
     ended = {}
@@ -225,10 +225,10 @@ def test_streams_preset_is_what_an_exactly_once_streams_app_needs(java_clients, 
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout)["summary"] == {"would-create": len(presets.streams("app1", [source], [sink]).grants)}
 
-    def run_app(preset, principal, slower):
+    def run_app(preset, principal):
         app = preset.label.rsplit(" ", 1)[1]
         return client(java_clients, "streams", str(principal.props), app, source, sink, "20", protocol,
-                      deadline=(25 if protocol == "streams" else 20) * slower, state_dir=tmp_path / "state")
+                      deadline=(25 if protocol == "streams" else 20) * SLOWER, state_dir=tmp_path / "state")
 
     ended = minimal(principals, lambda app: presets.streams(app, [source], [sink]), run_app)
     assert len(ended) == 8
@@ -249,12 +249,12 @@ def test_connect_worker_and_connector_presets_run_filestream_source_and_sink(jav
         return presets.Preset("connect", f"Connect worker {group} with connectors",
                               tuple(sorted({g for p in parts for g in p.grants})))
 
-    def run_worker(preset, principal, slower):
+    def run_worker(preset, principal):
         group = preset.label.split()[2]
         lines = tmp_path / f"{group}.in"
         lines.write_text("".join(f"line {i}\n" for i in range(10)))
         return client(java_clients, "connect", str(principal.props), group, topic, f"{group}c", str(lines),
-                      str(tmp_path / f"{group}.out"), "10", deadline=20 * slower)
+                      str(tmp_path / f"{group}.out"), "10", deadline=20 * SLOWER)
 
     ended = minimal(principals, preset_for, run_worker)
     assert len(ended) == 13
@@ -274,9 +274,9 @@ def test_share_consumer_preset(java_clients, sandbox, principals, tmp_path):
         assert r.exit_code == 0, r.stderr
         return presets.share_consumer([topic], [group])
 
-    def run_consumer(preset, principal, slower):
+    def run_consumer(preset, principal):
         group = next(g.name for g in preset.grants if g.resource_type.name == "GROUP")
-        return client(java_clients, "share-consumer", str(principal.props), topic, group, "20", deadline=20 * slower)
+        return client(java_clients, "share-consumer", str(principal.props), topic, group, "20", deadline=20 * SLOWER)
 
     ended = minimal(principals, share_group, run_consumer)
     assert len(ended) == 2
@@ -309,10 +309,10 @@ def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, san
         return presets.Preset(p.kind, f"{p.label} {txn}", tuple(g for g in p.grants
                                                                   if g.operation.name != "TWO_PHASE_COMMIT"))
 
-    def run_producer(preset, principal, slower):
+    def run_producer(preset, principal):
         txn = preset.label.rsplit(" ", 1)[1]
         return client(java_clients, "txn-producer", str(tmp_path / f"{principal.user}-2pc.properties"), topic, txn,
-                      "5", deadline=20 * slower)
+                      "5", deadline=20 * SLOWER)
 
     ended = minimal(principals, without_2pc, run_producer)
     assert len(ended) == 2
@@ -402,7 +402,7 @@ def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, prin
             run_["checkpoints"] = g.name
         return run_
 
-    def once(run_: dict, principal: Principal, slower: int) -> tuple[str, str]:
+    def once(run_: dict, principal: Principal) -> tuple[str, str]:
         t, leave_out = run_["t"], run_["leave_out"]
         if run_["checkpoints"]:
             outcome, out = client(java_clients, "txn-producer", str(target_admin_props), run_["checkpoints"],
@@ -415,12 +415,12 @@ def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, prin
         hold_on_target(principal, [b for g in held["target"] for b in presets.Preset("", "", (g,)).bindings(
             [principal.name], ["*"])])
         return client(java_clients, "mirror", str(principal.props), str(on_target[principal.user]),
-                      str(target_admin_props), run_["src"], run_["dst"], topic, group, "10", deadline=20 * slower)
+                      str(target_admin_props), run_["src"], run_["dst"], topic, group, "10", deadline=20 * SLOWER)
 
     try:
         no_heartbeats()  # the whole preset's run creates it
         whole = prepare(None)
-        outcome, out = once(whole, principals[0], 1)
+        outcome, out = once(whole, principals[0])
         assert outcome == "ok", out[-4000:]
         grants = [(side, i, g) for side, p in whole["sides"].items() for i, g in enumerate(p.grants)]
         counts = {side: sum(1 for s, _, _ in grants if s == side) for side in ("source", "target")}
@@ -430,9 +430,9 @@ def test_mirror_maker_preset_source_and_target_sides(java_clients, sandbox, prin
         runs = [prepare((side, i)) for side, i, _ in grants if (side, i) not in create_heartbeats]
         ended = {}
         outcomes = dict(zip([r["leave_out"] for r in runs],
-                            concurrently(principals, runs, lambda r, p: once(r, p, SLOWER))))
+                            concurrently(principals, runs, once)))
         no_heartbeats()
-        outcomes[create_heartbeats[0]] = once(prepare(create_heartbeats[0]), principals[0], 1)
+        outcomes[create_heartbeats[0]] = once(prepare(create_heartbeats[0]), principals[0])
         for side, i, g in grants:
             outcome, out = outcomes[(side, i)]
             said = f"{side}: {g.operation.pascal} on {g.resource_type.name}:{g.name}"
