@@ -23,7 +23,8 @@ demo: install
 
 # the markers of what a test starts come from its fixtures (tests/markers.py); STARTS_NOTHING selects none of them
 STARTS_NOTHING := not (broker or multi_broker or tls or versions or spark or java_clients or jvm)
-# one worker per core; a module that starts something stays whole on one worker, the longest first (tests/markers.py)
+# two workers, for the machine's two cores (WORKERS=N to change); a module that starts something stays whole on
+# one worker, the longest modules first (tests/markers.py)
 WORKERS ?= 2
 XDIST   := -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
 
@@ -34,7 +35,7 @@ lint: install
 check: lint
 	$(BIN)/python -m pytest $(XDIST) -m "$(STARTS_NOTHING)" -p no:cacheprovider
 
-# the 30 slowest tests close the output (CI's log keeps them), above the time per part
+# with the 30 slowest tests and the time of each part in the summary (CI's log keeps them)
 test: lint
 	$(BIN)/python -m pytest $(XDIST) --durations=30
 

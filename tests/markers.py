@@ -5,11 +5,13 @@ A fixture that starts something says so with `@starts(...)` under its `@pytest.f
 directly or through other fixtures, gets those markers, so `pytest -m "not spark and not versions"` selects tests by
 what a run will start, and `make check` runs every test that starts nothing. The markers are KINDS' keys.
 
-What a test starts is also watched while it runs: every process the test process spawns (a broker's JVM, `kafkactl
-local up` in a subprocess, javac, Spark's launcher, any java) and every in-process sandbox start (its brokers,
-controllers and Kafka version) is checked against the running test's markers. A test that starts a kind it is not
-marked for fails, naming the kind and the fixture decorator that would declare it: a forgotten `@starts` shows in
-the first run, and never lets a sandbox into `make check`.
+What a test starts is also watched while it runs: every process the test process starts through `subprocess` (a
+broker's JVM, `kafkactl local up`, javac, Spark's launcher, any java; through env, timeout, nice or a shell's -c
+too), every in-process sandbox start (its brokers, controllers and Kafka version) and every Spark session asked
+for is checked against the running test's markers. A test that starts a kind it is not marked for fails, naming
+the kind and how to declare it: a forgotten `@starts` shows in the first run, and never lets a sandbox into `make
+check`. Not seen: what the processes a test starts start in turn (`kafkactl acls plan --spark` in a subprocess),
+and pexpect's spawns; the fixtures of such tests must say what they start.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ KINDS = {
     "versions": "starts brokers of the older Kafka versions the sandbox runs",
     "spark": "starts Spark: local mode, a standalone cluster or a Spark Connect server",
     "java_clients": "compiles and runs the real Java clients (Kafka Streams, Connect, MirrorMaker 2)",
-    "jvm": "runs Kafka's own classes in a JVM without a broker (the differential tests)",
+    "jvm": "runs a JVM without a broker (java or javac: Kafka's own classes in the differential tests)",
 }
 # what `make check` leaves out: every kind (a test that starts nothing needs no broker, JVM or Spark)
 STARTS_NOTHING = "not (" + " or ".join(KINDS) + ")"
@@ -110,10 +112,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     if _violations and call.when in ("setup", "call", "teardown"):
-        lines = list(dict.fromkeys(_violations))
+        said = str(report.longrepr or "")
+        lines = [line for line in dict.fromkeys(_violations) if line not in said]  # (pytest.fail's, once)
         _violations.clear()
         report.outcome = "failed"
-        report.longrepr = "\n".join(lines) + (f"\n\n{report.longrepr}" if report.longrepr else "")
+        if lines:
+            report.longrepr = "\n".join(lines) + (f"\n\n{report.longrepr}" if report.longrepr else "")
     return report
 
 
@@ -131,34 +135,59 @@ def _own_parameters(item: pytest.Item) -> str:
     return f"[{','.join(own)}]" if own else ""
 
 
-_WRAPPERS = {"env", "timeout", "nice", "nohup", "setsid", "stdbuf", "exec"}
+# wrappers that run another program, and their options that take a value
+_WRAPPERS = {"env": {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}, "timeout": {"-s", "--signal", "-k",
+             "--kill-after"}, "nice": {"-n", "--adjustment"}, "nohup": set(), "setsid": set(), "exec": set(),
+             "stdbuf": {"-i", "-o", "-e"}, "ionice": {"-c", "-n", "-p"}}
 _SHELLS = {"sh", "bash", "dash", "zsh"}
 
 
-def _program(words: list[str]) -> list[str]:
-    """The command line of the program a wrapper (env, timeout, sh -c ...) runs, or `words` as they are."""
+def _programs(words: list[str]) -> list[list[str]]:
+    """The command lines of the programs `words` runs: itself, or what a wrapper (env, timeout, nice ...) or a
+    shell's -c string (each of its commands) runs."""
     import shlex
 
-    while words:
-        base = words[0].rsplit("/", 1)[-1]
-        if base in _WRAPPERS:
-            words = [w for w in words[1:] if "=" not in w.split("/", 1)[0] or w.startswith("-")]
-            words = [w for w in words if not w.startswith("-")]
-            if base == "timeout" and words:
-                words = words[1:]  # its duration
-        elif base in _SHELLS and "-c" in words[1:]:
-            words = shlex.split(words[words.index("-c") + 1]) if words.index("-c") + 1 < len(words) else []
-        elif "=" in words[0] and "/" not in words[0].split("=", 1)[0]:
-            words = words[1:]  # VAR=value before the program (a shell string)
-        else:
-            return words
-    return words
+    if not words:
+        return []
+    base = words[0].rsplit("/", 1)[-1]
+    if base in _WRAPPERS:
+        rest, takes = words[1:], _WRAPPERS[base]
+        while rest and (rest[0].startswith("-") or (base == "env" and "=" in rest[0])):
+            rest = rest[2:] if rest[0] in takes else rest[1:]
+        if base == "timeout" and rest:
+            rest = rest[1:]  # its duration
+        return _programs(rest)
+    if base in _SHELLS and "-c" in words[1:]:
+        at = words.index("-c") + 1
+        script = words[at] if at < len(words) else ""
+        try:
+            tokens = shlex.split(script.replace("\n", " ; "), posix=True)
+        except ValueError:
+            tokens = script.split()
+        commands: list[list[str]] = [[]]
+        for token in tokens:
+            if token in (";", "&&", "||", "|", "&") or token.endswith(";"):
+                if token.endswith(";") and token != ";":
+                    commands[-1].append(token[:-1])
+                commands.append([])
+            else:
+                commands[-1].append(token)
+        return [p for c in commands for p in _programs(c)]
+    if "=" in words[0] and "/" not in words[0].split("=", 1)[0]:
+        return _programs(words[1:])  # VAR=value before the program (a shell string)
+    return [words]
 
 
 def _needs(argv: list[str]) -> list[str]:
     """The kinds a process with this command line starts; ["jvm"] is met by any kind that runs a JVM (a broker's
     test, a Java client's, Spark's may run a Kafka tool or javac too)."""
-    words = _program([str(a) for a in argv])
+    needs: list[str] = []
+    for words in _programs([str(a) for a in argv]):
+        needs += [k for k in _needs_of(words) if k not in needs]
+    return needs
+
+
+def _needs_of(words: list[str]) -> list[str]:
     line = " ".join(words)
     if "kafkactl" in line and "local" in words:
         rest = words[words.index("local") + 1:]
@@ -202,15 +231,12 @@ def _check(needs: list[str], what: str) -> None:
     if item is None or not needs:
         return
     have = {m.name for m in item.iter_markers() if m.name in KINDS}
-    if needs == ["jvm"]:
-        missing = [] if have & {"jvm", "broker", "java_clients", "spark"} else ["jvm"]
-    elif needs == ["java_clients"]:
-        missing = [] if have & {"jvm", "java_clients"} else ["java_clients"]
-    else:
-        missing = [k for k in needs if k not in have]
+    missing = [k for k in needs if k not in have and not (k == "jvm" and have & {"broker", "java_clients", "spark"})]
     if missing:
-        message = (f"{item.nodeid} starts {what} but is not marked {', '.join(missing)}: give the fixture that "
-                   f"starts it @starts({', '.join(repr(k) for k in needs)}) (tests/markers.py)")
+        message = (f"{item.nodeid} starts {what} but is not marked {', '.join(missing)}: put "
+                   f"@starts({', '.join(repr(k) for k in needs)}) under the @pytest.fixture of the fixture that starts "
+                   f"it (from tests.markers import starts), or @pytest.mark.{missing[0]} on the test when its own "
+                   "body does")
         _violations.append(message)
         pytest.fail(message, pytrace=False)
 

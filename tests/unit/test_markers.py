@@ -79,6 +79,15 @@ def test_unmarked_runs_java_through_env_and_timeout():
     subprocess.run(["env", "A=1", "timeout", "5", "/usr/bin/java", "-cp", "x", "Main"])
 
 
+def test_unmarked_runs_java_behind_wrapper_options_and_in_a_shell_list():
+    subprocess.run(["nice", "-n", "10", "timeout", "-s", "KILL", "10", "env", "-u", "X", "java", "-cp", "x", "M"])
+    subprocess.run(["bash", "-c", "cd /tmp && java -cp x Main; true"])
+
+
+def test_a_version_check_behind_env_starts_nothing():
+    subprocess.run(["env", "java", "-version"], capture_output=True)
+
+
 def test_unmarked_runs_a_shell_string_of_bytes():
     subprocess.run(b"FOO=1 java -cp x Main", shell=True)
 
@@ -119,6 +128,8 @@ EXPECTED = {
     "test_unmarked_runs_java_through_a_shell": "FAILED",
     "test_unmarked_runs_java_through_env_and_timeout": "FAILED",
     "test_unmarked_runs_a_shell_string_of_bytes": "FAILED",
+    "test_unmarked_runs_java_behind_wrapper_options_and_in_a_shell_list": "FAILED",
+    "test_a_version_check_behind_env_starts_nothing": "PASSED",
     "test_a_path_as_the_command_is_read_too": "PASSED",
     "test_a_broker_fixture_may_run_local_up_with_one_broker": "PASSED",
     "test_unmarked_starts_spark_in_a_thread": "FAILED",
@@ -149,7 +160,8 @@ def test_the_failure_names_the_kind_and_the_decorator(inner):
     assert "test_unmarked_starts_a_broker starts `true kafka.Kafka server.properties` but is not marked broker" in out
     assert "is not marked multi_broker" in out and "is not marked versions" in out
     assert "is not marked jvm" in out and "is not marked spark" in out
-    assert "@starts('broker', 'multi_broker')" in out
+    assert "@starts('broker', 'multi_broker')" in out and "@pytest.mark.broker on the test" in out
+    assert out.count("test_unmarked_starts_a_broker starts `true kafka.Kafka server.properties`") == 1  # not twice
 
 
 def test_minus_m_selects_by_what_the_fixtures_start(tmp_path):
