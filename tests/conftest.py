@@ -37,6 +37,8 @@ os.environ["XDG_STATE_HOME"] = str(_SESSION_HOME / "state")
 # every temporary file of the run (pytest's own tmp_path, Python's and the JVMs' scratch: kafkactl gives Spark's
 # driver java.io.tmpdir=$TMPDIR) lives in the session's directory, removed at the end
 (_SESSION_HOME / "tmp").mkdir(mode=0o700)
+# which run a session directory is: another run of the suite beside this one (a second checkout) makes its own
+(_SESSION_HOME / "run.pid").write_text(str(os.getpid()))
 os.environ["TMPDIR"] = str(_SESSION_HOME / "tmp")
 tempfile.tempdir = None
 for var in ("KAFKACTL_CONTEXT", "KAFKACTL_BOOTSTRAP_SERVERS", "KAFKACTL_COMMAND_CONFIG", "KAFKACTL_OUTPUT",
@@ -61,7 +63,19 @@ def _new_in_tmp() -> list[str]:
                 out.append(e.name)
         except OSError:
             continue
-    return sorted(n for n in out if Path(_TMP_ROOT, n) != _SESSION_HOME and not n.startswith("hsperfdata_"))
+    return sorted(n for n in out if Path(_TMP_ROOT, n) != _SESSION_HOME and not n.startswith("hsperfdata_")
+                  and not _another_run(Path(_TMP_ROOT, n)))
+
+
+def _another_run(path: Path) -> bool:
+    """Whether `path` is the session directory of another run of the suite that is still going."""
+    from kafkactl.local.process import pid_alive
+
+    try:
+        pid = int((path / "run.pid").read_text())
+    except (OSError, ValueError):
+        return False
+    return path.name.startswith("kafkactl-tests-") and pid != os.getpid() and pid_alive(pid)
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:  # noqa: ARG001 (pytest's hook signature)

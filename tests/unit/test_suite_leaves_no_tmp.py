@@ -29,3 +29,20 @@ def test_an_escaped_file_in_tmp_is_seen_and_counted_as_the_suite_s():
     finally:
         path.unlink()
     assert name not in conftest._new_in_tmp()
+
+
+def test_another_run_s_session_directory_is_not_this_run_s():
+    """A second run of the suite beside this one (another checkout) makes its session directory in /tmp too:
+    while that run goes on, it is not counted as this run's; once its process is gone, it is."""
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    path = Path(tempfile.mkdtemp(prefix="kafkactl-tests-", dir=conftest._TMP_ROOT))
+    try:
+        (path / "run.pid").write_text(str(other.pid))
+        assert path.name not in conftest._new_in_tmp()
+        other.kill()
+        other.wait()
+        assert path.name in conftest._new_in_tmp()
+    finally:
+        other.kill()
+        (path / "run.pid").unlink(missing_ok=True)
+        path.rmdir()
