@@ -254,7 +254,10 @@ def _watch_starts() -> None:
         argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
         argv = [os.fsdecode(x) if isinstance(x, (bytes, os.PathLike)) else str(x) for x in argv]
         if kw.get("shell") and argv:
-            argv = shlex.split(argv[0])
+            try:
+                argv = shlex.split(argv[0])
+            except ValueError:  # (unbalanced quotes: the shell's error to give)
+                argv = argv[0].split()
         if kw.get("executable"):
             argv = [os.fsdecode(kw["executable"]), *argv[1:]]
         _check(_needs(argv), f"`{_short(argv)}`")
