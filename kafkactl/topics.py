@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -120,14 +121,11 @@ def _await_brokers(gw: Gateway, result: ChangeResult, names: list[str], present:
     may not tell (the caller lacks Describe on the topic: Create does not imply it) is not waited for. Past
     the client's timeout: the result still goes to stdout, with exit 4 when a broker did not answer, else 1."""
     from kafkactl.acl.visibility import on_every_broker
-    from kafkactl.errors import BrokerError, UnreachableError
 
     if not names:
         return
 
     def shows(node: int, deadline: float) -> bool:
-        import time
-
         while True:
             records = {t.name: t for t in gw.topics(names, node=node)}
             lagging = [n for n in names if _lags(records.get(n), present)]
@@ -145,9 +143,7 @@ def _await_brokers(gw: Gateway, result: ChangeResult, names: list[str], present:
                f"{'do not show them' if present else 'still show some of them'} after {gw.profile.timeout:g} s "
                f"(every broker answers from its own copy of the metadata); check again shortly"
                + (f" ({seen.why})" if seen.why else ""))
-    err: KafkactlError = UnreachableError(message) if seen.why else BrokerError(message)
-    err.result = result  # type: ignore[attr-defined]
-    raise err
+    raise seen.error(result, message)
 
 
 def _lags(record, present: bool) -> bool:

@@ -7,8 +7,7 @@ from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 from kafkactl.acl.model import AclBinding, AclFilter, AclOperation
 from kafkactl.acl.visibility import await_visible, lookup_filters
-from kafkactl.errors import (BrokerError, KafkactlError, NotAuthorizedError, PartialFailure, UnreachableError,
-                             UsageError)
+from kafkactl.errors import (BrokerError, KafkactlError, NotAuthorizedError, PartialFailure, UsageError)
 from kafkactl.results import ChangeResult
 
 # CreateAcls and DeleteAcls refuse more than 10,000 records per request (kafka-semantics §5)
@@ -200,9 +199,7 @@ def _unconfirmed(result: ChangeResult, seen: Any, done: str, lagging: str) -> Ka
     verb = lagging.replace("do not", "does not").replace("still list", "still lists") if one else lagging
     message = (f"the ACLs were {done} but {', '.join(seen.missing)} {verb} after {BARRIER_S:g} s (every broker "
                f"authorizes by its own copy); check again shortly{_why(seen.why)}")
-    err: KafkactlError = UnreachableError(message) if seen.why else BrokerError(message)
-    err.result = result  # type: ignore[attr-defined]
-    return err
+    return seen.error(result, message)
 
 
 def _raise_on_failures(gw, result: ChangeResult, what: str, needs: str) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from kafkactl.acl.model import AclBinding, AclFilter
-from kafkactl.errors import UnreachableError
+from kafkactl.errors import BrokerError, KafkactlError, UnreachableError
 
 # above this many distinct resources, a change is read back per resource type instead of per resource
 PER_RESOURCE_LOOKUPS = 20
@@ -32,6 +32,13 @@ class Confirmation:
 
     def __bool__(self) -> bool:
         return self.confirmed
+
+    def error(self, result: Any, message: str) -> KafkactlError:
+        """The error of a change the controller took but some brokers do not show yet: exit 4 when one of them
+        did not answer, else 1; the per-item `result` still goes to stdout."""
+        err: KafkactlError = UnreachableError(message) if self.why else BrokerError(message)
+        err.result = result  # type: ignore[attr-defined]
+        return err
 
     def describe(self) -> str:
         if not self.slowest:
