@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,11 +69,12 @@ class NodeState:
 @dataclass
 class SandboxState:
     cluster_id: str
-    passwords: dict[str, str]
+    # (never in the repr: a failing test's report prints its arguments, this state among them)
+    passwords: dict[str, str] = field(repr=False)
     nodes: list[NodeState]
     kafka_version: str = KAFKA_VERSION
     tls: bool = False
-    keystore_password: str | None = None  # the brokers' PKCS12 keystore (a --tls sandbox)
+    keystore_password: str | None = field(default=None, repr=False)  # the brokers' PKCS12 keystore (--tls)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "SandboxState":
