@@ -56,6 +56,22 @@ class TopicMap:
                 return b + name[len(a):]
         return name
 
+    def binding(self, b: Any) -> Any:
+        """A topic ACL of the first cluster as the second would hold it. The literal '*' is every topic on either
+        cluster, never a name to map ('source.*' would be one topic); a prefix mapped to nothing is refused."""
+        from dataclasses import replace
+
+        from kafkactl.acl.model import WILDCARD, PatternType, ResourceType
+
+        if b.resource_type is not ResourceType.TOPIC or (b.pattern_type is PatternType.LITERAL
+                                                         and b.resource_name == WILDCARD):
+            return b
+        name = self(b.resource_name)
+        if not name:
+            raise UsageError(f"--topic-map maps the topic {b.pattern_type.name.lower()} {shown(b.resource_name)} "
+                             f"of {b.principal} to an empty name, which would be every topic: map it to a prefix")
+        return replace(b, resource_name=name)
+
 
 def diff_clusters(first: Gateway, second: Gateway, parts: Iterable[str], topic_map: TopicMap) -> list[Difference]:
     chosen = list(parts) or list(PARTS)
@@ -73,14 +89,9 @@ def diff_clusters(first: Gateway, second: Gateway, parts: Iterable[str], topic_m
 
 
 def _acls(first: Gateway, second: Gateway, topic_map: TopicMap) -> list[Difference]:
-    from dataclasses import replace
+    from kafkactl.acl.model import AclFilter
 
-    from kafkactl.acl.model import AclFilter, ResourceType
-
-    def mapped(b):
-        return replace(b, resource_name=topic_map(b.resource_name)) if b.resource_type is ResourceType.TOPIC else b
-
-    a = {mapped(b) for b in first.describe_acls(AclFilter(), bulk=True)}
+    a = {topic_map.binding(b) for b in first.describe_acls(AclFilter(), bulk=True)}
     b = set(second.describe_acls(AclFilter(), bulk=True))
     return ([Difference("acl", x.describe(), None, "present", None) for x in sorted(a - b)]
             + [Difference("acl", x.describe(), None, None, "present") for x in sorted(b - a)])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kafkactl.acl.breadth import Written
 from kafkactl.acl.model import (
     CLUSTER_NAME,
     AclBinding,
@@ -198,6 +199,8 @@ def bindings_for_create(o: AclOptions) -> list[AclBinding]:
             check_operation_supported(rtype, op)
         for principal, host, op, perm in _entries(o, sorted(planned)):
             bindings.add(AclBinding(rtype, name, pt, principal, host, op, perm))
+    # every principal and resource is one the options name (the cluster resource of --idempotent is one name)
+    Written("acls create", {p for p, _, _, _ in _entries(o, [Op.ALL])}, set(resources)).bindings(bindings)
     return sorted(bindings)
 
 

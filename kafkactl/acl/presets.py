@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafkactl.acl.breadth import Pattern, TooWide, Written
 from kafkactl.acl.model import (WILDCARD, AclBinding, AclOperation, PatternType, Permission, ResourceType, shown,
                                 validate_text)
 from kafkactl.errors import UsageError
@@ -67,10 +68,22 @@ class Preset:
     kind: str  # one of PRESETS
     label: str  # what it is for, as a message names it: "Kafka Streams app wordcount"
     grants: tuple[Grant, ...]
+    # the wide resource patterns the operator wrote (a '*' or prefixed --topic), and the prefixes derived from one
+    # name they gave (APP_ID-): the only wide patterns its bindings may hold (breadth.py)
+    written: frozenset[Pattern] = frozenset()
 
     def bindings(self, principals: list[str], hosts: list[str]) -> list[AclBinding]:
-        return sorted({AclBinding(g.resource_type, g.name, g.pattern, p, h, g.operation, Permission.ALLOW)
-                       for g in self.grants for p in principals for h in hosts})
+        """The grants for each principal (as the operator wrote them) and host, each wide value checked."""
+        out = sorted({AclBinding(g.resource_type, g.name, g.pattern, p, h, g.operation, Permission.ALLOW)
+                      for g in self.grants for p in principals for h in hosts})
+        Written(f"the {self.kind} preset ({self.label})", set(principals), set(self.written)).bindings(out)
+        return out
+
+
+def _written(grants: list[Grant] | set[Grant], *derived: Grant) -> frozenset[Pattern]:
+    """The patterns of `grants` (named by the operator in a list of resources) and of `derived` (prefixes made from
+    one name the operator gave, already checked to be one name)."""
+    return frozenset((g.resource_type, g.name, g.pattern) for g in (*grants, *derived))
 
 
 def _name(value: str, what: str) -> str:
@@ -105,9 +118,9 @@ def streams(app_id: str, inputs: list[str], outputs: list[str],
     if not inputs and not outputs:
         raise UsageError("--streams needs the topics the application reads (--topic) or writes (--output-topic)")
     own = streams_own(app_id, exactly_once)
-    return Preset("streams", own.label, tuple(sorted({
-        *_grants(RT.TOPIC, _names(inputs, "--topic"), pattern, Op.READ),
-        *_grants(RT.TOPIC, _names(outputs, "--output-topic"), pattern, Op.WRITE), *own.grants})))
+    listed = {*_grants(RT.TOPIC, _names(inputs, "--topic"), pattern, Op.READ),
+              *_grants(RT.TOPIC, _names(outputs, "--output-topic"), pattern, Op.WRITE)}
+    return Preset("streams", own.label, tuple(sorted({*listed, *own.grants})), _written(listed) | own.written)
 
 
 def streams_own(app_id: str, exactly_once: bool = True) -> Preset:
@@ -116,17 +129,25 @@ def streams_own(app_id: str, exactly_once: bool = True) -> Preset:
     app = _own(app_id, "--streams")
     internal = f"{app}-"
     txn = [Grant(RT.TRANSACTIONAL_ID, internal, PatternType.PREFIXED, Op.WRITE)] if exactly_once else []
+    derived = {*_grants(RT.TOPIC, [internal], PatternType.PREFIXED, Op.CREATE, Op.READ, Op.WRITE, Op.DELETE), *txn}
     return Preset("streams", f"Kafka Streams app {app}", tuple(sorted({
-        *_grants(RT.TOPIC, [internal], PatternType.PREFIXED, Op.CREATE, Op.READ, Op.WRITE, Op.DELETE),
-        Grant(RT.GROUP, app, PatternType.LITERAL, Op.READ), *txn})))
+        *derived, Grant(RT.GROUP, app, PatternType.LITERAL, Op.READ)})), _written([], *derived))
 
 
 def worker_topics(group: str, config: str | None = None, offset: str | None = None,
                   status: str | None = None) -> tuple[str, str, str]:
     """A Connect worker's config, offset and status topics: as given, else GROUP-configs, -offsets, -status."""
-    return (_name(config, "--config-topic") if config is not None else f"{group}-configs",
-            _name(offset, "--offset-topic") if offset is not None else f"{group}-offsets",
-            _name(status, "--status-topic") if status is not None else f"{group}-status")
+    return (_one(config, "--config-topic") if config is not None else f"{group}-configs",
+            _one(offset, "--offset-topic") if offset is not None else f"{group}-offsets",
+            _one(status, "--status-topic") if status is not None else f"{group}-status")
+
+
+def _one(value: str, what: str) -> str:
+    """A name that is one resource (a worker's config topic): not '*', which as a literal name is every one."""
+    name = _name(value, what)
+    if name == WILDCARD:
+        raise TooWide(f"{what} '*': this option names one topic; '*' would grant on every topic")
+    return name
 
 
 def connect_worker(group: str, config: str | None = None, offset: str | None = None,
@@ -148,19 +169,18 @@ def connector(name: str, topics: list[str], source: bool, pattern: PatternType =
     if not topics:
         raise UsageError(f"--connector {kind} needs the topics it {'writes' if source else 'reads'} (--topic)")
     names = _names(topics, "--topic")
-    grants = (_grants(RT.TOPIC, names, pattern, Op.WRITE) if source else
-              [*_grants(RT.TOPIC, names, pattern, Op.READ), Grant(RT.GROUP, f"connect-{n}", PatternType.LITERAL,
-                                                                   Op.READ)])
-    return Preset("connector", f"{'source' if source else 'sink'} connector {n}", tuple(sorted(set(grants))))
+    listed = _grants(RT.TOPIC, names, pattern, Op.WRITE if source else Op.READ)
+    grants = listed if source else [*listed, Grant(RT.GROUP, f"connect-{n}", PatternType.LITERAL, Op.READ)]
+    return Preset("connector", f"{'source' if source else 'sink'} connector {n}", tuple(sorted(set(grants))),
+                  _written(listed))
 
 
 def share_consumer(topics: list[str], groups: list[str], pattern: PatternType = PatternType.LITERAL) -> Preset:
     if not topics or not groups:
         raise UsageError("--share-consumer needs a --topic and a --group (the share group)")
-    return Preset("share-consumer", "share consumer", tuple(sorted({
-        *_grants(RT.TOPIC, _names(topics, "--topic"), pattern, Op.READ),
-        *_grants(RT.GROUP, _names(groups, "--group"), pattern, Op.READ),
-    })))
+    listed = {*_grants(RT.TOPIC, _names(topics, "--topic"), pattern, Op.READ),
+              *_grants(RT.GROUP, _names(groups, "--group"), pattern, Op.READ)}
+    return Preset("share-consumer", "share consumer", tuple(sorted(listed)), _written(listed))
 
 
 def two_phase_commit(transactional_ids: list[str], topics: list[str],
@@ -168,10 +188,9 @@ def two_phase_commit(transactional_ids: list[str], topics: list[str],
     if not transactional_ids or not topics:
         raise UsageError("--two-phase-commit needs a --transactional-id and a --topic")
     ids = [validate_text(t, "--transactional-id") for t in transactional_ids if t or _empty_id()]
-    return Preset("two-phase-commit", "two-phase-commit producer", tuple(sorted({
-        *_grants(RT.TOPIC, _names(topics, "--topic"), pattern, Op.WRITE),
-        *_grants(RT.TRANSACTIONAL_ID, ids, pattern, Op.WRITE, Op.TWO_PHASE_COMMIT),
-    })))
+    listed = {*_grants(RT.TOPIC, _names(topics, "--topic"), pattern, Op.WRITE),
+              *_grants(RT.TRANSACTIONAL_ID, ids, pattern, Op.WRITE, Op.TWO_PHASE_COMMIT)}
+    return Preset("two-phase-commit", "two-phase-commit producer", tuple(sorted(listed)), _written(listed))
 
 
 def _empty_id() -> bool:
@@ -196,10 +215,11 @@ def mirror_maker(source: str, target: str, side: str, topics: list[str], groups:
     if groups and side == "target":
         raise UsageError("--group (the source groups it checkpoints) applies to --side source")
     if side == "source":
-        grants = [*_grants(RT.TOPIC, names, pattern, Op.READ, Op.DESCRIBE_CONFIGS),
-                  *_grants(RT.TOPIC, [f"mm2-offset-syncs.{dst}.internal"], PatternType.LITERAL,
-                           Op.CREATE, Op.WRITE, Op.READ),
+        listed = [*_grants(RT.TOPIC, names, pattern, Op.READ, Op.DESCRIBE_CONFIGS),
                   *_grants(RT.GROUP, _names(groups, "--group"), pattern, Op.DESCRIBE)]
+        grants = [*listed, *_grants(RT.TOPIC, [f"mm2-offset-syncs.{dst}.internal"], PatternType.LITERAL,
+                                    Op.CREATE, Op.WRITE, Op.READ)]
+        written = _written(listed)
     else:
         # every topic ('*') arrives as every SOURCE.-prefixed one: a literal 'SOURCE.*' would match none
         every = pattern is PatternType.LITERAL and WILDCARD in names
@@ -213,4 +233,6 @@ def mirror_maker(source: str, target: str, side: str, topics: list[str], groups:
                   *_grants(RT.TOPIC, ["heartbeats"], PatternType.LITERAL, Op.CREATE, Op.WRITE),
                   *_grants(RT.TOPIC, [f"{src}.checkpoints.internal"], PatternType.LITERAL,
                            Op.CREATE, Op.WRITE, Op.READ)]
-    return Preset("mirror-maker", f"MirrorMaker 2 {src}->{dst} ({side})", tuple(sorted(set(grants))))
+        # every prefix here is made from the alias (one name, checked above) and a --topic the operator gave
+        written = _written([], *(g for g in grants if g.pattern is PatternType.PREFIXED))
+    return Preset("mirror-maker", f"MirrorMaker 2 {src}->{dst} ({side})", tuple(sorted(set(grants))), written)

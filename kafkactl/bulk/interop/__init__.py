@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kafkactl.acl.breadth import Written
 from kafkactl.acl.model import AclBinding
 
 
@@ -19,5 +20,10 @@ class Imported:
     users: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def add(self, b: AclBinding, where: str) -> None:
+    def add(self, b: AclBinding, where: str, principal_written: bool = True, pattern_written: bool = True) -> None:
+        """A binding read at `where`. Its principal is as the file wrote it in a principal field unless
+        `principal_written` is False (Strimzi's is made from a resource name); its resource name likewise unless
+        `pattern_written` is False (a name that is one resource): a wide value not written is refused."""
+        Written(where, {b.principal} if principal_written else set(),
+                {b.resource} if pattern_written else set()).check(b)
         self.bindings.setdefault(b, where)

@@ -93,7 +93,8 @@ def _project(path: Path, out: Imported, parts: list[str], project: Any) -> None:
         internal = [c.get("status_topic") or "connect-status", c.get("offset_topic") or "connect-offsets",
                     c.get("configs_topic") or "connect-configs"]
         group = _word(cw, c.get("group"), "group") or "connect-cluster"
-        _add(out, cw, c.get("principal"), [(T, n, "LITERAL", op) for n in internal for op in ("READ", "WRITE")]
+        # (the worker's own topics are one name each: '*' there is refused, never every topic)
+        _add(out, cw, c.get("principal"), [(T, n, "LITERAL", op, False) for n in internal for op in ("READ", "WRITE")]
              + [(C, CLUSTER_NAME, "LITERAL", "CREATE"), (G, group, "LITERAL", "READ")]
              + [(T, n, "LITERAL", "READ") for n in strings(cw, rw.get("read"), "topics.read")]
              + [(T, n, "LITERAL", "WRITE") for n in strings(cw, rw.get("write"), "topics.write")])
@@ -126,14 +127,19 @@ def _pattern_of(name: str) -> tuple[str, str]:
 
 def _consumer(where: str, out: Imported, c: Any, topics: list[str]) -> None:
     c = mapping(where, c, "consumer")
-    group, pattern = _pattern_of(_word(where, c.get("group"), "group") or "*")
-    _add(out, where, c.get("principal"), [(T, t, "LITERAL", op) for t in topics for op in ("DESCRIBE", "READ")]
+    given = _word(where, c.get("group"), "group")
+    if given is None:
+        raise StateFileError(f"{where}: consumer without a group: julie-ops grants it every group ('*'); write "
+                             "group: '*' to import that, or the consumer's group")
+    group, pattern = _pattern_of(given)
+    # a topic here is the one topic the consumer is listed under: never every topic
+    _add(out, where, c.get("principal"), [(T, t, "LITERAL", op, False) for t in topics for op in ("DESCRIBE", "READ")]
          + [(G, group, pattern, "READ")])
 
 
 def _producer(where: str, out: Imported, p: Any, topics: list[str]) -> None:
     p = mapping(where, p, "producer")
-    grants = [(T, t, "LITERAL", op) for t in topics for op in ("DESCRIBE", "WRITE")]
+    grants: list[tuple] = [(T, t, "LITERAL", op, False) for t in topics for op in ("DESCRIBE", "WRITE")]
     if p.get("transactionId"):
         txn, pattern = _pattern_of(_word(where, p["transactionId"], "transactionId") or "")
         grants += [(X, txn, pattern, "DESCRIBE"), (X, txn, pattern, "WRITE")]
@@ -164,5 +170,7 @@ def _word(where: str, value: Any, what: str) -> str | None:
 
 
 def _add(out: Imported, where: str, principal: Any, grants: list[tuple]) -> None:
-    for rtype, name, pattern, op in grants:
-        out.add(binding(where, principal, rtype, name, pattern, op), where)
+    """Each grant (type, name, pattern, operation[, whether the name was written as a resource pattern: False for
+    a name that is one resource, such as the topic a consumer is listed under]) for the principal as written."""
+    for rtype, name, pattern, op, *written in grants:
+        out.add(binding(where, principal, rtype, name, pattern, op), where, pattern_written=all(written))

@@ -12,6 +12,7 @@ from kafkactl.acl.model import CLUSTER_NAME, AclBinding, Permission, ResourceTyp
 from kafkactl.bulk.interop import Imported
 from kafkactl.bulk.interop.common import binding, line, mapping, text
 from kafkactl.errors import StateFileError
+from kafkactl.limits import shown
 
 _TYPES = {ResourceType.TOPIC: "topic", ResourceType.GROUP: "group", ResourceType.CLUSTER: "cluster",
           ResourceType.TRANSACTIONAL_ID: "transactionalId"}
@@ -90,6 +91,11 @@ def read_strimzi(path: Path, out: Imported) -> None:
             raise StateFileError(f"{where}: apiVersion: {doc.get('apiVersion')!r} is not one kafkactl reads "
                                  f"({', '.join(API_VERSIONS)})")
         name = text(where, mapping(where, doc.get("metadata"), "metadata").get("name"), "metadata.name")
+        if not _NAME.fullmatch(name):
+            # the User Operator names the principal after the resource: '*' would be every user, a comma another
+            # DN, 'User:x' the principal User:User:x; Kubernetes refuses such a name anyway
+            raise StateFileError(f"{where}: metadata.name: {shown(name)} is not a Kubernetes object name (lower-case "
+                                 "letters, digits, '-' and '.'), which a KafkaUser's principal is made from")
         spec = mapping(where, doc.get("spec"), "spec")
         auth = mapping(where, spec.get("authentication"), "spec.authentication").get("type")
         principal = f"User:CN={name}" if auth in ("tls", "tls-external") else f"User:{name}"
@@ -116,7 +122,8 @@ def read_strimzi(path: Path, out: Imported) -> None:
                 raise StateFileError(f"{rw}: type: {kind!r} is not allow or deny")
             perm = Permission.DENY if kind == "deny" else Permission.ALLOW
             for op in ops:
-                out.add(binding(rw, principal, rtype, rname, pattern, str(op), perm, str(rule.get("host") or "*")), rw)
+                out.add(binding(rw, principal, rtype, rname, pattern, str(op), perm, str(rule.get("host") or "*")), rw,
+                        principal_written=False)  # (made from metadata.name)
         q = mapping(where, spec.get("quotas"), "spec.quotas")
         if q:
             back = {v: k for k, v in _QUOTAS.items()}
