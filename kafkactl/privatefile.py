@@ -13,6 +13,40 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 
+# every file this process reads for a command (State files, scope files, saved plans, secret files, client
+# properties), by identity: an output path that is one of them is refused, whatever name or link reaches it
+_READ: dict[tuple[int, int], str] = {}
+
+
+def note_read(path: str | os.PathLike[str]) -> None:
+    """`path` is (or will be) read by this command: no output may be written over it."""
+    try:
+        st = os.stat(os.path.expanduser(path))
+    except (OSError, ValueError):
+        return  # no file there: its reader says so; nothing can be written over it either
+    _READ.setdefault((st.st_dev, st.st_ino), str(path))
+
+
+def read_as(path: str | os.PathLike[str]) -> str | None:
+    """The name under which this command read the file at `path` (the same file: a link or another name for it)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return _READ.get((st.st_dev, st.st_ino))
+
+
+def check_not_read(path: str | os.PathLike[str], option: str) -> None:
+    """Refuse to write `path` when the command read that very file (same device and inode)."""
+    from kafkactl.errors import UsageError
+    from kafkactl.limits import shown
+
+    read = read_as(path)
+    if read is not None:
+        same = "" if str(read) == str(path) else f" (the file read as {shown(str(read))})"
+        raise UsageError(f"{option} {shown(str(path))}: the command reads that file{same}; write elsewhere")
+
+
 def check_out_file(path: str | None, option: str, inputs: Iterable[str] = ()) -> None:
     """A file kafkactl will write, checked before anything is read, sent or asked: its directory exists, it is
     not a directory or something other than a file, nor one of the command's `inputs`, and a file can be made
@@ -30,8 +64,9 @@ def check_out_file(path: str | None, option: str, inputs: Iterable[str] = ()) ->
         raise UsageError(f"{option} {shown(path)}: not a regular file")
     if not p.resolve().parent.is_dir():
         raise UsageError(f"{option} {shown(path)}: its directory does not exist")
-    if p.exists() and any(Path(i).exists() and p.samefile(i) for i in inputs):
-        raise UsageError(f"{option} {shown(path)}: the command reads that file")
+    for i in inputs:
+        note_read(i)
+    check_not_read(p, option)
     probe = p.with_name(f".{p.name}.{os.getpid()}.tmp")  # the temporary file's own name (and length)
     try:
         probe.unlink(missing_ok=True)  # left by a killed run with this process id: the write removes it too
@@ -39,6 +74,20 @@ def check_out_file(path: str | None, option: str, inputs: Iterable[str] = ()) ->
         probe.unlink()
     except OSError as exc:
         raise UsageError(f"{option} {shown(path)}: cannot be written ({exc.strerror or type(exc).__name__})") from None
+
+
+def start_report(path: str | None, option: str = "--report") -> None:
+    """An empty report at `path` before anything is sent: whatever the run then does, the file there is its own
+    (a run with nothing to do, or one that stops before its first change, leaves no earlier run's report)."""
+    if path:
+        check_not_read(path, option)
+        write_private(Path(path), "")
+
+
+def write_output(path: str, text: str, option: str) -> None:
+    """A file the operator asked for (a report, a saved plan, an export), never over a file the command read."""
+    check_not_read(path, option)
+    write_private(Path(path), text)
 
 
 def write_private(path: Path, text: str, *, atomic: bool = True, fresh: bool = False) -> None:

@@ -45,6 +45,10 @@ def export(gw, fmt: str | None, principals: Sequence[str], principal_prefixes: S
                     raise gw.translate(creds, "describe SCRAM credentials", needs="Describe on the Cluster")
                 if any(mech == "SCRAM-SHA-512" for mech, _ in creds):  # Strimzi's only SCRAM (adversary pass)
                     scram_users.add(str(user))
+        if file:
+            from kafkactl.privatefile import check_not_read
+
+            check_not_read(file, "--file")
         out = open(file, "w", encoding="utf-8") if file else stdout
         try:
             found = export_foreign(fmt, bindings, quotas, cluster, out, scram_users)

@@ -330,7 +330,11 @@ def load_saved(plandir: str) -> Plan:
 
 
 def _load_saved(plandir: str) -> Plan:
+    from kafkactl.privatefile import note_read
+
     d = Path(plandir)
+    for p in d.rglob("*") if d.is_dir() else ():
+        note_read(p)  # (no output of this command over the plan it applies)
     try:
         meta = json.loads((d / "plan.json").read_text())
     except FileNotFoundError:

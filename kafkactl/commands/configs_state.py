@@ -85,6 +85,7 @@ def configs_apply(
     delete_topics: DeleteTopics = False, max_deletes: MaxDeletes = None,
     report: Annotated[Optional[str], typer.Option("--report", help="Write one JSON line per change (its outcome) here.", show_default=False)] = None,
     yes: Yes = False, dry_run: DryRun = False,
+    allow_lockout: Annotated[bool, typer.Option("--allow-lockout", help="Apply a plan that deletes the SCRAM credential this command authenticates with, or a super user's (refused without it).")] = False,
     wait: Annotated[bool, typer.Option("--wait/--no-wait", help="After the changes are taken, wait (up to 30 s) until the brokers show them, so that a plan made next shows none; --no-wait returns when the controller has taken them (brokers apply 20,000 topics' new configs in tens of seconds).")] = True,
 ) -> None:
     """Make the cluster's topics, configs, quotas and SCRAM users match the State files.
@@ -104,12 +105,14 @@ def configs_apply(
     from kafkactl.cli.progress import progress_bar
     from kafkactl.configs.state.run import apply, plan_for_apply, settle
     from kafkactl.errors import KafkactlError
-    from kafkactl.privatefile import check_out_file
+    from kafkactl.privatefile import check_out_file, start_report
 
     app_ctx = ctx.obj
     check_out_file(report, "--report", [*(files or ()), *([plan_file] if plan_file else [])])
-    planned = plan_for_apply(app_ctx.gateway, files, plan_file, delete_topics, max_deletes, _say(app_ctx))
+    planned = plan_for_apply(app_ctx.gateway, files, plan_file, delete_topics, max_deletes, _say(app_ctx),
+                             allow_lockout)
     check_out_file(report, "--report", planned.desired.sources)  # (the files a saved plan names)
+    start_report(report)  # this run's, even when it has nothing to do: never the last run's
     app_ctx.note(planned.summary())
     changes = planned.plan.changes
     if not changes:

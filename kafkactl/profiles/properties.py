@@ -45,6 +45,9 @@ def read_properties_file(path: str | os.PathLike[str]) -> dict[str, str]:
     try:
         if p.exists() and not p.is_file():  # /dev/zero would never end, a FIFO would block
             raise ConfigError(f"--command-config {path}: not a regular file")
+        from kafkactl.privatefile import note_read
+
+        note_read(p)
         with p.open("rb") as fh:
             data = fh.read(MAX_PROPERTIES_BYTES + 1)
         if len(data) > MAX_PROPERTIES_BYTES:

@@ -162,3 +162,38 @@ def _diff_two_clusters(base: str, state: Path) -> None:
     assert r.exit_code == 2 and "give --context twice" in r.stderr
     r = run("diff", "--context", "second", "--context", "second-again", "--topic-map", "nomap")
     assert r.exit_code == 2 and "'nomap'" in r.stderr
+
+
+def test_diff_topic_map_leaves_the_wildcard_topic_alone(second):
+    """Issue 28: with --topic-map =src., the first cluster's ACL on every topic ('*') was compared as one on the
+    literal topic 'src.*', so two clusters granting the same thing differed."""
+    base = f"dw{token()}"
+    who = f"User:{base}-every"
+    try:
+        for ctx in ("local-admin", "second"):
+            ok(run("--context", ctx, "acls", "create", "--allow-principal", who, "--operation", "Read", "--topic", "*"))
+        _, rows = diff_rows("--context", "local-admin", "--context", "second", "--acls", "--topic-map", "=src.")
+        assert {r for r in rows if base in r[1]} == set()
+    finally:
+        for ctx in ("local-admin", "second"):
+            run("--context", ctx, "acls", "delete", "--principal", who, "--yes")
+
+
+def test_a_saved_configs_plan_applies_only_to_the_cluster_it_was_made_on(second, tmp_path):
+    """Issue 28: both clusters held the same managed state (none of the file's topics), so the plan saved on one
+    applied on the other: the fingerprint held no cluster id."""
+    base = f"sp{token()}"
+    state = tmp_path / "state.yaml"
+    state.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "State",
+                                     "manage": {"topics": [f"{base}."]},
+                                     "topics": [{"name": f"{base}.t", "partitions": 1}]}))
+    saved = tmp_path / "plan.json"
+    ok(run("--context", "local-admin", "configs", "plan", str(state), "--out", str(saved)))
+    r = run("--context", "second", "configs", "apply", "--plan", str(saved), "--yes")
+    assert r.exit_code == 2 and "made on the cluster" in r.stderr, r.stderr
+    topics = json.loads(ok(run("--context", "second", "-o", "json", "topics", "list")).stdout)
+    assert not [t for t in topics if t["name"].startswith(base)]
+    try:  # on its own cluster it applies
+        ok(run("--context", "local-admin", "configs", "apply", "--plan", str(saved), "--yes"))
+    finally:
+        run("--context", "local-admin", "topics", "delete", f"{base}.t", "--yes")

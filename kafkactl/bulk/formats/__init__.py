@@ -86,6 +86,10 @@ def write(bindings: Iterable[AclBinding], scope: Scope, fmt: str, file: str | No
         assert file is not None
         write_parquet(bindings, scope, file)
         return
+    if file:
+        from kafkactl.privatefile import check_not_read
+
+        check_not_read(file, "--file")
     out = open(file, "w", encoding="utf-8") if file else stdout
     try:
         if fmt == "yaml":

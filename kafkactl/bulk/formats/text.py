@@ -30,9 +30,12 @@ def first_line(exc: BaseException | str) -> str:
 def check_regular(path: Path) -> None:
     """A FIFO, a device (/dev/zero) or a directory is refused before any reader opens it: one would block, one
     never ends, one is no file (a symbolic link to a regular file is fine)."""
+    from kafkactl.privatefile import note_read
+
     try:
         if path.exists() and not path.is_file():
             raise StateFileError(f"{path}: not a regular file")
+        note_read(path)
     except OSError as exc:  # a name too long for the file system, a loop of links
         raise StateFileError(f"{path}: cannot be read ({exc.strerror or first_line(exc)})") from None
 

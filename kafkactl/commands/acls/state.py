@@ -59,12 +59,11 @@ def acls_import(
     Example:  kafkactl acls import --from julie-ops topology.yaml > state.yaml && kafkactl acls plan state.yaml
     """
     import io
-    from pathlib import Path
 
     import yaml
 
     from kafkactl.bulk.interop.convert import import_files
-    from kafkactl.privatefile import write_private
+    from kafkactl.privatefile import write_output
 
     app_ctx = ctx.obj
     doc, notes = import_files(source, files)
@@ -73,7 +72,7 @@ def acls_import(
     text = io.StringIO()
     yaml.safe_dump(doc, text, sort_keys=False, default_flow_style=False, allow_unicode=True, width=120)
     if file:
-        write_private(Path(file), text.getvalue())
+        write_output(file, text.getvalue(), "--file")
     else:
         app_ctx.out.write(text.getvalue())
     n = sum(len(e.get("allow") or []) + len(e.get("deny") or []) for e in doc.get("acls") or [])
@@ -218,14 +217,19 @@ def _inputs(files, scope, plan_dir) -> list[str]:
 def _apply(app_ctx, planned, report, yes, dry_run, watch) -> None:
     from kafkactl.cli.progress import progress_bar
 
+    from kafkactl.privatefile import check_not_read, start_report
+
     plan = planned.plan
     _show_summary(app_ctx, plan)
+    start_report(report)  # this run's, even when it has nothing to do: never the last run's
     if not plan.changes:
         app_ctx.note("nothing to do: the clusters already match the desired state")
         return
     if not dry_run:
         app_ctx.confirm(f"Apply {plan.changes} changes to {', '.join(c.cluster for c in plan.clusters)}?", yes,
                         "apply ACL changes")
+    if report:
+        check_not_read(report, "--report")
     report_fh = open(report, "w", encoding="utf-8") if report else None
     try:
         if watch is not None and planned.mode == "spark" and not dry_run:

@@ -300,6 +300,10 @@ def _ref(where: str, raw: dict) -> SecretRef:
     env = raw.get("env")
     if env is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", env):
         raise StateFileError(f"{where}: env: {shown(env)} is not an environment variable's name")
+    if env is None and isinstance(raw.get("file"), str):
+        from kafkactl.privatefile import note_read
+
+        note_read(raw["file"])  # read at apply time: no output of this command may be written over it
     return SecretRef(env, raw.get("file"))
 
 

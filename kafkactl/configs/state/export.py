@@ -115,15 +115,14 @@ def export_to(gw: Gateway, sections: list[str], prefixes: list[str], file: str |
               as_json: bool) -> dict:
     """Export the cluster's state to `file` (a private file) or else `out`; the document written."""
     import io
-    from pathlib import Path
 
-    from kafkactl.privatefile import write_private
+    from kafkactl.privatefile import write_output
 
     doc = export_state(gw, sections, prefixes)
     if file:
         text = io.StringIO()
         write_document(doc, text, as_json)
-        write_private(Path(file), text.getvalue())
+        write_output(file, text.getvalue(), "--file")
     else:
         write_document(doc, out, as_json)
     return doc

@@ -57,9 +57,10 @@ class Current:
     quotas: dict[tuple, dict[str, float]] = field(default_factory=dict)
     users: dict[str, dict[str, int]] = field(default_factory=dict)  # user -> mechanism -> iterations
     brokers: list[str] = field(default_factory=list)
+    cluster_id: str | None = None  # part of the fingerprint: a saved plan applies to the cluster it was made on
 
     def fingerprint(self) -> str:
-        doc = {"topics": sorted(self.topics.items()), "configs": sorted((list(k), sorted(v.items()))
+        doc = {"cluster": self.cluster_id, "topics": sorted(self.topics.items()), "configs": sorted((list(k), sorted(v.items()))
                                                                        for k, v in self.configs.items()),
                "quotas": sorted((quota_label(k), sorted(v.items())) for k, v in self.quotas.items()),
                "users": sorted((u, sorted(m.items())) for u, m in self.users.items())}
@@ -72,6 +73,7 @@ class ConfigPlan:
     changes: list[Change]
     fingerprint: str
     sections: list[str]
+    cluster_id: str | None = None
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     managed: int = 0  # items (config values, quota values, credentials, topics) the cluster has in the scope
@@ -81,8 +83,8 @@ class ConfigPlan:
         return sum(1 for c in self.changes if c.action in DELETIONS)
 
     def to_json(self) -> dict:
-        return {"api_version": "kafkactl/v1", "kind": "ConfigPlan", "fingerprint": self.fingerprint,
-                "sections": self.sections, "changes": [c.to_json() for c in self.changes]}
+        return {"api_version": "kafkactl/v1", "kind": "ConfigPlan", "cluster_id": self.cluster_id,
+                "fingerprint": self.fingerprint, "sections": self.sections, "changes": [c.to_json() for c in self.changes]}
 
 
 # ----------------------------------------------------------------------------------------------- the cluster
@@ -94,7 +96,7 @@ def managed_names(desired: DesiredConfigs, section: str, existing: list[str]) ->
 
 
 def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
-    cur = Current()
+    cur = Current(cluster_id=gw.describe_cluster().cluster_id)
     sections = desired.sections | set(desired.manage.prefixes)
     if "topics" in sections:
         from kafkactl.topics import list_topics
@@ -233,7 +235,7 @@ def _listed(gw: Gateway, section: str) -> list[str]:
 
 
 def make_plan(desired: DesiredConfigs, cur: Current, delete_topics: bool = False) -> ConfigPlan:
-    plan = ConfigPlan([], cur.fingerprint(), sorted(desired.sections | set(desired.manage.prefixes)))
+    plan = ConfigPlan([], cur.fingerprint(), sorted(desired.sections | set(desired.manage.prefixes)), cur.cluster_id)
     if "topics" in plan.sections:
         _plan_topics(desired, cur, plan, delete_topics)
     for section in ("brokers", "groups", "clientMetrics"):
@@ -410,6 +412,34 @@ def check_max_deletes(plan: ConfigPlan, max_deletes: str | None) -> None:
                          f"--max-deletes {max_deletes}: nothing applied")
 
 
+LOCKOUT_FLAG = "--allow-lockout"
+
+
+def lockouts(plan: ConfigPlan, profile: Any) -> list[str]:
+    """What in the plan takes away a credential the cluster's administration rests on: the SCRAM credential this
+    command authenticates with, or one of a super user's (the context's super-users)."""
+    mine = profile.username if (profile.sasl_mechanism or "").upper().startswith("SCRAM-") else None
+    supers = {s.partition(":")[2] for s in profile.super_users if s.startswith("User:")}
+    out = []
+    for c in plan.changes:
+        if c.action != "delete-scram":
+            continue
+        if c.entity == mine and (c.key or "").upper() == (profile.sasl_mechanism or "").upper():
+            out.append(f"the plan deletes the {c.key} credential of {c.entity}, the user this command authenticates "
+                       "as: the next command would fail to authenticate")
+        elif c.entity in supers:
+            out.append(f"the plan deletes the {c.key} credential of {c.entity}, a super user of this context")
+    return out
+
+
+def check_lockout(plan: ConfigPlan, profile: Any, allow: bool) -> None:
+    """Refuse (exit 2, nothing changed) a plan that locks out the caller or a super user, unless `allow`."""
+    found = lockouts(plan, profile)
+    if found and not allow:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise UsageError(f"{found[0]}{more}; add {LOCKOUT_FLAG} to apply it anyway: nothing applied")
+
+
 def confirm(gw: Gateway, desired: DesiredConfigs, delete_topics: bool, timeout: float) -> tuple[float, int]:
     """After an apply: wait until the broker shows the desired state (it answers describes from its metadata, which
     the controller's records reach a moment after the change returns). (seconds waited, changes still unseen)."""
@@ -442,15 +472,16 @@ def save_plan(plan: ConfigPlan, files: list[str], delete_topics: bool, out: str)
     """The plan, the files it came from (by digest) and the fingerprint of the cluster state it was made from."""
     from pathlib import Path
 
-    from kafkactl.privatefile import write_private
+    from kafkactl.privatefile import write_output
 
     doc = {**plan.to_json(), "kind": "SavedConfigPlan", "delete_topics": delete_topics,
            "files": [{"path": str(Path(f).resolve()), "sha256": _file_digest(f)} for f in files]}
-    write_private(Path(out), json.dumps(doc, indent=1) + "\n")
+    write_output(out, json.dumps(doc, indent=1) + "\n", "--out")
 
 
-def load_saved(path: str) -> tuple[list[str], bool, str, list[dict]]:
-    """(files, delete_topics, fingerprint, changes) of a saved plan, its files unchanged since; else exit 2."""
+def load_saved(path: str) -> tuple[list[str], bool, str, list[dict], str | None]:
+    """(files, delete_topics, fingerprint, changes, cluster id) of a saved plan, its files unchanged since; else
+    exit 2."""
     from pathlib import Path
 
     from kafkactl.bulk.formats.text import read_bytes
@@ -462,7 +493,10 @@ def load_saved(path: str) -> tuple[list[str], bool, str, list[dict]]:
         files = [(f["path"], f["sha256"]) for f in doc["files"]]
         assert files and all(isinstance(p, str) and p and isinstance(d, str) for p, d in files)
         assert isinstance(doc["changes"], list) and all(isinstance(c, dict) for c in doc["changes"])
-        out = ([f for f, _ in files], bool(doc["delete_topics"]), str(doc["fingerprint"]), list(doc["changes"]))
+        cluster = doc["cluster_id"]  # (a plan saved before it named its cluster is not applied: plan again)
+        assert cluster is None or isinstance(cluster, str)
+        out = ([f for f, _ in files], bool(doc["delete_topics"]), str(doc["fingerprint"]), list(doc["changes"]),
+               cluster)
     except (ValueError, KeyError, TypeError, AssertionError, RecursionError):
         raise StateFileError(f"{path}: not a plan saved by kafkactl configs plan --out") from None
     for f, digest in files:
@@ -471,8 +505,12 @@ def load_saved(path: str) -> tuple[list[str], bool, str, list[dict]]:
     return out
 
 
-def check_saved(plan: ConfigPlan, fingerprint: str, changes: list[dict], path: str) -> None:
-    """The plan made now from the same files must be the saved one, from the same cluster state."""
+def check_saved(plan: ConfigPlan, fingerprint: str, changes: list[dict], path: str,
+                cluster_id: str | None = None) -> None:
+    """The plan made now from the same files must be the saved one, on the same cluster, from the same state."""
+    if plan.cluster_id != cluster_id:
+        raise StateFileError(f"{path}: made on the cluster {cluster_id}, not this one ({plan.cluster_id}): plan "
+                             "again against this cluster")
     if plan.fingerprint != fingerprint:
         raise StateFileError(f"{path}: stale: the cluster changed since the plan was made (state {fingerprint}, now "
                              f"{plan.fingerprint}): plan again")

@@ -32,11 +32,14 @@ class Planned:
 
 
 def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: bool, max_deletes: str | None,
-               said: Callable[[Planned], None] = lambda _: None) -> Planned:
+               said: Callable[[Planned], None] = lambda _: None, allow_lockout: bool | None = None) -> Planned:
     """Every file read and checked before the cluster is asked anything (`gateway` is called only then); then the
-    plan, within --max-deletes, handed to `said` (its warnings and notes are shown before anything refuses it)."""
+    plan, within --max-deletes, handed to `said` (its warnings and notes are shown before anything refuses it).
+    A plan that locks out the caller or a super user is refused unless `allow_lockout`; None (a plan only
+    shown): it is said as a warning."""
     from kafkactl.configs.state.desired import read_desired
-    from kafkactl.configs.state.plan import check_max_deletes, unknown_config_names, make_plan, read_current
+    from kafkactl.configs.state.plan import (LOCKOUT_FLAG, check_lockout, check_max_deletes, lockouts, make_plan,
+                                             read_current, unknown_config_names)
 
     desired = read_desired(files)
     gw = gateway()
@@ -44,28 +47,32 @@ def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: 
     plan = make_plan(desired, cur, delete_topics)
     warnings, notes = unknown_config_names(gw, desired, cur)
     plan.warnings[:0], plan.notes[:0] = warnings, notes
+    if allow_lockout is None:
+        plan.warnings += [f"{w}: apply refuses it without {LOCKOUT_FLAG}" for w in lockouts(plan, gw.profile)]
     check_max_deletes(plan, max_deletes)
     planned = Planned(desired, plan, delete_topics)
     said(planned)
+    if allow_lockout is not None:
+        check_lockout(plan, gw.profile, allow_lockout)
     return planned
 
 
 def plan_for_apply(gateway: Callable[[], Gateway], files: list[str] | None, plan_file: str | None,
                    delete_topics: bool, max_deletes: str | None,
-                   said: Callable[[Planned], None] = lambda _: None) -> Planned:
+                   said: Callable[[Planned], None] = lambda _: None, allow_lockout: bool = False) -> Planned:
     """The plan `configs apply` carries out: made from the files, or the saved plan made again from the files it
     names, refused (exit 2) when they or the cluster changed since it was saved."""
     if bool(files) == bool(plan_file):
         raise UsageError("configs apply takes State files or --plan with a saved plan: give one of them")
     if not plan_file:
-        return plan_files(gateway, list(files or ()), delete_topics, max_deletes, said)
+        return plan_files(gateway, list(files or ()), delete_topics, max_deletes, said, allow_lockout)
     from kafkactl.configs.state.plan import check_saved, load_saved
 
     if delete_topics:
         raise UsageError("--delete-topics and --plan: a saved plan keeps the choice it was made with")
-    saved_files, saved_delete, fingerprint, changes = load_saved(plan_file)
-    planned = plan_files(gateway, saved_files, saved_delete, max_deletes, said)
-    check_saved(planned.plan, fingerprint, changes, plan_file)
+    saved_files, saved_delete, fingerprint, changes, cluster_id = load_saved(plan_file)
+    planned = plan_files(gateway, saved_files, saved_delete, max_deletes, said, allow_lockout)
+    check_saved(planned.plan, fingerprint, changes, plan_file, cluster_id)
     return planned
 
 
@@ -118,14 +125,16 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
 def _write_report(report: str | None, result: ChangeResult) -> str | None:
     """Write the report; why it could not be, if so (the changes are made: their result is not to be lost)."""
     if report:
-        from pathlib import Path
 
-        from kafkactl.privatefile import write_private
+        from kafkactl.errors import UsageError
+        from kafkactl.privatefile import write_output
 
         try:
-            write_private(Path(report), "".join(json.dumps(r.to_json()) + "\n" for r in result.results))
+            write_output(report, "".join(json.dumps(r.to_json()) + "\n" for r in result.results), "--report")
         except OSError as exc:
             return f"{report}: {exc.strerror or type(exc).__name__}"
+        except UsageError as exc:
+            return exc.message
     return None
 
 

@@ -1,0 +1,113 @@
+"""Issue 28, against the real broker: what a desired-state command writes never replaces a file it reads, its report
+always describes this run, and a plan that would lock out the caller is refused unless the operator says so."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import yaml
+
+from tests.integration.acl_helpers import scram_user, token
+from tests.secrets_sweep import new_secret
+
+
+def ok(r):
+    assert r.exit_code == 0, r.stderr
+    return r
+
+
+def admin(sandbox, *args, **kw):
+    return sandbox.as_user("admin", *args, **kw)
+
+
+def test_no_report_or_saved_plan_replaces_a_secret_file_the_state_reads(sandbox, tmp_path):
+    """`configs plan --out S` and `configs apply --report S`, S the {file:} secret of a user's password (or a
+    symbolic or hard link to it): refused, exit 2, the secret as it was and the user not created. Before, the
+    report replaced the secret, and an apply of that plan would have set the password to the report's JSON."""
+    base = f"nw{token()}"
+    secret = tmp_path / "password.txt"
+    password = new_secret("the password a State file reads from a file")
+    secret.write_text(password + "\n")
+    state = tmp_path / "users.yaml"
+    state.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "State", "users": [
+        {"name": f"{base}-u", "scram": [{"mechanism": "SCRAM-SHA-512", "password": {"file": str(secret)}}]}]}))
+    link = tmp_path / "link.txt"
+    link.symlink_to(secret)
+    hard = tmp_path / "hard.txt"
+    os.link(secret, hard)
+    try:
+        for path in (secret, link, hard):
+            r = admin(sandbox, "configs", "plan", str(state), "--out", str(path))
+            assert r.exit_code == 2 and "the command reads that file" in r.stderr, (path.name, r.stderr)
+            for mode in ("--yes", "--dry-run"):
+                r = admin(sandbox, "configs", "apply", str(state), "--report", str(path), mode)
+                assert r.exit_code == 2 and "the command reads that file" in r.stderr, (path.name, mode, r.stderr)
+            assert secret.read_text() == password + "\n" and link.is_symlink()
+        r = ok(admin(sandbox, "-o", "json", "configs", "plan", str(state)))
+        changes = [(c["entity"], c["action"]) for c in json.loads(r.stdout)["changes"]]
+        assert changes == [(f"{base}-u", "upsert-scram")]  # not created
+    finally:  # (the secret's two names: the sweep would rightly find it in them)
+        secret.unlink()
+        hard.unlink()
+
+
+def test_an_apply_with_nothing_to_do_leaves_its_own_report(sandbox, tmp_path):
+    """Issue 28: an apply with nothing to do left the previous run's report at --report. Now the report is made
+    before anything is sent, so it is always this run's: here, no change at all."""
+    base = f"nr{token()}"
+    report = tmp_path / "report.jsonl"
+    configs = tmp_path / "configs.yaml"
+    configs.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "State",
+                                       "manage": {"topics": [f"{base}."]}, "topics": []}))
+    acls = tmp_path / "acls.yaml"
+    acls.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "AclState",
+                                    "scope": {"principals": [f"User:{base}-none"]}, "acls": []}))
+    for command, f in (("configs", configs), ("acls", acls)):
+        report.write_text('{"status": "applied", "from": "an earlier run"}\n')
+        r = ok(admin(sandbox, command, "apply", str(f), "--report", str(report), "--yes"))
+        assert "nothing to do" in r.stderr
+        assert report.read_text() == "", command
+
+
+def test_a_plan_that_deletes_the_callers_own_credential_is_refused_unless_allowed(sandbox, tmp_path):
+    """Issue 28: a users scope with an empty list deleted every SCRAM credential in it, the caller's own too, and the
+    next command failed to authenticate; nothing warned, --dry-run included. Now plan warns, apply and its dry run
+    refuse (exit 2, nothing changed) unless --allow-lockout, which then does lock the caller out."""
+    base = f"lo{token()}"
+    op = f"{base}-op"
+    gw = scram_user(sandbox, tmp_path, op)
+    gw.close()
+    props = tmp_path / f"{op}.properties"
+    grants = [("--cluster", "--operation", "Alter"), ("--cluster", "--operation", "Describe"),
+              ("--cluster", "--operation", "DescribeConfigs")]
+    for g in grants:
+        ok(admin(sandbox, "acls", "create", "--allow-principal", f"User:{op}", *g))
+
+    def as_op(*args):
+        return sandbox_run(sandbox, props, *args)
+
+    state = tmp_path / "users.yaml"
+    state.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "State",
+                                     "manage": {"users": [f"{base}-"]}, "users": []}))
+    try:
+        r = ok(as_op("-o", "json", "configs", "plan", str(state)))
+        assert [(c["entity"], c["action"]) for c in json.loads(r.stdout)["changes"]] == [(op, "delete-scram")]
+        assert "the user this command authenticates as" in r.stderr and "--allow-lockout" in r.stderr, r.stderr
+        for mode in ("--dry-run", "--yes"):
+            r = as_op("configs", "apply", str(state), mode)
+            assert r.exit_code == 2 and "--allow-lockout" in r.stderr and "nothing applied" in r.stderr, r.stderr
+        ok(as_op("configs", "plan", str(state)))  # still authenticates: nothing was deleted
+        ok(as_op("configs", "apply", str(state), "--yes", "--allow-lockout", "--no-wait"))
+        r = as_op("configs", "plan", str(state))
+        assert r.exit_code != 0 and "authenticat" in r.stderr.lower(), r.stderr
+    finally:
+        for g in grants:
+            admin(sandbox, "acls", "delete", "--allow-principal", f"User:{op}", *g, "--yes")
+        admin(sandbox, "configs", "alter", "--user", op, "--delete-config", "SCRAM-SHA-512")
+
+
+def sandbox_run(sandbox, props, *args):
+    from tests.conftest import run
+
+    return run("-b", sandbox.bootstrap, "--command-config", str(props), *args)
