@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence, TextIO
 
-from kafkactl.bulk.plan import Guards, Plan, make_plan
+from kafkactl.bulk.plan import Guards, Plan, make_plan, read_current
 from kafkactl.bulk.prerequisites import spark_missing, url_shown
 from kafkactl.bulk.formats import FLAT_SUFFIXES, read_state
 from kafkactl.bulk.targets import check_choice, resolve_targets
@@ -47,6 +47,10 @@ class PlanRequest:
     watch: Callable[[str, int, int], None] | None = field(default=None, compare=False)
     # told the engine auto chose, and why, as soon as it is chosen (before Spark's work); else it is a note
     tell: Callable[[str], None] | None = field(default=None, compare=False)
+    # the blast radius's guards (kafkactl/acl/blast.py): None for a plan only shown (what they would refuse is a
+    # warning), else whether apply may grant to every principal, and take from the caller what administers
+    allow_every_principal: bool | None = None
+    allow_lockout: bool | None = None
 
 
 @dataclass
@@ -220,12 +224,60 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
         elif engine == "arrow":
             result = _arrow_plan(files, scope_file, targets, gateways, guards)
         else:
-            result = make_plan([(t.name, gateways[t.name], t.profile.super_users) for t in targets], state, guards)
+            currents: dict[int, list] = {}
+
+            def read(gw: Any) -> list:
+                currents[id(gw)] = read_current(gw)
+                return currents[id(gw)]
+
+            result = make_plan([(t.name, gateways[t.name], t.profile.super_users) for t in targets], state, guards,
+                               read)
+        warnings = list(state.duplicates[:5])
+        warnings += radius(result, gateways, request, lambda name: currents[id(gateways[name])] if engine not in
+                           ("spark", "arrow") else None, engine)
     except BaseException:
         for gw in gateways.values():
             gw.close()
         raise
-    return PlanResult(result, gateways, engine, notes, list(state.duplicates[:5]), request)
+    return PlanResult(result, gateways, engine, notes, warnings, request)
+
+
+def radius(plan: Plan, gateways: dict[str, Any], request: PlanRequest, current: Callable[[str], Any],
+           engine: str) -> list[str]:
+    """The plan's blast radius per cluster (kept on the plan), its guards applied: what they refuse raises (exit 2),
+    what a flag let through or a plan only shown would do is returned as warnings."""
+    from kafkactl.acl.aclset import existing_resources
+    from kafkactl.acl.blast import blast_radius, check_radius
+    from kafkactl.errors import KafkactlError
+
+    warnings: list[str] = []
+    for c in plan.clusters:
+        gw = gateways[c.cluster]
+        created = [r.binding for r in c.rows if r.action == "CREATE"]
+        deleted = [r.binding for r in c.rows if r.action == "DELETE"]
+        live = current(c.cluster)
+        caller = getattr(gw, "principal", None)
+        if live is None:
+            plan.radius_notes.append(f"{c.cluster}: the blast radius is computed by the in-process engine only "
+                                     f"(this plan: {engine})")
+            shifts: list = []
+        else:
+            try:
+                existing = existing_resources(gw, transactional=True)
+            except KafkactlError:  # no ListTransactions: the topics and groups still tell most
+                existing = existing_resources(gw, transactional=False)
+            shifts, why = blast_radius(c.cluster, live, created, deleted, existing, gw.profile.super_users,
+                                       also=[caller] if caller else [])
+            if why:
+                plan.radius_notes.append(why)
+        plan.radius += shifts
+        shown = request.allow_every_principal is None
+        found = check_radius(shifts, created, caller, True if shown else bool(request.allow_every_principal),
+                             True if shown else bool(request.allow_lockout))
+        if shown:
+            found = [f"{w}: apply refuses it without its flag" for w in found]
+        warnings += [f"{c.cluster}: {w}" for w in found]
+    return warnings
 
 
 def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
@@ -245,7 +297,14 @@ def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
         raise
     engine, why = engine_choice(request, plan.changes)
     notes = _say_choice(request, engine, why)
-    return PlanResult(plan, gateways, engine, notes, [], request)
+    try:
+        warnings = radius(plan, gateways, request, lambda name: live[name] if plan.location is None else None,
+                          "spark")
+    except BaseException:
+        for gw in gateways.values():
+            gw.close()
+        raise
+    return PlanResult(plan, gateways, engine, notes, warnings, request)
 
 
 def distinct_clusters(gateways: dict[str, Any]) -> None:

@@ -91,6 +91,8 @@ class Plan:
     sources: list[str] = field(default_factory=list)
     engine: str = "in-process"
     location: str | None = None  # a directory with rows/ (Parquet, by cluster and phase): Spark plans
+    radius: list = field(default_factory=list)  # kafkactl.acl.blast.Shift: who gains and loses what (not saved)
+    radius_notes: list[str] = field(default_factory=list)  # why a cluster's radius was not computed
 
     @property
     def changes(self) -> int:
@@ -141,6 +143,9 @@ class Plan:
                               "protected_skipped": c.protected_skipped, "deletes_withheld": c.deletes_withheld,
                               "counts": {PHASE_NAMES[p]: n for p, n in c.counts().items()},
                               "fingerprint": list(c.fingerprint())} for c in self.clusters]}
+        doc["blast_radius"] = [s.to_json() for s in self.radius]
+        if self.radius_notes:
+            doc["blast_radius_notes"] = list(self.radius_notes)
         if include_changes:
             doc["changes"] = [r.to_json() for r in self.rows()]
         return doc
@@ -303,6 +308,8 @@ def save(plan: Plan, plandir: str) -> Path:
             continue  # the plan was written here (Spark's --out): its rows are the new ones
         shutil.rmtree(p) if p.is_dir() else p.unlink()
     meta = plan.to_json(include_changes=False)
+    for key in ("blast_radius", "blast_radius_notes"):  # (made again from the cluster as it is when applied)
+        meta.pop(key, None)
     if plan.location is not None:
         if Path(plan.location).resolve() != d.resolve():
             shutil.copytree(Path(plan.location) / "rows", d / "rows", dirs_exist_ok=True)

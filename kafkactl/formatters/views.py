@@ -199,6 +199,8 @@ def _plan(v: PlanView, fmt: OutputFormat, out: TextIO, console: Any) -> None:
     elif fmt is OutputFormat.table:
         rows = v.plan.rows(v.limit or None)
         _render(v.plan.summary(), fmt, out, console)
+        if v.plan.radius:
+            _render(v.plan.radius, fmt, out, console)
         if rows:
             _render(rows, fmt, out, console)
             if v.limit and v.plan.changes > v.limit:

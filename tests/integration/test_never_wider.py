@@ -111,3 +111,64 @@ def sandbox_run(sandbox, props, *args):
     from tests.conftest import run
 
     return run("-b", sandbox.bootstrap, "--command-config", str(props), *args)
+
+
+def test_acl_plans_show_their_blast_radius_and_guard_it(sandbox, tmp_path):
+    """Issue 28: an ACL plan says, per principal, what it gains and loses on the topics, groups and transactional
+    ids that exist (JSON and YAML in the plan, a table, a sentence on stderr). A grant to every principal, and a
+    plan taking from the caller Alter or Describe on the cluster, are refused unless their flag is given."""
+    base = f"br{token()}"
+    topics = [f"{base}.{x}" for x in ("a", "b", "c")]
+    for t in topics:
+        ok(admin(sandbox, "topics", "create", t))
+    op = f"{base}-op"
+    scram_user(sandbox, tmp_path, op).close()
+    props = tmp_path / f"{op}.properties"
+    own = {"principal": f"User:{op}", "allow": [{"cluster": True, "operations": ["Alter", "Describe"]}]}
+    app = {"principal": f"User:{base}-app", "allow": [{"topic": f"{base}.", "pattern": "prefixed",
+                                                        "operations": ["Read"]}]}
+    scope = {"principals": [f"User:{op}", f"User:{base}-app", "User:*"]}
+    state = tmp_path / "acls.yaml"
+
+    def write(*entries):
+        state.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "AclState", "scope": scope,
+                                         "acls": list(entries)}))
+
+    try:
+        write(own, app)
+        ok(admin(sandbox, "acls", "apply", str(state), "--yes"))
+        # the app's grant: 3 existing topics (READ, and DESCRIBE it implies); the op's own Alter and Describe
+        write(own)
+        r = ok(admin(sandbox, "-o", "json", "acls", "plan", str(state)))  # (counted among what the caller sees)
+        radius = {(s["principal"], s["change"], s["operation"], s["resource_type"], s["resources"])
+                  for s in json.loads(r.stdout)["blast_radius"]}
+        assert radius == {(f"User:{base}-app", "loses", "READ", "TOPIC", 3),
+                          (f"User:{base}-app", "loses", "DESCRIBE", "TOPIC", 3)}, radius
+        assert f"User:{base}-app loses READ on 3 topics ({topics[0]}, {topics[1]}, {topics[2]})" in r.stderr
+        # taking the caller's own Alter: warned in plan, refused in apply, done with the flag
+        write(app)
+        r = ok(sandbox_run(sandbox, props, "acls", "plan", str(state)))
+        assert f"takes ALTER, DESCRIBE on the cluster from User:{op}" in r.stderr, r.stderr
+        for mode in ("--dry-run", "--yes"):
+            r = sandbox_run(sandbox, props, "acls", "apply", str(state), mode)
+            assert r.exit_code == 2 and "--allow-lockout" in r.stderr and "nothing applied" in r.stderr, r.stderr
+        # a grant to every principal
+        write(own, app, {"principal": "User:*", "allow": [{"topic": topics[0], "operations": ["Read"]}]})
+        r = admin(sandbox, "acls", "apply", str(state), "--yes")
+        assert r.exit_code == 2 and "--allow-every-principal" in r.stderr, r.stderr
+        listed = json.loads(ok(admin(sandbox, "-o", "json", "acls", "list", "--topic", topics[0])).stdout)
+        assert not [b for b in listed if b["principal"] == "User:*"]
+        ok(admin(sandbox, "acls", "apply", str(state), "--yes", "--allow-every-principal"))
+        write(app)
+        r = sandbox_run(sandbox, props, "acls", "apply", str(state), "--yes", "--allow-lockout")
+        # the deletions are made; confirming them needs the Describe on the cluster the caller just gave up
+        assert r.exit_code in (0, 3), r.stderr
+        listed = json.loads(ok(admin(sandbox, "-o", "json", "acls", "list", "--principal", f"User:{op}")).stdout)
+        assert listed == []
+        r = sandbox_run(sandbox, props, "acls", "plan", str(state))
+        assert r.exit_code == 3 and "needs Describe on the Cluster" in r.stderr, r.stderr
+    finally:
+        write()
+        admin(sandbox, "acls", "apply", str(state), "--yes", "--allow-lockout")
+        admin(sandbox, "topics", "delete", *topics, "--yes")
+        admin(sandbox, "configs", "alter", "--user", op, "--delete-config", "SCRAM-SHA-512")

@@ -109,7 +109,7 @@ def _spark_mode(spark: bool | None, spark_auto: bool, master: str | None, remote
 
 
 def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_deletes, spark, master, remote,
-             spark_auto=False, watch=None):
+             spark_auto=False, watch=None, allow: tuple[bool, bool] | None = None):
     """The plan (new or saved) through the core API; its notes and warnings shown on stderr."""
     from kafkactl.bulk.engine import PlanRequest, make
 
@@ -118,7 +118,9 @@ def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_
                               max_deletes=max_deletes, spark=_spark_mode(spark, spark_auto, master, remote),
                               spark_master=master,
                               spark_remote=remote, selection=app_ctx.selection, debug=app_ctx.debug, watch=watch,
-                              tell=app_ctx.note))
+                              tell=app_ctx.note,
+                              allow_every_principal=None if allow is None else allow[0],
+                              allow_lockout=None if allow is None else allow[1]))
     app_ctx.adopt(result)
     for w in result.warnings:
         app_ctx.warn(w)
@@ -135,6 +137,10 @@ def _show_summary(app_ctx, plan) -> None:
                      f"4 delete DENY {counts[4]}); {c.current_in_scope} of {c.current_total} current ACLs in scope, "
                      f"{c.desired} desired" + (f", {c.protected_skipped} protected left alone" if c.protected_skipped else "")
                      + (f", {c.deletes_withheld} deletions withheld (--no-delete)" if c.deletes_withheld else ""))
+    for s in plan.radius:  # (stdout holds it too, but plain and csv carry only the changes)
+        app_ctx.note(s.sentence())
+    for n in plan.radius_notes:
+        app_ctx.note(n)
 
 
 def acls_plan(
@@ -185,8 +191,14 @@ def acls_apply(
     yes: Yes = False, dry_run: DryRun = False,
     spark: Spark = None, spark_master: SparkMaster = None, spark_remote: SparkRemote = None,
     spark_auto: SparkAuto = False,
+    allow_every_principal: Annotated[bool, typer.Option("--allow-every-principal", help="Apply a plan that grants something to every principal (User:*); refused without it.")] = False,
+    allow_lockout: Annotated[bool, typer.Option("--allow-lockout", help="Apply a plan that takes Alter, AlterConfigs or Describe on the cluster from the principal this command runs as; refused without it.")] = False,
 ) -> None:
     """Make the clusters' ACLs match the desired state: four confirmed phases (DENY first, old DENYs last).
+
+    The plan's blast radius (who gains and loses which operations on how many existing topics, groups and
+    transactional ids) is shown first. A plan granting to every principal, or taking from the caller what
+    administering the cluster needs, is refused (exit 2) unless its flag is given.
 
     Example:  kafkactl acls apply team-a.yaml --report apply.jsonl --yes
     """
@@ -198,7 +210,7 @@ def acls_apply(
     check_out_file(report, "--report", _inputs(files, scope, plan_dir))  # before the plan and the prompt, not after the operator said yes
     with spark_progress(app_ctx) as watch:
         planned = _compute(app_ctx, files, plan_dir, context, scope, protect, no_delete, max_deletes, spark,
-                           spark_master, spark_remote, spark_auto, watch)
+                           spark_master, spark_remote, spark_auto, watch, (allow_every_principal, allow_lockout))
         if watch is not None:
             watch.close()  # (a prompt may follow: no live display under it)
         _apply(app_ctx, planned, report, yes, dry_run, watch)
