@@ -4,10 +4,10 @@ step alone (phases and their confirmed barriers), excluding interpreter start, f
 import sys
 import time
 
-from kafkactl.bulk.apply import apply
-from kafkactl.bulk.plan import Guards, make_plan
-from kafkactl.bulk.formats import read_state
-from kafkactl.bulk.targets import resolve_targets
+from kafkactl.desired.apply import apply
+from kafkactl.desired.plan import Guards, make_plan
+from kafkactl.desired.formats import read_state
+from kafkactl.desired.targets import resolve_targets
 from kafkactl.profiles import Selection
 
 target = resolve_targets(["local-admin"], [], Selection(timeout=120))[0]

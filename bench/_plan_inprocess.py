@@ -7,9 +7,9 @@ import time
 
 import pyarrow.parquet as pq
 
-from kafkactl.bulk.arrow_diff import diff_tables, read_flat
-from kafkactl.bulk.plan import Guards
-from kafkactl.bulk.formats import read_state
+from kafkactl.desired.arrow_diff import diff_tables, read_flat
+from kafkactl.desired.plan import Guards
+from kafkactl.desired.formats import read_state
 
 d = sys.argv[1]
 t = time.perf_counter()

@@ -7,10 +7,10 @@ import sys
 import tempfile
 import time
 
-from kafkactl.bulk import spark as kspark
-from kafkactl.bulk.plan import Guards
-from kafkactl.bulk.formats import read_state
-from kafkactl.bulk.targets import Target
+from kafkactl.desired import spark as kspark
+from kafkactl.desired.plan import Guards
+from kafkactl.desired.formats import read_state
+from kafkactl.desired.targets import Target
 from kafkactl.profiles import Profile
 
 d, driver_memory = sys.argv[1], sys.argv[2]

@@ -70,7 +70,7 @@ def corpus(n: int, seed: int = 8) -> list[dict]:
 
 def load_into_cluster(bindings: list[dict]) -> None:
     from kafkactl.acl.model import AclFilter
-    from kafkactl.acl.aclset import load_acl_set
+    from kafkactl.desired.aclset import load_acl_set
     from kafkactl.gateway import Gateway
     from kafkactl.profiles import Selection, resolve
 

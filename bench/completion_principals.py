@@ -25,7 +25,7 @@ def main() -> None:
 
     from kafkactl.acl.model import AclBinding, AclFilter, AclOperation, PatternType, Permission, ResourceType
     from kafkactl.gateway import Gateway
-    from kafkactl.lookups import LOOKUP_BUDGET
+    from kafkactl.cli.lookups import LOOKUP_BUDGET
     from kafkactl.profiles import Selection, resolve
 
     def gateway() -> Gateway:

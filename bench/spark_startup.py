@@ -43,10 +43,10 @@ print({"import": t1 - t0, "session": t2 - t1, "read_join": t3 - t2, "rows": n}, 
 PARTS = """
 import sys, time
 t0 = time.perf_counter()
-from kafkactl.bulk import spark as ks
-from kafkactl.bulk.formats import read_state
-from kafkactl.bulk.plan import Guards
-from kafkactl.bulk.targets import resolve_targets
+from kafkactl.desired import spark as ks
+from kafkactl.desired.formats import read_state
+from kafkactl.desired.plan import Guards
+from kafkactl.desired.targets import resolve_targets
 from kafkactl.profiles import Selection
 state = read_state([sys.argv[1]], flat_rows=False)
 targets = resolve_targets(["local-admin"], [], Selection())

@@ -282,7 +282,7 @@ def _watch_starts() -> None:
     sandbox_module.Sandbox.up = watched_up  # type: ignore[method-assign]
 
     # a Spark session, new or reused: a later test that finds one cached must say it runs Spark too
-    from kafkactl.bulk import spark as spark_module
+    from kafkactl.desired import spark as spark_module
 
     session = spark_module.session
 

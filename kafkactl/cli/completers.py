@@ -1,6 +1,6 @@
 """Completion callbacks for options and arguments (Typer `autocompletion=`).
 
-Static values come from kafkactl's own tables; cluster values through kafkactl.lookups (time budget,
+Static values come from kafkactl's own tables; cluster values through kafkactl.cli.lookups (time budget,
 cache). The cluster is the one the command line names: --context, -b and --command-config count wherever
 they were typed.
 """
@@ -19,31 +19,31 @@ def _selection(ctx: Any):
 
 
 def _lookup(ctx: Any, kind: str, fetch: Any, incomplete: str) -> list[str]:
-    from kafkactl import lookups
+    from kafkactl.cli import lookups
 
     return lookups.matching(lookups.cached(kind, _selection(ctx), fetch), incomplete)
 
 
 def topics(ctx: Any, incomplete: str) -> list[str]:
-    from kafkactl.lookups import topic_names
+    from kafkactl.cli.lookups import topic_names
 
     return _lookup(ctx, "topics", topic_names, incomplete)
 
 
 def groups(ctx: Any, incomplete: str) -> list[str]:
-    from kafkactl.lookups import group_names
+    from kafkactl.cli.lookups import group_names
 
     return _lookup(ctx, "groups", group_names, incomplete)
 
 
 def principals(ctx: Any, incomplete: str) -> list[str]:
-    from kafkactl.lookups import principals as fetch
+    from kafkactl.cli.lookups import principals as fetch
 
     return _lookup(ctx, "principals", fetch, incomplete)
 
 
 def contexts(ctx: Any, incomplete: str) -> list[str]:
-    from kafkactl.lookups import context_names, matching
+    from kafkactl.cli.lookups import context_names, matching
 
     return matching(context_names(), incomplete)
 
@@ -126,7 +126,7 @@ def _keys_for(ctx: Any) -> list[str]:
         return keys + (list(SCRAM_MECHANISMS) if entity.type == "users" else [])
     if entity.type not in CONFIG_TYPES or not entity.name:
         return []
-    from kafkactl import lookups
+    from kafkactl.cli import lookups
 
     rtype, name = CONFIG_TYPES[entity.type], entity.name
     return lookups.cached(f"config-keys:{entity.type}:{name}", _selection(ctx),

@@ -229,7 +229,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
                     traceback_lines()
                 code = ExitCode.NOT_FOUND if isinstance(exc, FileNotFoundError) else ExitCode.USAGE
         except Exception as exc:  # a bug or an unexpected client failure: one line unless --debug
-            spark = sys.modules.get("kafkactl.bulk.spark")
+            spark = sys.modules.get("kafkactl.desired.spark")
             if spark is not None and spark.interrupted() and not debug:  # py4j made Ctrl-C an error of its own
                 error_line("interrupted")
                 code = ExitCode.INTERRUPTED
@@ -391,8 +391,8 @@ def main() -> None:
     except KeyboardInterrupt:  # before the command's own handling began (while the command tree is built)
         error_line("interrupted")
         code = int(ExitCode.INTERRUPTED)
-    if "kafkactl.bulk.spark" in sys.modules:  # the driver JVM ends with the command, its own files removed
-        from kafkactl.bulk.spark import stop_sessions
+    if "kafkactl.desired.spark" in sys.modules:  # the driver JVM ends with the command, its own files removed
+        from kafkactl.desired.spark import stop_sessions
 
         try:
             stop_sessions()

@@ -19,18 +19,18 @@ def auth_whoami(ctx: typer.Context) -> None:
     Example:  kafkactl --context local-alice auth whoami
     """
     from kafkactl.formatters.views import WhoamiView
-    from kafkactl.whoami import whoami
+    from kafkactl.describe.whoami import whoami
 
     app_ctx: AppContext = ctx.obj
     me = whoami(app_ctx.gateway())
     app_ctx.render(WhoamiView(me))
     ops = me.cluster.authorized_operations
     if ops.supplied and ops.raw == 0:
-        from kafkactl.cluster import EMPTY_CLUSTER_OPS_HINT
+        from kafkactl.describe.cluster import EMPTY_CLUSTER_OPS_HINT
 
         app_ctx.hint(EMPTY_CLUSTER_OPS_HINT)
     if not me.groups:
-        from kafkactl.groups import empty_list_hint
+        from kafkactl.describe.groups import empty_list_hint
 
         app_ctx.hint(empty_list_hint(ops))
 
@@ -54,7 +54,7 @@ def auth_principal(
     Example:  kafkactl --context prod auth principal --ssl-dn 'CN=app,OU=eng,O=Corp'
     """
     from kafkactl.errors import UsageError
-    from kafkactl.mapping.preview import KERBEROS_RULES, SSL_RULES, map_dn, map_kerberos_name
+    from kafkactl.describe.mapping import KERBEROS_RULES, SSL_RULES, map_dn, map_kerberos_name
 
     given = [n for n, v in (("--ssl-dn", ssl_dn), ("--cert", cert), ("--kerberos", kerberos)) if v is not None]
     if len(given) != 1:
@@ -79,7 +79,7 @@ def _rules(app_ctx: AppContext, rules: str | None, key: str) -> tuple[str | None
     """The rules given, or the cluster's (said on stderr)."""
     if rules is not None:
         return rules, "--rules"
-    from kafkactl.mapping.preview import cluster_rules
+    from kafkactl.describe.mapping import cluster_rules
 
     value, source = cluster_rules(app_ctx.gateway(), key)
     app_ctx.note(f"{key} from {source}: {value if value is not None else 'not set (DEFAULT)'}")
@@ -89,7 +89,7 @@ def _rules(app_ctx: AppContext, rules: str | None, key: str) -> tuple[str | None
 def _cert_dn(path: str) -> str:
     from pathlib import Path
 
-    from kafkactl.certdn import pem_subject
+    from kafkactl.mapping.certdn import pem_subject
     from kafkactl.errors import MissingFileError
 
     try:

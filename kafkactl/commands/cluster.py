@@ -20,7 +20,7 @@ def cluster_describe(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = Fal
 
     Example:  kafkactl cluster describe --authorized-ops -o json
     """
-    from kafkactl import cluster
+    from kafkactl.describe import cluster
 
     app_ctx: AppContext = ctx.obj
     info = cluster.describe_cluster(app_ctx.gateway(), authorized_operations=authorized_ops)

@@ -27,7 +27,7 @@ def configs_export(
     Example:  kafkactl configs export --section topics --prefix team-a. > team-a-topics.yaml
     """
     from kafkactl.commands import typed_output
-    from kafkactl.configs.state.export import export_to, file_format, unseen_topics
+    from kafkactl.desired.configs.export import export_to, file_format, unseen_topics
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
@@ -61,14 +61,14 @@ def configs_plan(
 
     Example:  kafkactl configs plan team-a.yaml --detailed-exitcode
     """
-    from kafkactl.configs.state.run import plan_files
+    from kafkactl.desired.configs.run import plan_files
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
     check_out_file(out, "--out", files or ())
     planned = plan_files(app_ctx.gateway, files, delete_topics, max_deletes, _say(app_ctx))
     if out:
-        from kafkactl.configs.state.plan import save_plan
+        from kafkactl.desired.configs.plan import save_plan
 
         save_plan(planned.plan, files, delete_topics, out)
         app_ctx.note(f"plan saved to {out}")
@@ -103,7 +103,7 @@ def configs_apply(
     Example:  kafkactl configs apply team-a.yaml --report apply.jsonl --yes
     """
     from kafkactl.cli.progress import progress_bar
-    from kafkactl.configs.state.run import apply, plan_for_apply, settle
+    from kafkactl.desired.configs.run import apply, plan_for_apply, settle
     from kafkactl.errors import KafkactlError
     from kafkactl.privatefile import check_out_file, start_report
 

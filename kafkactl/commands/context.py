@@ -85,7 +85,7 @@ def context_add(
     Example:  kafkactl context add prod -b kafka1:9092 --command-config ~/prod.properties --use
     """
     from kafkactl.profiles import Context, parse_bootstrap, settings_from_properties
-    from kafkactl.topics import parse_config_pairs
+    from kafkactl.describe.topics import parse_config_pairs
 
     app_ctx = ctx.obj
     props = parse_config_pairs(prop or [], "--property")

@@ -25,8 +25,8 @@ def diff(
 
     Example:  kafkactl diff --context prod-eu --context dr-eu --acls --configs --topic-map =eu.
     """
-    from kafkactl.bulk.targets import check_choice, resolve_targets
-    from kafkactl.diff import TopicMap, diff_clusters
+    from kafkactl.desired.targets import check_choice, resolve_targets
+    from kafkactl.desired.diff import TopicMap, diff_clusters
     from kafkactl.errors import UsageError
 
     app_ctx = ctx.obj
@@ -40,7 +40,7 @@ def diff(
     app_ctx.adopt(gw_a)
     app_ctx.adopt(gw_b)
     parts = [p for p, on in (("acls", acls), ("configs", configs), ("quotas", quotas), ("users", users)) if on]
-    from kafkactl.cluster import describe_cluster
+    from kafkactl.describe.cluster import describe_cluster
 
     same = describe_cluster(gw_a).cluster_id
     if same is not None and same == describe_cluster(gw_b).cluster_id:  # two names for one cluster

@@ -21,7 +21,7 @@ def groups_list(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -
 
     Example:  kafkactl groups list -o json
     """
-    from kafkactl import groups
+    from kafkactl.describe import groups
 
     app_ctx: AppContext = ctx.obj
     if authorized_ops:
@@ -48,7 +48,7 @@ def groups_describe(
 
     Example:  kafkactl groups describe orders-app --authorized-ops
     """
-    from kafkactl import groups
+    from kafkactl.describe import groups
     from kafkactl.cli.authz import report_errors
     from kafkactl.formatters.views import AuthorizedOpsView
 

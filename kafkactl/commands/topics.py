@@ -25,7 +25,7 @@ def topics_list(
 
     Example:  kafkactl topics list -o plain | cut -f1
     """
-    from kafkactl import topics
+    from kafkactl.describe import topics
 
     app_ctx: AppContext = ctx.obj
     if authorized_ops:
@@ -51,7 +51,7 @@ def topics_describe(
 
     Example:  kafkactl topics describe orders.eu orders.us --authorized-ops
     """
-    from kafkactl import topics
+    from kafkactl.describe import topics
     from kafkactl.cli.authz import report_errors
     from kafkactl.formatters.views import AuthorizedOpsView
 
@@ -81,7 +81,7 @@ def topics_create(
 
     Example:  kafkactl topics create orders.eu --partitions 6 --config retention.ms=86400000
     """
-    from kafkactl import topics
+    from kafkactl.describe import topics
 
     app_ctx: AppContext = ctx.obj
     configs = topics.parse_config_pairs(config or [])
@@ -98,7 +98,7 @@ def topics_delete(
 
     Example:  kafkactl topics delete orders.old --yes
     """
-    from kafkactl import topics
+    from kafkactl.describe import topics
 
     app_ctx: AppContext = ctx.obj
     for n in names:

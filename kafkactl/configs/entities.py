@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafkactl.errors import UsageError
-from kafkactl.configs.model import BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC
+from kafkactl.gateway.configtypes import BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, TOPIC
 from kafkactl.limits import bounded_int
 
 ENTITY_TYPES = ("topics", "brokers", "broker-loggers", "groups", "client-metrics", "users", "clients", "ips")
@@ -84,7 +84,7 @@ def parse_entities(o: EntityOptions, need_name: bool) -> list[Entity]:
         if e.type in ("brokers", "broker-loggers") and e.name and bounded_int(e.name, 0, 2**31 - 1) is None:
             raise UsageError(f"{e.type} entity name {e.name[:40]!r} must be a broker id (an integer)")
         if e.type == "topics" and e.name:
-            from kafkactl.topics import validate_topic_name
+            from kafkactl.describe.topics import validate_topic_name
 
             validate_topic_name(e.name)
     types = {e.type for e in out}

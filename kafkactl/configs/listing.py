@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from kafkactl.configs.entities import CONFIG_TYPES
 from kafkactl.gateway import Gateway
-from kafkactl.configs.model import BROKER, BROKER_LOGGER, CLIENT_METRICS, CONFIG_TYPE_NAMES, GROUP, TOPIC
+from kafkactl.gateway.configtypes import BROKER, BROKER_LOGGER, CLIENT_METRICS, CONFIG_TYPE_NAMES, GROUP, TOPIC
 
 EMPTY_WARN = ("WARN LIST_CONFIG_RESOURCES returned an empty result. Grant Describe on CLUSTER "
               "(or per-resource Describe on GROUP/TOPIC) to receive results.")
@@ -43,7 +43,7 @@ class Listing:
 
 def list_resources(gw: Gateway, entity_types: list[str]) -> Listing:
     types = [CONFIG_TYPES[t] for t in entity_types]
-    from kafkactl.configs.model import ListConfigResourcesError
+    from kafkactl.gateway.configtypes import ListConfigResourcesError
 
     out = Listing()
     try:
@@ -82,8 +82,8 @@ def list_resources(gw: Gateway, entity_types: list[str]) -> Listing:
 def _fallback(gw: Gateway, types: list[int], out: Listing) -> Listing:
     """Topics from Metadata (LIST_CONFIG_RESOURCES lists every topic), groups from ListGroups kept when
     DescribeConfigs shows a dynamic group config (it lists only those)."""
-    from kafkactl.groups import list_groups
-    from kafkactl.topics import list_topics
+    from kafkactl.describe.groups import list_groups
+    from kafkactl.describe.topics import list_topics
 
     wanted = set(types) or set(ALL_TYPES)
     out.incomplete = True
@@ -105,7 +105,7 @@ def _fallback(gw: Gateway, types: list[int], out: Listing) -> Listing:
     skipped = [ENTITY_OF[t] for t in (BROKER, BROKER_LOGGER, CLIENT_METRICS) if t in wanted]
     if BROKER in wanted or BROKER_LOGGER in wanted:
         # the brokers the cluster names, kept when their configs can be read (DescribeConfigs on CLUSTER)
-        from kafkactl.cluster import describe_cluster
+        from kafkactl.describe.cluster import describe_cluster
 
         ids = [str(b.id) for b in describe_cluster(gw).brokers]
         described = gw.describe_configs([(BROKER, i) for i in ids]) if ids else {}

@@ -11,7 +11,7 @@ from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS, ScramChange, p
 from kafkactl.redact import may_be_secret
 from kafkactl.errors import KafkactlError, NotFoundError, PartialFailure, UsageError
 from kafkactl.gateway import Gateway
-from kafkactl.configs.model import BROKER, explicit_sources
+from kafkactl.gateway.configtypes import BROKER, explicit_sources
 from kafkactl.limits import shown
 from kafkactl.results import ChangeResult
 
@@ -59,11 +59,11 @@ def every_entity(gw: Gateway, entity: Entity) -> tuple[list[str], "object | None
     """kafka-configs.sh's 'every entity' for describe without a name, and the LIST_CONFIG_RESOURCES
     listing used to find them (its notes are for the caller to print), if one was used."""
     if entity.type == "topics":
-        from kafkactl.topics import list_topics
+        from kafkactl.describe.topics import list_topics
 
         return [t.name for t in list_topics(gw)], None
     if entity.type in ("brokers", "broker-loggers"):
-        from kafkactl.cluster import describe_cluster
+        from kafkactl.describe.cluster import describe_cluster
 
         return [str(b.id) for b in describe_cluster(gw).brokers], None
     if entity.type in ("groups", "client-metrics"):
@@ -72,7 +72,7 @@ def every_entity(gw: Gateway, entity: Entity) -> tuple[list[str], "object | None
         listing = list_resources(gw, [entity.type])
         names = {r.name for r in listing.resources if r.entity_type == entity.type}
         if entity.type == "groups":
-            from kafkactl.groups import list_groups
+            from kafkactl.describe.groups import list_groups
 
             # ListGroups finds groups with members, LIST_CONFIG_RESOURCES those with configs but none
             names |= {g.group for g in list_groups(gw)}
@@ -85,7 +85,7 @@ def _describe_configs(gw, entity, names, all_values, verbose):
     rows, errors = [], []
     if entity.type in ("brokers", "broker-loggers") and any(names):
         # a request for a broker id the cluster lacks goes nowhere and waits --timeout: say so at once
-        from kafkactl.cluster import describe_cluster
+        from kafkactl.describe.cluster import describe_cluster
 
         ids = sorted(str(b.id) for b in describe_cluster(gw).brokers)
         for n in [n for n in names if n and n not in ids]:
@@ -221,7 +221,7 @@ def _check_broker_exists(gw: Gateway, entity: Entity) -> None:
     waits out --timeout (brokers) or comes back as INVALID_REQUEST (broker-loggers)."""
     if entity.type not in ("brokers", "broker-loggers") or entity.default or not entity.name:
         return
-    from kafkactl.cluster import describe_cluster
+    from kafkactl.describe.cluster import describe_cluster
 
     ids = [str(b.id) for b in describe_cluster(gw).brokers]
     if entity.name not in ids:
@@ -237,7 +237,7 @@ def _not_sensitive(gw: Gateway, ctype: int, name: str, keys: list[str]) -> set[s
         return keys_left
     try:
         if not name:  # the cluster-wide default describes only what is set: any live broker knows every config
-            from kafkactl.cluster import describe_cluster
+            from kafkactl.describe.cluster import describe_cluster
 
             name = next((str(b.id) for b in describe_cluster(gw).brokers), "")
         described = gw.describe_configs([(BROKER, name)]).get((BROKER, name)) if name else None

@@ -86,7 +86,7 @@ def _decoded_ops(v: DecodedOpsView, fmt: OutputFormat, out: TextIO, console: Any
 class WhoamiView:
     """`auth whoami`: the caller's principal and its authorized operations on the cluster, topics and groups."""
 
-    me: Any  # kafkactl.whoami.Whoami
+    me: Any  # kafkactl.describe.whoami.Whoami
 
 
 @view(WhoamiView)

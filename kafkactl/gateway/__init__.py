@@ -125,7 +125,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             return None
         from pathlib import Path
 
-        from kafkactl.certdn import pem_subject
+        from kafkactl.mapping.certdn import pem_subject
 
         try:
             return pem_subject(Path(p.ssl_certfile).read_bytes(), p.ssl_certfile)

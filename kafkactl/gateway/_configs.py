@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from kafkactl.configs.model import (BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, OPS,
+from kafkactl.gateway.configtypes import (BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, OPS,
                                     SOURCES, TOPIC, ListConfigResourcesError)
 
 _CONFLUENT_TYPES = {TOPIC: "TOPIC", BROKER: "BROKER", GROUP: "GROUP"}

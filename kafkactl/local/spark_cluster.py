@@ -2,7 +2,7 @@
 workers, each its own JVM, started from the installed pyspark's own classes (`spark-class` with
 org.apache.spark.deploy.master.Master and ...worker.Worker). Each worker has its own work, temporary and HOME
 and XDG directories, so its executors see no contexts file, key store or kafkactl state of this user's: they
-connect only with what the driver delivers for the job (kafkactl/bulk/delivery.py)."""
+connect only with what the driver delivers for the job (kafkactl/desired/delivery.py)."""
 
 from __future__ import annotations
 

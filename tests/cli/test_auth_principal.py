@@ -123,7 +123,7 @@ def test_a_pattern_that_backtracks_for_ever_is_cut_off_at_the_budget(monkeypatch
     cannot be interrupted, so the match runs in a child process that is killed at the budget."""
     import time
 
-    import kafkactl.mapping.preview as preview
+    import kafkactl.describe.mapping as preview
 
     monkeypatch.setattr(preview, "MATCH_BUDGET_S", 0.5)
     started = time.monotonic()

@@ -24,9 +24,9 @@ import pytest
 from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.model import (BINDABLE_OPERATIONS, CLUSTER_NAME, SUPPORTED_OPERATIONS, AclBinding, AclFilter,
                                 AclOperation, PatternType, Permission, ResourceType)
-from kafkactl.cluster import describe_cluster
-from kafkactl.groups import describe_groups, list_groups
-from kafkactl.topics import describe_topics, list_topics
+from kafkactl.describe.cluster import describe_cluster
+from kafkactl.describe.groups import describe_groups, list_groups
+from kafkactl.describe.topics import describe_topics, list_topics
 from tests.integration.acl_helpers import token
 
 SEED = int(os.environ["KAFKACTL_DIFF_SEED"])  # chosen, and printed in the header, by tests/conftest.py

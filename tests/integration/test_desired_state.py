@@ -128,10 +128,10 @@ def test_scope_safety_unmanaged_and_super_user_acls_survive(sandbox, team, tmp_p
 
 def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_path):
     """A probe reads the principal's own KIP-430 operations between the phases."""
-    from kafkactl.bulk.apply import apply
-    from kafkactl.bulk.plan import Guards, make_plan
-    from kafkactl.bulk.formats import read_state
-    from kafkactl.topics import describe_topics
+    from kafkactl.desired.apply import apply
+    from kafkactl.desired.plan import Guards, make_plan
+    from kafkactl.desired.formats import read_state
+    from kafkactl.describe.topics import describe_topics
 
     from tests.secrets_sweep import new_secret
 
@@ -185,10 +185,10 @@ def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_pat
 
 
 def test_in_process_and_spark_plans_are_identical(sandbox, spark, team, tmp_path):
-    from kafkactl.bulk.plan import Guards, make_plan
-    from kafkactl.bulk.spark import spark_plan
-    from kafkactl.bulk.formats import read_state
-    from kafkactl.bulk.targets import resolve_targets
+    from kafkactl.desired.plan import Guards, make_plan
+    from kafkactl.desired.spark import spark_plan
+    from kafkactl.desired.formats import read_state
+    from kafkactl.desired.targets import resolve_targets
     from kafkactl.profiles import Selection
 
     app = f"User:{team}app"
@@ -227,12 +227,12 @@ def test_in_process_and_spark_plans_are_identical(sandbox, spark, team, tmp_path
 @pytest.mark.parametrize("no_delete", [False, True])
 def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(spark, tmp_path, cur_n, want_n, no_delete):
     """The Spark plan observes its statistics during the join: an empty side must not lose them."""
-    from kafkactl.bulk.plan import Guards, diff_cluster
-    from kafkactl.bulk.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
-    from kafkactl.bulk.state import Scope
-    from kafkactl.bulk.formats.flat import flat_row
-    from kafkactl.bulk.formats import read_state
-    from kafkactl.bulk.targets import Target
+    from kafkactl.desired.plan import Guards, diff_cluster
+    from kafkactl.desired.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
+    from kafkactl.desired.state import Scope
+    from kafkactl.desired.formats.flat import flat_row
+    from kafkactl.desired.formats import read_state
+    from kafkactl.desired.targets import Target
     from kafkactl.profiles import Profile
 
     bs = [AclBinding(ResourceType.TOPIC, f"t{i}", PatternType.LITERAL, "User:p1", "*", AclOperation.READ,
@@ -254,8 +254,8 @@ def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(spark, tmp_p
 def test_binding_key_equals_sparks_xxhash64(spark):
     from pyspark.sql import functions as F
 
-    from kafkactl.bulk.plan import KEY_SEP, binding_key
-    from kafkactl.bulk.spark import session
+    from kafkactl.desired.plan import KEY_SEP, binding_key
+    from kafkactl.desired.spark import session
 
     bs = [AclBinding(ResourceType.TOPIC, n, PatternType.LITERAL, p, "*", AclOperation.READ, Permission.ALLOW)
           for n in ("a", "ü-ñ", "x" * 300) for p in ("User:a", "User:*")]
@@ -329,8 +329,8 @@ def test_apply_of_a_saved_plan_is_held_to_the_guards_given_with_it(sandbox, team
 
 def _forge(saved, extra_rows=(), edit_meta=None, edit_row=None, edit_plan=None) -> None:
     """Edit a saved plan as an attacker would: rows added or changed, the fingerprint recomputed to match."""
-    from kafkactl.bulk.plan import binding_key
-    from kafkactl.bulk.state import flat_binding
+    from kafkactl.desired.plan import binding_key
+    from kafkactl.desired.state import flat_binding
 
     meta = json.loads((saved / "plan.json").read_text())
     for c in meta["clusters"]:
@@ -463,7 +463,7 @@ def test_a_saved_plan_applied_twice_is_stale_the_second_time(sandbox, team, tmp_
 def test_a_saved_plan_applies_on_the_engine_apply_is_given(sandbox, spark, team, tmp_path, plan_engine):
     """A saved plan (made in-process or on Spark) goes through the same core API as a new one: `apply --plan DIR
     --spark` applies it on Spark (it was silently applied in-process), without --spark in-process."""
-    from kafkactl.bulk.engine import PlanRequest, make
+    from kafkactl.desired.engine import PlanRequest, make
     from kafkactl.profiles import Selection
 
     gw = sandbox.gateway("admin")
@@ -485,12 +485,12 @@ def test_a_saved_plan_applies_on_the_engine_apply_is_given(sandbox, spark, team,
 
 def test_max_deletes_is_one_guard_on_spark_too(spark, tmp_path):
     """The Spark plan refuses with the in-process engine's words (Guards.check_deletes), never trims."""
-    from kafkactl.bulk.plan import Guards, diff_cluster
-    from kafkactl.bulk.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
-    from kafkactl.bulk.state import Scope
-    from kafkactl.bulk.formats.flat import flat_row
-    from kafkactl.bulk.formats import read_state
-    from kafkactl.bulk.targets import Target
+    from kafkactl.desired.plan import Guards, diff_cluster
+    from kafkactl.desired.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
+    from kafkactl.desired.state import Scope
+    from kafkactl.desired.formats.flat import flat_row
+    from kafkactl.desired.formats import read_state
+    from kafkactl.desired.targets import Target
     from kafkactl.errors import UsageError
     from kafkactl.profiles import Profile
 

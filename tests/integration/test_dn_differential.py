@@ -4,7 +4,7 @@ ssl.principal.mapping.rules is X500Principal.getName(), and `auth whoami` over m
 Random X.501 names (1-5 RDNs, multi-valued RDNs, the attribute types Java names and others it writes as OIDs,
 UTF8, Printable, IA5, BMP and Visible strings, values with every character RFC 2253 escapes, spaces at either
 end, NUL, CR, LF, non-ASCII and astral characters) go through a small javac-compiled harness running
-javax.security.auth.x500.X500Principal, and through kafkactl.certdn; then real certificates with such subjects
+javax.security.auth.x500.X500Principal, and through kafkactl.mapping.certdn; then real certificates with such subjects
 through CertificateFactory. Seed in pytest's header; KAFKACTL_DIFF_SEED replays, KAFKACTL_DN_CASES sets the count.
 """
 
@@ -20,7 +20,7 @@ import pytest
 
 from tests.markers import starts
 
-from kafkactl.certdn import name_rfc2253, subject_rfc2253
+from kafkactl.mapping.certdn import name_rfc2253, subject_rfc2253
 
 SEED = int(os.environ["KAFKACTL_DIFF_SEED"])
 CASES = int(os.environ.get("KAFKACTL_DN_CASES") or 2000)

@@ -178,7 +178,7 @@ def test_no_password_or_jaas_string_in_anything_printed(sandbox, tmp_path, args)
 def test_empty_list_hints_fit_the_caller(sandbox):
     """Issue 14: the super user on an empty cluster was told that listing groups needs Describe on the cluster.
     The broker's own answer decides: with Describe on the cluster every group is listed (KIP-231)."""
-    from kafkactl import groups, topics
+    from kafkactl.describe import groups, topics
 
     assert groups.why_empty(sandbox.gateway("admin")) is None
     assert topics.why_empty(sandbox.gateway("admin")) is None

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from kafkactl.bulk.state import StateFileError
-from kafkactl.bulk.formats import read_state
+from kafkactl.desired.state import StateFileError
+from kafkactl.desired.formats import read_state
 
 pytestmark = pytest.mark.usefixtures("spark")  # each test runs a local Spark (one the test of an unreachable master)
 
@@ -20,7 +20,7 @@ HEAD = json.dumps({"kind": "scope", "principalPrefixes": ["User:"]}) + "\n"
 
 
 def desired(path):
-    from kafkactl.bulk.spark import _desired_df, session
+    from kafkactl.desired.spark import _desired_df, session
 
     return _desired_df(session(), read_state([str(path)], flat_rows=False))
 
@@ -41,8 +41,8 @@ def test_spark_refuses_a_bad_file_naming_it(tmp_path, text, needle):
 
 
 def test_spark_reads_the_spellings_the_python_loader_reads(tmp_path):
-    from kafkactl.bulk.spark import BINDING
-    from kafkactl.bulk.formats.flat import flat_row
+    from kafkactl.desired.spark import BINDING
+    from kafkactl.desired.formats.flat import flat_row
 
     f = tmp_path / "x.jsonl"
     rows = [{**ROW, "resource_type": "transactional-id", "operation": "write", "pattern_type": "Pre-fixed"},
@@ -74,8 +74,8 @@ def test_an_unreachable_spark_is_exit_4_at_once(sandbox, tmp_path, option, url, 
 
 
 def _python_rows(path, scope_file=None) -> set[tuple]:
-    from kafkactl.bulk.formats.flat import flat_row
-    from kafkactl.bulk.spark import BINDING
+    from kafkactl.desired.formats.flat import flat_row
+    from kafkactl.desired.spark import BINDING
 
     return {tuple(flat_row(b)[c] for c in BINDING) for b in read_state([str(path)], scope_file).bindings}
 
@@ -84,7 +84,7 @@ def test_spark_reads_csv_columns_by_header_name_and_rfc4180_quotes(tmp_path):
     """Issue 16 adversary pass: Spark's CSV reader took the columns by position (a header in another order made a
     READ on topic '*' for host 'orders', and deleted the declared ACL) and read "" inside quotes as two quotes
     (kafkactl's own CSV export, planned on Spark, deleted the ACL on a name holding a quote)."""
-    from kafkactl.bulk.spark import _desired_df, session
+    from kafkactl.desired.spark import _desired_df, session
 
     f, scope = tmp_path / "x.csv", tmp_path / "scope.yaml"
     scope.write_text("scope:\n  principalPrefixes: ['User:']\n")

@@ -10,8 +10,8 @@ from kafkactl.acl.model import AclOperation as Op
 from kafkactl.acl.model import PatternType as PT
 from kafkactl.acl.model import ResourceType as RT
 from kafkactl.acl.options import AclOptions, bindings_for_create, filters_for_query
-from kafkactl.bulk.formats import read_state
-from kafkactl.bulk.state import StateFileError
+from kafkactl.desired.formats import read_state
+from kafkactl.desired.state import StateFileError
 from kafkactl.errors import UsageError
 
 

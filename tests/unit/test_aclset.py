@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
-from kafkactl.acl.aclset import _scan, load_acl_set
-from kafkactl.bulk.state import StateFileError
+from kafkactl.desired.aclset import _scan, load_acl_set
+from kafkactl.desired.state import StateFileError
 
 NAMES = ["a", "a.b", "a.b(c)", "a+", "é", "é.ü", "*", "[x]", "a.b(c)d", "{g}"]
 rows = st.builds(lambda n, p, t, perm, principal: {
@@ -193,8 +193,8 @@ def test_what_kafkactl_writes_takes_the_fast_path(tmp_path):
     it are scanned (not None), and find what the whole read finds."""
     import io
 
-    from kafkactl.bulk.formats.flat import flat_row, write_jsonl
-    from kafkactl.bulk.state import Scope
+    from kafkactl.desired.formats.flat import flat_row, write_jsonl
+    from kafkactl.desired.state import Scope
 
     bindings = [AclBinding(ResourceType.TOPIC, n, p, "User:team-a", "*", AclOperation.READ, Permission.ALLOW)
                 for n, p in (("team-a.orders", PatternType.LITERAL), ("team-a.", PatternType.PREFIXED),

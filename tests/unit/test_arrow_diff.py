@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
-from kafkactl.bulk.arrow_diff import bindings_table, diff_tables
-from kafkactl.bulk.plan import Guards, diff_cluster
-from kafkactl.bulk.state import Scope
+from kafkactl.desired.arrow_diff import bindings_table, diff_tables
+from kafkactl.desired.plan import Guards, diff_cluster
+from kafkactl.desired.state import Scope
 
 bindings = st.builds(
     AclBinding, st.sampled_from([ResourceType.TOPIC, ResourceType.GROUP]), st.sampled_from(["a", "a.b", "t-1", "ü"]),
@@ -59,10 +59,10 @@ HEAD = json.dumps({"kind": "scope", "principalPrefixes": ["User:"]}) + "\n"
     ("huge.csv", ",".join(ROW) + "\n" + ",".join(ROW.values()).replace(",a,", "," + "x" * 200_000 + ",") + "\n"),
 ])
 def test_the_arrow_reader_reads_what_the_python_loader_reads_or_fails_as_it_does(tmp_path, name, text):
-    from kafkactl.bulk.arrow_diff import read_flat
-    from kafkactl.bulk.state import StateFileError
-    from kafkactl.bulk.formats.flat import flat_row
-    from kafkactl.bulk.formats import read_state
+    from kafkactl.desired.arrow_diff import read_flat
+    from kafkactl.desired.state import StateFileError
+    from kafkactl.desired.formats.flat import flat_row
+    from kafkactl.desired.formats import read_state
 
     f = tmp_path / name
     f.write_bytes(text.encode("latin-1" if "latin1" in name else "utf-8", "surrogatepass"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kafkactl.configs.state.desired import read_desired
-from kafkactl.configs.state.plan import Current, TopicShape, check_max_deletes, make_plan
+from kafkactl.desired.configs.desired import read_desired
+from kafkactl.desired.configs.plan import Current, TopicShape, check_max_deletes, make_plan
 from kafkactl.errors import StateFileError, UsageError
 
 HEAD = "apiVersion: kafkactl/v1\nkind: State\n"
@@ -63,7 +63,7 @@ def test_secrets_in_clear_are_refused_without_being_repeated(tmp_path):
 
 
 def test_max_deletes_takes_a_count_or_a_percentage_and_nothing_else(tmp_path):
-    from kafkactl.configs.state.plan import ConfigPlan
+    from kafkactl.desired.configs.plan import ConfigPlan
 
     plan = ConfigPlan([], "x", [])
     for bad in ("nan%", "inf%", "150%", "1_0", "-1", "1e3", "lots"):
@@ -74,7 +74,7 @@ def test_max_deletes_takes_a_count_or_a_percentage_and_nothing_else(tmp_path):
 def test_a_secret_file_that_is_no_regular_file_is_refused(tmp_path):
     import os
 
-    from kafkactl.configs.state.desired import SecretRef
+    from kafkactl.desired.configs.desired import SecretRef
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -89,7 +89,7 @@ def test_partitions_written_as_a_whole_float_are_a_whole_number(tmp_path):
 
 
 def test_a_topic_map_that_makes_two_topics_one_is_refused():
-    from kafkactl.diff import TopicMap, _state
+    from kafkactl.desired.diff import TopicMap, _state
 
     two = Current(topics={"eu.orders": TopicShape(1, 1, False), "orders": TopicShape(3, 1, False)})
     with pytest.raises(UsageError, match="'eu.orders' and 'orders' both 'orders'|'orders' and 'eu.orders' both"):
@@ -99,8 +99,8 @@ def test_a_topic_map_that_makes_two_topics_one_is_refused():
 
 
 def test_an_acl_only_file_is_not_a_config_state_and_a_config_only_file_is_not_an_acl_state(tmp_path):
-    from kafkactl.bulk.formats.compact import read_compact
-    from kafkactl.bulk.state import DesiredState
+    from kafkactl.desired.formats.compact import read_compact
+    from kafkactl.desired.state import DesiredState
 
     acl = tmp_path / "acl.yaml"
     acl.write_text("apiVersion: kafkactl/v1\nkind: AclState\nscope: {principals: ['User:a']}\nacls: []\n")
@@ -197,8 +197,8 @@ def test_managed_entities_left_out_lose_what_is_set_on_them_but_topics_and_other
 
 
 def test_a_create_or_a_partition_count_reached_since_the_plan_is_done_not_failed():
-    from kafkactl.configs.state.apply import _done_already
-    from kafkactl.configs.state.plan import Change
+    from kafkactl.desired.configs.apply import _done_already
+    from kafkactl.desired.configs.plan import Change
 
     create = Change("topics", "t", "create-topic", None, None, "x", None)
     grow = Change("topics", "t", "add-partitions", "partitions", "1", "4", None, value=4)
@@ -243,7 +243,7 @@ def test_a_wrong_kind_is_the_error_named_not_what_the_other_kind_requires(tmp_pa
     '"files": [{"path": "a", "sha256": "y"}]}',
 ])
 def test_a_saved_plan_of_the_wrong_shape_is_refused_as_such(tmp_path, body):
-    from kafkactl.configs.state.plan import load_saved
+    from kafkactl.desired.configs.plan import load_saved
 
     p = tmp_path / "saved.json"
     p.write_text(body)
@@ -261,6 +261,6 @@ def test_a_saved_plan_of_the_wrong_shape_is_refused_as_such(tmp_path, body):
 def test_a_value_is_compared_as_a_broker_reads_it(have, want, same):
     """Adversary pass: "+0100", "delete , compact" and " gzip" were set by every apply and never shown (the
     broker describes what it read: 100, delete,compact, gzip), so apply waited 30 s and warned each time."""
-    from kafkactl.configs.state.plan import same_value
+    from kafkactl.desired.configs.plan import same_value
 
     assert same_value(have, want) is same

@@ -26,12 +26,12 @@ import pytest
 
 from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
-from kafkactl.acl.aclset import load_acl_set
-from kafkactl.bulk.arrow_diff import read_flat
-from kafkactl.bulk.state import FLAT_FIELDS, Scope, StateFileError
-from kafkactl.bulk.formats.flat import flat_row
-from kafkactl.bulk.formats import read_state
-from kafkactl.bulk.formats.compact import to_yaml_doc
+from kafkactl.desired.aclset import load_acl_set
+from kafkactl.desired.arrow_diff import read_flat
+from kafkactl.desired.state import FLAT_FIELDS, Scope, StateFileError
+from kafkactl.desired.formats.flat import flat_row
+from kafkactl.desired.formats import read_state
+from kafkactl.desired.formats.compact import to_yaml_doc
 from tests.conftest import run
 
 SEED = int(os.environ.get("KAFKACTL_FUZZ_SEED") or random.SystemRandom().randrange(2**32))
@@ -386,7 +386,7 @@ def one_line_naming(message: str, *paths: Path) -> bool:
 
 
 def check_desired_state(fmt: str, path: Path, scope_file: Path | None, ctx: str) -> None:
-    """kafkactl.bulk.state.load, the in-process engine; and for flat files the head read the Spark and Arrow
+    """kafkactl.desired.state.load, the in-process engine; and for flat files the head read the Spark and Arrow
     engines start from, and the Arrow reader, which must agree with it."""
     args = ([str(path)], str(scope_file) if scope_file else None)
     python_failure = None

@@ -32,7 +32,7 @@ def test_the_core_reads_records_not_client_shapes():
     """No core module reaches into a client's metadata or exception shapes (they stay inside kafkactl/gateway)."""
     shapes = (".topics[", ".partitions.items()", "KafkaException", "KafkaError", ".error_code", "_raw(",
               "topic_metadata(", "gw.admin", "gw.kafka_python", ".code_error(")
-    core = ["topics.py", "groups.py", "cluster.py", "whoami.py", "lookups.py"]
+    core = ["describe/topics.py", "describe/groups.py", "describe/cluster.py", "describe/whoami.py", "cli/lookups.py"]
     found = [(name, shape) for name in core for shape in shapes
              if shape in (ROOT / "kafkactl" / name).read_text()]
     assert found == []

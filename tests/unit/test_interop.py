@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from kafkactl.acl.model import CLUSTER_NAME, AclBinding, AclOperation, PatternType, Permission, ResourceType
-from kafkactl.bulk.interop import Imported
-from kafkactl.bulk.interop.convert import import_files
+from kafkactl.desired.interop import Imported
+from kafkactl.desired.interop.convert import import_files
 from kafkactl.errors import StateFileError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "interop"
@@ -22,7 +22,7 @@ def acl(principal, rtype, name, pattern, op, perm=Permission.ALLOW, host="*"):
 
 
 def read(fmt: str, name: str) -> Imported:
-    from kafkactl.bulk.interop.convert import _reader
+    from kafkactl.desired.interop.convert import _reader
 
     out = Imported()
     _reader(fmt)(DATA / name, out)
@@ -88,7 +88,7 @@ def test_ksm_csv_keeps_a_quoted_dn_whole_and_reads_columns_by_name(tmp_path):
     f.write_text("Operation?KafkaPrincipal?ResourceName?ResourceType?PermissionType?Host\n"
                  f"Read?User:{dn}?t?Topic?Allow?*\n")
     out = Imported()
-    from kafkactl.bulk.interop.ksm import read_ksm, write_ksm
+    from kafkactl.desired.interop.ksm import read_ksm, write_ksm
 
     read_ksm(f, out)
     assert set(out.bindings) == {acl(dn, T, "t", L, "READ")}
@@ -118,7 +118,7 @@ def test_terraform_acls_and_quotas_and_the_writer_read_back(tmp_path):
     assert got.quotas == [{"user": "tf-writer", "values": {"producer_byte_rate": 4000000}}]
     import io
 
-    from kafkactl.bulk.interop.terraform import import_id, read_terraform, write_terraform
+    from kafkactl.desired.interop.terraform import import_id, read_terraform, write_terraform
 
     odd = acl("x", T, 'a${b}"c\\d%{e}', P, "READ")  # template starts and escapes must survive
     text, notes = io.StringIO(), []
@@ -142,7 +142,7 @@ def test_strimzi_kafka_users_read_and_written():
 
     import yaml
 
-    from kafkactl.bulk.interop.strimzi import write_strimzi
+    from kafkactl.desired.interop.strimzi import write_strimzi
 
     text, notes = io.StringIO(), []
     write_strimzi(list(got.bindings) + [acl("Not_A_K8s_Name", T, "t", L, "READ")],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkactl.lookups import LOOKUP_BUDGET, lookup_budget
+from kafkactl.cli.lookups import LOOKUP_BUDGET, lookup_budget
 
 
 @pytest.mark.parametrize("value, budget", [(None, LOOKUP_BUDGET), ("2.5", 2.5), ("0.1", 0.1), ("10", 10.0),

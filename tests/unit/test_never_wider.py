@@ -64,8 +64,8 @@ def test_connect_worker_topics_are_one_topic_each():
 
 
 def test_connect_worker_in_a_state_file_is_one_topic_each(tmp_path):
-    from kafkactl.bulk.formats.compact import read_compact
-    from kafkactl.bulk.state import DesiredState
+    from kafkactl.desired.formats.compact import read_compact
+    from kafkactl.desired.state import DesiredState
 
     f = tmp_path / "state.yaml"
     f.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "AclState", "scope": {"principals": ["User:w"]},
@@ -77,7 +77,7 @@ def test_connect_worker_in_a_state_file_is_one_topic_each(tmp_path):
 
 @pytest.mark.parametrize("name", ["*", "User:x", "a,b", "CN=x", "Upper"])
 def test_a_strimzi_user_name_is_never_another_principal(tmp_path, name):
-    from kafkactl.bulk.interop.convert import import_files
+    from kafkactl.desired.interop.convert import import_files
 
     f = tmp_path / "user.yaml"
     f.write_text(yaml.safe_dump({"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaUser",
@@ -89,7 +89,7 @@ def test_a_strimzi_user_name_is_never_another_principal(tmp_path, name):
 
 
 def test_a_topic_map_leaves_the_wildcard_topic_and_never_makes_an_empty_prefix():
-    from kafkactl.diff import TopicMap
+    from kafkactl.desired.diff import TopicMap
 
     every = AclBinding(RT.TOPIC, "*", PT.LITERAL, "User:a", "*", AclOperation.READ, Permission.ALLOW)
     assert TopicMap.parse(["=src."]).binding(every) == every
@@ -119,7 +119,7 @@ class _Profile:  # the fields of a resolved profile the lock-out check reads
 
 
 def test_lockouts_name_the_callers_credential_and_super_users_only():
-    from kafkactl.configs.state.plan import Change, ConfigPlan, check_lockout, lockouts
+    from kafkactl.desired.configs.plan import Change, ConfigPlan, check_lockout, lockouts
 
     plan = ConfigPlan([Change("users", "ops", "delete-scram", "SCRAM-SHA-512", "iterations=4096", None, "f"),
                        Change("users", "ops", "delete-scram", "SCRAM-SHA-256", "iterations=4096", None, "f"),
@@ -194,8 +194,8 @@ JULIE_CONSUMER = st.builds(lambda p, g: {"principal": p, **({"group": g} if g is
                                                                      HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(["strimzi", "julie-ops", "kafka-gitops", "ksm", "terraform"]), NAMES, NAMES, NAMES)
 def test_no_import_grants_beyond_what_the_file_names(tmp_path, fmt, who, topic, other):
-    from kafkactl.bulk.interop import Imported
-    from kafkactl.bulk.interop.convert import _reader
+    from kafkactl.desired.interop import Imported
+    from kafkactl.desired.interop.convert import _reader
 
     f = tmp_path / f"in-{fmt}.{'csv' if fmt == 'ksm' else 'tf' if fmt == 'terraform' else 'yaml'}"
     q = yaml.safe_dump

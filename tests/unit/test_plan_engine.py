@@ -8,11 +8,11 @@ import os
 import pytest
 
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
-from kafkactl.bulk.arrow_diff import ARROW_BYTES, bindings_table, diff_tables
-from kafkactl.bulk.engine import (AUTO_MEMORY_SHARE, IN_PROCESS_BYTES_PER_BINDING, PlanRequest,
+from kafkactl.desired.arrow_diff import ARROW_BYTES, bindings_table, diff_tables
+from kafkactl.desired.engine import (AUTO_MEMORY_SHARE, IN_PROCESS_BYTES_PER_BINDING, PlanRequest,
                                   available_memory, choose_engine, engine_choice, make, memory_budget)
-from kafkactl.bulk.plan import Guards, diff_cluster
-from kafkactl.bulk.state import Scope
+from kafkactl.desired.plan import Guards, diff_cluster
+from kafkactl.desired.state import Scope
 from kafkactl.errors import UsageError
 from kafkactl.exitcodes import ExitCode
 
@@ -117,7 +117,7 @@ def _gateway():
 
 
 def test_a_phase_that_failed_for_one_reason_and_changed_nothing_stops_with_that_reason():
-    from kafkactl.bulk.apply import ApplyResult, phase_failure
+    from kafkactl.desired.apply import ApplyResult, phase_failure
 
     result = ApplyResult()
     err = phase_failure(_gateway(), result, "prod", 2, 3, 3, False, {(31, "denied")})  # CLUSTER_AUTHORIZATION_FAILED
@@ -132,7 +132,7 @@ def test_a_phase_that_failed_for_one_reason_and_changed_nothing_stops_with_that_
     (3, 3, False, {(None, "unknown")}),  # no Kafka error code
 ])
 def test_any_other_failed_phase_is_a_partial_failure(failed, total, changed_before, causes):
-    from kafkactl.bulk.apply import ApplyResult, phase_failure
+    from kafkactl.desired.apply import ApplyResult, phase_failure
 
     result = ApplyResult()
     err = phase_failure(_gateway(), result, "prod", 3, failed, total, changed_before, causes)
@@ -141,7 +141,7 @@ def test_any_other_failed_phase_is_a_partial_failure(failed, total, changed_befo
 
 
 def test_an_unconfirmed_phase_stops_the_apply():
-    from kafkactl.bulk.apply import ApplyResult, unconfirmed
+    from kafkactl.desired.apply import ApplyResult, unconfirmed
 
     result = ApplyResult()
     err = unconfirmed(result, "prod", 4, " within 60 s")
@@ -157,7 +157,7 @@ def test_a_child_that_floods_stderr_while_the_driver_starts_is_read_as_it_writes
     import subprocess
     import sys
 
-    from kafkactl.bulk.spark import _jvm_stderr
+    from kafkactl.desired.spark import _jvm_stderr
 
     flood = "import sys\nfor i in range(16384): sys.stderr.write(f'spark: line {i:05d} ' + 'x' * 48 + '\\n')\n" \
             "sys.stderr.write('WARNING: Using incubator modules: jdk.incubator.vector\\n')"
@@ -198,7 +198,7 @@ def test_a_plan_kept_on_disk_shows_its_first_rows_in_the_in_process_order(tmp_pa
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from kafkactl.bulk.plan import ClusterPlan, Plan
+    from kafkactl.desired.plan import ClusterPlan, Plan
 
     def write(cluster: str, phase: int, names: list[str]) -> None:
         d = tmp_path / "rows" / f"cluster={cluster}" / f"phase={phase}"

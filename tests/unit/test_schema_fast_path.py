@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from kafkactl.bulk.formats import yamldoc
+from kafkactl.desired.formats import yamldoc
 
 SEED = int(os.environ.get("KAFKACTL_FUZZ_SEED") or random.SystemRandom().randrange(2**32))
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -16,7 +16,7 @@ from kafkactl.errors import AuthenticationError, NotAuthorizedError, Unreachable
                                         ("sc://127.0.0.1:99999/;token=tok-abcdef", "tok-abcdef"),
                                         ("spark://u:pw-123456@127.0.0.1:99999", "pw-123456")])
 def test_a_spark_url_is_refused_without_its_token_or_password(url, secret):
-    from kafkactl.bulk.engine import check_spark_urls
+    from kafkactl.desired.engine import check_spark_urls
 
     option = "--spark-remote" if url.startswith("sc") else "--spark-master"
     with pytest.raises(UsageError) as e:
@@ -26,13 +26,13 @@ def test_a_spark_url_is_refused_without_its_token_or_password(url, secret):
 
 @pytest.mark.parametrize("cls", [AuthenticationError, NotAuthorizedError, UnreachableError])
 def test_a_kafkactl_error_raised_in_a_task_is_raised_as_itself(cls):
-    from kafkactl.bulk.spark import executor_errors
+    from kafkactl.desired.spark import executor_errors
 
     class PythonException(Exception):  # the shape of pyspark's: the task's traceback in the message
         pass
 
     task = ("\n  An exception was thrown from the Python worker. Please see the stack trace below.\nTraceback (most "
-            "recent call last):\n  File \"/x/kafkactl/bulk/spark.py\", line 551, in _read_shards_arrow\n"
+            "recent call last):\n  File \"/x/kafkactl/desired/spark.py\", line 551, in _read_shards_arrow\n"
             f"kafkactl.errors.{cls.__name__}: the broker said no for User:alice\n")
     with pytest.raises(cls) as e:
         with executor_errors():
@@ -54,7 +54,7 @@ def test_an_executors_key_is_encrypted_at_rest_and_the_certificate_file_holds_no
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
 
-    from kafkactl.bulk.delivery import _at_rest
+    from kafkactl.desired.delivery import _at_rest
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "t")])
@@ -81,7 +81,7 @@ def test_a_delivery_pickled_into_a_task_holds_no_secret_in_clear():
 
     from pyspark import cloudpickle  # (Spark's own copy: what pickles the tasks)
 
-    from kafkactl.bulk.delivery import Delivery
+    from kafkactl.desired.delivery import Delivery
 
     password, key = "pw-Zq8rT5vLm2Xk9", b"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n"
     d = Delivery((("password", password), ("username", "alice")), (("ssl_keyfile", key),), 42)
@@ -98,7 +98,7 @@ def test_py4j_logs_nothing_on_stderr_once_spark_logs_are_quiet():
     on the root logger. Here a real py4j module logs both ways, in a process of its own."""
     code = textwrap.dedent("""
         import logging
-        from kafkactl.bulk.spark import quiet_spark_logs
+        from kafkactl.desired.spark import quiet_spark_logs
         quiet_spark_logs()
         import py4j.java_gateway as jg, py4j.clientserver as cs
         try:

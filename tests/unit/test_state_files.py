@@ -7,9 +7,9 @@ import json
 import pytest
 
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
-from kafkactl.bulk.plan import Guards, diff_cluster
-from kafkactl.bulk.state import Scope, StateFileError
-from kafkactl.bulk.formats import read_state
+from kafkactl.desired.plan import Guards, diff_cluster
+from kafkactl.desired.state import Scope, StateFileError
+from kafkactl.desired.formats import read_state
 from kafkactl.errors import UsageError
 
 GOOD = """apiVersion: kafkactl/v1
@@ -394,7 +394,7 @@ def test_a_prefixed_cluster_row_is_refused_by_both_readers_of_a_flat_file(tmp_pa
     the Python loader and read by the Arrow reader the large-plan engines use."""
     import pyarrow as pa
 
-    from kafkactl.bulk.arrow_diff import read_flat
+    from kafkactl.desired.arrow_diff import read_flat
 
     row = {**ROW, "resource_type": "CLUSTER", "resource_name": "kafka-cluster", "pattern_type": "PREFIXED",
            "operation": "DESCRIBE"}

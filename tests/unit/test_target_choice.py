@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkactl.bulk.targets import check_choice
+from kafkactl.desired.targets import check_choice
 from kafkactl.errors import UsageError
 from kafkactl.profiles import Selection
 

@@ -28,7 +28,7 @@ def _resource(topic, group, cluster, transactional_id, delegation_token, user_pr
 
 
 def _acl_set(app_ctx, acls_file: str | None, resource: tuple[Any, str] | None = None):
-    from kafkactl.acl.aclset import read_acl_set
+    from kafkactl.desired.aclset import read_acl_set
 
     return read_acl_set(acls_file, app_ctx.gateway, resource)
 
@@ -75,7 +75,7 @@ def _asking(app_ctx, principal: str | None, ssl_dn: str | None, ssl_rules: str |
     if principal is not None:
         validate_principal(principal, "--principal")
         return principal
-    from kafkactl.mapping.preview import SSL_RULES, cluster_rules, map_dn
+    from kafkactl.describe.mapping import SSL_RULES, cluster_rules, map_dn
 
     rules: str | None
     if ssl_rules is not None:
@@ -186,7 +186,7 @@ def acls_lint(
     Example:  kafkactl acls lint --severity warning -o json
     """
     from kafkactl.acl.lint import SEVERITIES, at_least, lint
-    from kafkactl.acl.aclset import gc_paused
+    from kafkactl.desired.aclset import gc_paused
     from kafkactl.errors import UsageError
     from kafkactl.exitcodes import ExitCode
 
@@ -270,7 +270,7 @@ def acls_why(
 
 
 def _existing(app_ctx, transactional: bool = True) -> dict[Any, list[str]]:
-    from kafkactl.acl.aclset import existing_resources
+    from kafkactl.desired.aclset import existing_resources
 
     return existing_resources(app_ctx.gateway(), transactional)
 
@@ -292,7 +292,7 @@ def acls_report(
 
     Example:  kafkactl acls report --principal User:alice
     """
-    from kafkactl.acl.aclset import gc_paused
+    from kafkactl.desired.aclset import gc_paused
     from kafkactl.acl.model import ResourceType
     from kafkactl.acl.report import principal_reach, resource_holders
     from kafkactl.errors import UsageError

@@ -9,7 +9,7 @@ import typer
 from kafkactl.cli.options import DryRun, Yes
 
 if TYPE_CHECKING:
-    from kafkactl.bulk.engine import SparkMode
+    from kafkactl.desired.engine import SparkMode
 
 Contexts = Annotated[Optional[list[str]], typer.Option("--context", help="Target context (repeatable: fan out to several clusters).", show_default=False)]
 ScopeFile = Annotated[Optional[str], typer.Option("--scope", help="A YAML file with a scope: section (for CSV/Parquet inputs).", show_default=False)]
@@ -36,7 +36,7 @@ def acls_export(
 
     Example:  kafkactl acls export --principal-prefix User:team-a- > team-a.yaml
     """
-    from kafkactl.bulk.export import export
+    from kafkactl.desired.export import export
 
     app_ctx = ctx.obj
     _refuse_old_output_option(ctx)
@@ -62,7 +62,7 @@ def acls_import(
 
     import yaml
 
-    from kafkactl.bulk.interop.convert import import_files
+    from kafkactl.desired.interop.convert import import_files
     from kafkactl.privatefile import write_output
 
     app_ctx = ctx.obj
@@ -111,7 +111,7 @@ def _spark_mode(spark: bool | None, spark_auto: bool, master: str | None, remote
 def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_deletes, spark, master, remote,
              spark_auto=False, watch=None, allow: tuple[bool, bool] | None = None):
     """The plan (new or saved) through the core API; its notes and warnings shown on stderr."""
-    from kafkactl.bulk.engine import PlanRequest, make
+    from kafkactl.desired.engine import PlanRequest, make
 
     result = make(PlanRequest(files=tuple(files or ()), plan_dir=plan_dir, contexts=tuple(contexts or ()),
                               scope_file=scope, protect=tuple(protect or ()), no_delete=no_delete,
@@ -159,14 +159,14 @@ def acls_plan(
 
     Example:  kafkactl acls plan team-a.yaml --context prod-eu --context prod-us --detailed-exitcode
     """
-    from kafkactl.bulk.plan import save
+    from kafkactl.desired.plan import save
     from kafkactl.formatters.views import PlanLinesView, PlanView
 
     app_ctx = ctx.obj
     from kafkactl.cli.progress import spark_progress
 
     if out:
-        from kafkactl.bulk.plan import check_out_dir
+        from kafkactl.desired.plan import check_out_dir
 
         check_out_dir(out)  # before any work: a JVM's start, a broker's read
     with spark_progress(app_ctx) as watch:

@@ -1,1 +1,0 @@
-"""Desired-state ACLs: files, export, plan and apply (in-process, or on Spark with --spark)."""

@@ -1,0 +1,223 @@
+"""Apply a plan: phases in order, each confirmed on the broker before the next one starts.
+
+Creates go in chunks well under CreateAcls' 10,000 limit. Deletes use one fully specified filter per
+binding (a None/ANY field would match more than planned), in small batches with at most two requests in
+flight per cluster: the controller tests every filter against every ACL on one thread. Creating an
+existing ACL and deleting a missing one are no-ops, so a re-run after any interruption converges.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from collections import deque
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
+
+from kafkactl.results import API_VERSION
+from kafkactl.acl.model import AclBinding
+from kafkactl.acl.ops import chunks
+from kafkactl.acl.visibility import Confirmation, await_visible
+from kafkactl.desired.plan import PHASE_NAMES, PHASES, Plan, PlanRow
+from kafkactl.desired.formats.flat import flat_row
+from kafkactl.errors import BrokerError, PartialFailure, UnreachableError
+
+CREATE_CHUNK = 2_000
+DELETE_BATCH = 200
+IN_FLIGHT = 2
+
+
+@dataclass(frozen=True)
+class ApplyRow:
+    COLUMNS: ClassVar[tuple[str, ...]] = ("cluster", "phase", "action", "status", "count")
+    cluster: str
+    phase: int
+    action: str
+    status: str
+    count: int
+
+
+@dataclass
+class ApplyResult:
+    ROWS: ClassVar[str] = "summary"
+    summary: list[ApplyRow] = field(default_factory=list)
+    failures: list[dict] = field(default_factory=list)
+    stopped_at: str | None = None
+    dry_run: bool = False
+    # per phase: how many brokers confirmed it and how long the slowest took (the barrier, see acl/visibility.py)
+    confirmations: list[dict] = field(default_factory=list)
+
+    def confirmed(self, cluster: str, phase: int, seen: Confirmation) -> None:
+        if seen.slowest is not None:
+            node, seconds = seen.slowest
+            self.confirmations.append({"cluster": cluster, "phase": phase, "brokers": seen.brokers,
+                                       "slowest_broker": node, "slowest_s": round(seconds, 3)})
+
+    def slowest(self) -> str | None:
+        """The slowest confirmation of the apply, said in words (None when nothing needed confirming)."""
+        if not self.confirmations:
+            return None
+        c = max(self.confirmations, key=lambda c: c["slowest_s"])
+        return (f"every phase confirmed by every live broker ({c['brokers']} in {c['cluster']}); slowest: broker "
+                f"{c['slowest_broker']}, {c['slowest_s']:.2f} s after phase {c['phase']} ({PHASE_NAMES[c['phase']]})")
+
+    @property
+    def changed(self) -> bool:
+        """Whether anything was created or deleted so far."""
+        return any(r.status in ("created", "deleted") for r in self.summary)
+
+    @property
+    def failed(self) -> int:
+        return sum(r.count for r in self.summary if r.status == "failed")
+
+    def to_json(self) -> dict:
+        return {"api_version": API_VERSION, "kind": "AclApplyResult", "dry_run": self.dry_run,
+                "stopped_at": self.stopped_at, "summary": [r.__dict__ for r in self.summary],
+                "confirmations": self.confirmations, "failures": self.failures[:100]}
+
+
+PhaseHook = Callable[[str, int], None]
+
+
+def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], None] | None = None,
+          on_phase: PhaseHook | None = None, report=None, dry_run: bool = False) -> ApplyResult:
+    result = ApplyResult(dry_run=dry_run)
+    for cp in plan.clusters:
+        gw = gateways[cp.cluster]
+        for phase in PHASES:
+            rows = [r for r in cp.rows if r.phase == phase]
+            action = PHASES[phase][0]
+            if dry_run:
+                if rows:
+                    result.summary.append(ApplyRow(cp.cluster, phase, action, "would-" + action.lower(), len(rows)))
+                continue
+            changed_before = result.changed
+            errors: dict[AclBinding, Any] = {}
+            statuses = _run_phase(gw, action, rows, progress, report, errors)
+            for status in sorted(set(statuses.values())):
+                result.summary.append(ApplyRow(cp.cluster, phase, action, status,
+                                               sum(1 for s in statuses.values() if s == status)))
+            failed = [r for r in rows if statuses.get(r.binding) == "failed"]
+            if failed:
+                result.failures += [{"cluster": cp.cluster, "phase": phase, **flat_row(r.binding)} for r in failed]
+                causes = {(e.code, e.message) for e in errors.values()}
+                raise phase_failure(gw, result, cp.cluster, phase, len(failed), len(rows), changed_before, causes)
+            # the barrier: the broker that authorizes must list this phase's outcome before the next begins
+            done = [r.binding for r in rows if statuses.get(r.binding) in ("created", "deleted", "gone")]
+            present = done if action == "CREATE" else []
+            absent = done if action == "DELETE" else []
+            batch = CREATE_CHUNK if action == "CREATE" else DELETE_BATCH
+            if present or absent:
+                seen = await_visible(gw, present, absent, timeout=60, sample_every=batch)
+                if not seen:
+                    raise unconfirmed(result, cp.cluster, phase, " within 60 s", seen)
+                result.confirmed(cp.cluster, phase, seen)
+            if on_phase:
+                on_phase(cp.cluster, phase)
+    return result
+
+
+# ------------------------------------------------------------------ how a phase stops an apply (both engines)
+
+
+def phase_failure(gw, result: ApplyResult, cluster: str, phase: int, failed: int, total: int, changed_before: bool,
+                  causes: set[tuple[int | None, str | None]]) -> Exception:
+    """The error that stops an apply at a failed phase: the one reason's own (exit 3 when not authorized) when
+    nothing was changed and every binding failed for it, else a partial failure (exit 5). The result, printed
+    either way, says where it stopped."""
+    result.stopped_at = f"{cluster} phase {phase} ({PHASE_NAMES[phase]})"
+    codes = {code for code, _ in causes}
+    if not changed_before and failed == total and len(codes) == 1 and None not in codes:
+        code, message = min(causes, key=lambda c: str(c))
+        err = gw.code_error(code or -1, message, f"apply the plan ({result.stopped_at})", needs="Alter on the Cluster")
+        err.result = result
+        return err
+    return PartialFailure(f"{failed} bindings failed in {result.stopped_at}; later phases were not started "
+                          "(re-run apply once the cause is fixed: it converges)", result=result)
+
+
+def unconfirmed(result: ApplyResult, cluster: str, phase: int, waited: str = "",
+                seen: Confirmation | None = None) -> Exception:
+    """The error that stops an apply whose phase a broker did not confirm (the next would start too early)."""
+    result.stopped_at = f"{cluster} phase {phase} ({PHASE_NAMES[phase]})"
+    who = ", ".join(seen.missing) if seen is not None and seen.missing else "the broker"
+    why = f" ({seen.why})" if seen is not None and seen.why else ""
+    err = BrokerError(f"{result.stopped_at}: {who} did not confirm the changes{waited}{why}; later phases were "
+                      "not started (re-run apply to converge)")
+    err.result = result  # type: ignore[attr-defined]  # printed with the error (cli.root)
+    return err
+
+
+def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report,
+               errors: dict | None = None) -> dict[AclBinding, str]:
+    bindings = [r.binding for r in rows]
+    statuses: dict[AclBinding, str] = {}
+    if not bindings:
+        return statuses
+    if action == "CREATE":
+        # two requests in flight: the controller appends one batch while the next is on the wire
+        for chunk, errs in pipelined(_resent(gw.create_acls), chunks(bindings, CREATE_CHUNK)):
+            _record(statuses, report, rows[0], chunk, errs, "created", errors=errors)
+            if progress:
+                progress(len(chunk))
+        return statuses
+
+    def send(chunk):
+        return gw.delete_acls([b.to_filter() for b in chunk])
+
+    for chunk, results in pipelined(_resent(send), chunks(bindings, DELETE_BATCH)):
+        errs = [err if err else None for _, err in results]
+        gone = {b for b, (matched, err) in zip(chunk, results) if not err and not matched}
+        _record(statuses, report, rows[0], chunk, errs, "deleted", gone, errors=errors)
+        if progress:
+            progress(len(chunk))
+    return statuses
+
+
+def _resent(fn: Callable, attempts: int = 3) -> Callable:
+    """fn, sent again when the broker it went to stopped answering (another takes it: the client avoids a broker
+    whose connection failed). Creating an existing ACL and deleting a missing one change nothing, so a request
+    that did reach the controller before its broker stopped is safe to send twice."""
+    import time
+
+    def call(batch: Any) -> Any:
+        for attempt in range(attempts):
+            try:
+                return fn(batch)
+            except UnreachableError:
+                if attempt == attempts - 1:
+                    raise
+                time.sleep(0.5 * (attempt + 1))
+    return call
+
+
+def pipelined(fn: Callable, batches: Iterable, in_flight: int = IN_FLIGHT) -> Iterator[tuple]:
+    """(batch, fn(batch)) in order, with at most `in_flight` requests outstanding. Nothing is queued beyond
+    that, so an interrupt (Ctrl-C) stops after the requests already on the wire: a re-run converges."""
+    pending: deque = deque()
+    pool = ThreadPoolExecutor(max_workers=in_flight)
+    try:
+        for batch in batches:
+            pending.append((batch, pool.submit(fn, batch)))
+            if len(pending) >= in_flight:
+                batch0, fut = pending.popleft()
+                yield batch0, fut.result()
+        while pending:
+            batch0, fut = pending.popleft()
+            yield batch0, fut.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _record(statuses, report, row: PlanRow, chunk, errs, ok: str, gone=frozenset(), errors=None) -> None:
+    for b, err in zip(chunk, errs):
+        status = "failed" if err else ("gone" if b in gone else ok)
+        statuses[b] = status
+        if err and errors is not None:
+            errors[b] = err
+        if report is not None:
+            rec = {"cluster": row.cluster, "phase": row.phase, "action": row.action, **flat_row(b), "status": status}
+            if err:
+                rec["error"] = f"{err.message} ({err.name})"
+            report.write(json.dumps(rec) + "\n")
+
