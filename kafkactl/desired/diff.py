@@ -67,9 +67,10 @@ class TopicMap:
                                                          and b.resource_name == WILDCARD):
             return b
         name = self(b.resource_name)
-        if not name:
+        if not name or (name == WILDCARD and b.pattern_type is PatternType.LITERAL):
             raise UsageError(f"--topic-map maps the topic {b.pattern_type.name.lower()} {shown(b.resource_name)} "
-                             f"of {b.principal} to an empty name, which would be every topic: map it to a prefix")
+                             f"of {b.principal} to {shown(name) if name else 'an empty name'}, which would be every "
+                             "topic: map it to a prefix")
         return replace(b, resource_name=name)
 
 

@@ -232,6 +232,8 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
 
             result = make_plan([(t.name, gateways[t.name], t.profile.super_users) for t in targets], state, guards,
                                read)
+        for c in result.clusters:
+            c.cluster_id = gateways[c.cluster].describe_cluster().cluster_id
         warnings = list(state.duplicates[:5])
         warnings += radius(result, gateways, request, lambda name: currents[id(gateways[name])] if engine not in
                            ("spark", "arrow") else None, engine)
@@ -282,11 +284,17 @@ def radius(plan: Plan, gateways: dict[str, Any], request: PlanRequest, current: 
 
 def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
     from kafkactl.desired.plan import load_saved, read_current
+    from kafkactl.errors import UsageError
 
     plan = load_saved(request.plan_dir or "")
     gateways = gateways_for(request.selection, [c.cluster for c in plan.clusters], request.debug)
     try:
         distinct_clusters(gateways)
+        for c in plan.clusters:
+            now = gateways[c.cluster].describe_cluster().cluster_id
+            if now != c.cluster_id:
+                raise UsageError(f"{c.cluster}: the saved plan was made on the cluster {c.cluster_id}, and this "
+                                 f"context now reaches {now}: nothing was changed; make a new plan")
         live = {c.cluster: set(read_current(gateways[c.cluster])) for c in plan.clusters}
         guards.check_saved(plan, lambda c: gateways[c].profile.super_users,
                            lambda c: sum(1 for b in live[c] if plan.scope.contains(b)))

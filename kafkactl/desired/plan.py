@@ -65,6 +65,7 @@ class ClusterPlan:
     desired: int = 0
     protected_skipped: int = 0
     deletes_withheld: int = 0  # --no-delete
+    cluster_id: str | None = None  # the cluster the plan was made from: a saved plan applies there only
     stored: tuple | None = None  # (counts, fingerprint) of a plan whose rows stay on disk (Spark)
 
     def fingerprint(self) -> tuple[int, int]:
@@ -138,7 +139,7 @@ class Plan:
     def to_json(self, include_changes: bool = True) -> dict:
         doc = {"api_version": API_VERSION, "kind": "AclPlan", "engine": self.engine, "sources": self.sources,
                 "scope": self.scope.to_json(),
-                "clusters": [{"cluster": c.cluster, "current_total": c.current_total,
+                "clusters": [{"cluster": c.cluster, "cluster_id": c.cluster_id, "current_total": c.current_total,
                               "current_in_scope": c.current_in_scope, "desired": c.desired,
                               "protected_skipped": c.protected_skipped, "deletes_withheld": c.deletes_withheld,
                               "counts": {PHASE_NAMES[p]: n for p, n in c.counts().items()},
@@ -363,9 +364,11 @@ def _load_saved(plandir: str) -> Plan:
     if not scope.declared():
         raise StateFileError(f"{d}: not a readable saved plan (plan.json has an empty scope: {edited})")
     for c in meta["clusters"]:
+        if not isinstance(c, dict) or "cluster_id" not in c:  # (saved before plans named their cluster)
+            raise StateFileError(f"{d}: plan.json names no cluster id for its clusters: make a new plan")
         cp = ClusterPlan(c["cluster"], current_total=c["current_total"], current_in_scope=c["current_in_scope"],
                          desired=c["desired"], protected_skipped=c["protected_skipped"],
-                         deletes_withheld=c.get("deletes_withheld", 0))
+                         deletes_withheld=c.get("deletes_withheld", 0), cluster_id=c["cluster_id"])
         clusters.append(cp)
     if (d / "rows").is_dir():  # rows kept as Parquet (a Spark plan): verify the fingerprint as stored
         plan = Plan(clusters, scope, meta.get("sources", []), "spark", location=str(d))

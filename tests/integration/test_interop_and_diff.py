@@ -197,3 +197,29 @@ def test_a_saved_configs_plan_applies_only_to_the_cluster_it_was_made_on(second,
         ok(run("--context", "local-admin", "configs", "apply", "--plan", str(saved), "--yes"))
     finally:
         run("--context", "local-admin", "topics", "delete", f"{base}.t", "--yes")
+
+
+def test_a_saved_acl_plan_applies_only_to_the_cluster_it_was_made_on(sandbox, second, tmp_path):
+    """Issue 28, found by the same class of check as the configs plan: a saved ACL plan names its clusters by
+    context, so a context pointed at another cluster (holding the same ACLs in scope) took the plan there."""
+    boot, props = second
+    base = f"sa{token()}"
+    state = tmp_path / "acls.yaml"
+    state.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "AclState",
+                                     "scope": {"principals": [f"User:{base}"]},
+                                     "acls": [{"principal": f"User:{base}", "allow": [{"topic": base,
+                                                                                      "operations": ["Read"]}]}]}))
+    name = f"moving-{base}"
+    ok(run("context", "add", name, "-b", sandbox.bootstrap, "--command-config",
+           str(sandbox.home / "client-admin.properties")))
+    try:
+        ok(run("--context", name, "acls", "plan", str(state), "--out", str(tmp_path / "plan")))
+        ok(run("context", "delete", name))
+        ok(run("context", "add", name, "-b", boot, "--command-config", str(props)))
+        r = run("acls", "apply", "--plan", str(tmp_path / "plan"), "--yes")
+        assert r.exit_code == 2 and "the saved plan was made on the cluster" in r.stderr, r.stderr
+        listed = json.loads(ok(run("--context", "second", "-o", "json", "acls", "list", "--principal",
+                                   f"User:{base}")).stdout)
+        assert listed == []
+    finally:
+        run("context", "delete", name)

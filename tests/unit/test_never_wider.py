@@ -236,3 +236,45 @@ def test_no_import_grants_beyond_what_the_file_names(tmp_path, fmt, who, topic, 
     if fmt == "julie-ops" and other == "*":
         written.add(RT.GROUP)
     assert wide <= written, (wide, out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(NAMES, NAMES), max_size=3), NAMES, st.sampled_from([PT.LITERAL, PT.PREFIXED]))
+def test_a_topic_map_never_makes_a_topic_acl_wider(pairs, name, pattern):
+    """What --topic-map makes of the first cluster's topic ACL covers no topic the original's image does not: the
+    literal '*' stays itself, and nothing else becomes '*' or an empty prefix (both would be every topic)."""
+    from kafkactl.desired.diff import TopicMap
+
+    try:
+        tmap = TopicMap.parse([f"{a}={b}" for a, b in pairs if "=" not in a])
+    except UsageError:
+        return
+    b = AclBinding(RT.TOPIC, name, pattern, "User:a", "*", AclOperation.READ, Permission.ALLOW)
+    try:
+        mapped = tmap.binding(b)
+    except UsageError:
+        return
+    assert mapped.pattern_type is b.pattern_type
+    if pattern is PT.LITERAL:
+        assert (mapped.resource_name == "*") == (name == "*")
+        assert name == "*" or mapped.resource_name == tmap(name)
+    else:
+        assert mapped.resource_name and mapped.resource_name == tmap(name)  # a prefix, never the empty one
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(PRINCIPALS, min_size=1, max_size=3), NAMES)
+def test_an_imports_scope_is_the_principals_it_wrote(tmp_path, principals, topic):
+    """acls import scopes the State it writes to the principals the file names (its apply manages exactly their
+    ACLs): never a prefix, never a principal the file does not write."""
+    from kafkactl.desired.interop.convert import import_files
+
+    f = tmp_path / "acls.csv"
+    f.write_text("KafkaPrincipal,ResourceType,PatternType,ResourceName,Operation,PermissionType,Host\n"
+                 + "".join(f'"{p}",Topic,LITERAL,"{topic}",Read,Allow,*\n' for p in principals))
+    try:
+        doc, _ = import_files("ksm", [str(f)])
+    except UsageError:
+        return
+    scope = doc.get("scope") or {}
+    assert set(scope) <= {"principals"} and set(scope.get("principals", ())) <= set(principals)
