@@ -27,6 +27,11 @@ def note_read(path: str | os.PathLike[str]) -> None:
     _READ.setdefault((st.st_dev, st.st_ino), str(path))
 
 
+def forget_reads() -> None:
+    """A new command begins: the files the last one read are no longer this one's."""
+    _READ.clear()
+
+
 def read_as(path: str | os.PathLike[str]) -> str | None:
     """The name under which this command read the file at `path` (the same file: a link or another name for it)."""
     try:
@@ -74,14 +79,6 @@ def check_out_file(path: str | None, option: str, inputs: Iterable[str] = ()) ->
         probe.unlink()
     except OSError as exc:
         raise UsageError(f"{option} {shown(path)}: cannot be written ({exc.strerror or type(exc).__name__})") from None
-
-
-def start_report(path: str | None, option: str = "--report") -> None:
-    """An empty report at `path` before anything is sent: whatever the run then does, the file there is its own
-    (a run with nothing to do, or one that stops before its first change, leaves no earlier run's report)."""
-    if path:
-        check_not_read(path, option)
-        write_private(Path(path), "")
 
 
 def write_output(path: str, text: str, option: str) -> None:

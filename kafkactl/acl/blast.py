@@ -109,25 +109,49 @@ def blast_radius(cluster: str, current: Iterable[AclBinding], created: Iterable[
     return out, None
 
 
-def check_radius(shifts: Sequence[Shift], created: Iterable[AclBinding], caller: str | None,
-                 allow_every_principal: bool, allow_lockout: bool) -> list[str]:
-    """Refuse (exit 2) what needs a flag the operator did not give; return what to warn of when it was given."""
+def check_guards(cluster: str, cluster_acls: Iterable[AclBinding], created: Iterable[AclBinding],
+                 deleted: Iterable[AclBinding], caller: str | None, allow_every_principal: bool, allow_lockout: bool,
+                 super_users: Sequence[str] = ()) -> list[str]:
+    """The plan's guards, whatever its engine and size: refuse (exit 2) what needs a flag the operator did not give;
+    return what to warn of (what a flag let through, or a check that could not run).
+
+    Every principal: a new ALLOW for User:*, or a DENY for User:* taken away (what it blocked, every principal may
+    then do). The caller: Alter, AlterConfigs or Describe on the cluster held before the plan and not after,
+    decided on the cluster's ACLs (`cluster_acls`: those on the cluster resource, all of them) from any host."""
+    created, deleted = set(created), set(deleted)
     warnings = []
-    wide = sorted({b for b in created if b.principal == WILDCARD_PRINCIPAL and b.permission is Permission.ALLOW})
-    if wide:
-        said = (f"the plan grants every principal ({WILDCARD_PRINCIPAL}) {wide[0].operation.name} on "
-                f"{wide[0].resource_type.name}:{wide[0].resource_name}"
-                + (f" (and {len(wide) - 1} more grants to {WILDCARD_PRINCIPAL})" if len(wide) > 1 else ""))
+    wide = sorted(b for b in created if b.principal == WILDCARD_PRINCIPAL and b.permission is Permission.ALLOW)
+    unblocked = sorted(b for b in deleted if b.principal == WILDCARD_PRINCIPAL and b.permission is Permission.DENY)
+    if wide or unblocked:
+        b = (wide or unblocked)[0]
+        what = (f"grants every principal ({WILDCARD_PRINCIPAL}) {b.operation.name}" if wide else
+                f"takes away the DENY of {b.operation.name} for every principal ({WILDCARD_PRINCIPAL})")
+        more = len(wide) + len(unblocked) - 1
+        said = (f"{cluster}: the plan {what} on {b.resource_type.name}:{b.resource_name}"
+                + (f" (and {more} more such change{'s' if more > 1 else ''})" if more else ""))
         if not allow_every_principal:
             raise UsageError(f"{said}; add {EVERY_PRINCIPAL_FLAG} to apply it: nothing applied")
         warnings.append(said)
-    if caller:
-        lost = [s for s in shifts if s.change == "loses" and s.resource_type == RT.CLUSTER.name
-                and s.operation in {o.name for o in ADMINISTER} and s.principal == caller]
-        if lost:
-            said = (f"the plan takes {', '.join(sorted({s.operation for s in lost}))} on the cluster from {caller}, "
-                    "the principal this command runs as: it could no longer change ACLs or configs")
-            if not allow_lockout:
-                raise UsageError(f"{said}; add {LOCKOUT_FLAG} to apply it: nothing applied")
-            warnings.append(said)
+    on_cluster = {b for b in created | deleted if b.resource_type is RT.CLUSTER}
+    if not on_cluster:
+        return warnings
+    if caller is None:
+        return warnings + [f"{cluster}: the plan changes ACLs on the cluster resource, and the principal this command "
+                           "runs as cannot be told (a certificate whose mapping rules cannot be read): the lock-out "
+                           "check did not run"]
+    if caller in super_users:
+        return warnings
+    before = {b for b in cluster_acls if b.resource_type is RT.CLUSTER}
+    after = (before - deleted) | {b for b in created if b.resource_type is RT.CLUSTER}
+    az_before, az_after = Authorizer(before, super_users), Authorizer(after, super_users)
+    hosts = sorted({b.host for b in on_cluster if b.host != WILDCARD} | {OTHER_HOST})
+    lost = [op.name for op in ADMINISTER if any(
+        az_before.authorize(caller, h, op, RT.CLUSTER, CLUSTER_NAME).allowed
+        and not az_after.authorize(caller, h, op, RT.CLUSTER, CLUSTER_NAME).allowed for h in hosts)]
+    if lost:
+        said = (f"{cluster}: the plan takes {', '.join(sorted(lost))} on the cluster from {caller}, the principal this "
+                "command runs as: it could no longer change ACLs or configs")
+        if not allow_lockout:
+            raise UsageError(f"{said}; add {LOCKOUT_FLAG} to apply it: nothing applied")
+        warnings.append(said)
     return warnings

@@ -307,7 +307,10 @@ def root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
     global _current
+    from kafkactl.privatefile import forget_reads
     from kafkactl.profiles import check_timeout, parse_bootstrap
+
+    forget_reads()  # (the files read are this command's: a process running several, as tests do, starts afresh)
 
     check_timeout(timeout)
     if bootstrap_server is not None:

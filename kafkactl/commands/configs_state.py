@@ -105,14 +105,14 @@ def configs_apply(
     from kafkactl.cli.progress import progress_bar
     from kafkactl.desired.configs.run import apply, plan_for_apply, settle
     from kafkactl.errors import KafkactlError
-    from kafkactl.privatefile import check_out_file, start_report
+    from kafkactl.desired.report import Report
+    from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
     check_out_file(report, "--report", [*(files or ()), *([plan_file] if plan_file else [])])
+    out = Report(report)  # made when the files are read: this run's from then on, whatever the run does
     planned = plan_for_apply(app_ctx.gateway, files, plan_file, delete_topics, max_deletes, _say(app_ctx),
-                             allow_lockout)
-    check_out_file(report, "--report", planned.desired.sources)  # (the files a saved plan names)
-    start_report(report)  # this run's, even when it has nothing to do: never the last run's
+                             allow_lockout, files_read=out.start)
     app_ctx.note(planned.summary())
     changes = planned.plan.changes
     if not changes:
@@ -121,9 +121,9 @@ def configs_apply(
     if not dry_run:
         app_ctx.confirm(f"Apply {len(changes)} changes ({planned.plan.deletions} deletions)?", yes,
                         "apply config changes")
-    with progress_bar(app_ctx, len(changes), "applying", threshold=0) as advance:
+    with progress_bar(app_ctx, len(changes), "applying", threshold=0) as advance, out:
         # (a failure raises PartialFailure carrying the result: the root command renders it)
-        result = apply(app_ctx.gateway(), planned, dry_run, report, advance)
+        result = apply(app_ctx.gateway(), planned, dry_run, out, advance)
     if wait and not dry_run:
         try:
             shown, said = settle(app_ctx.gateway(), planned)

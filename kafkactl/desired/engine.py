@@ -51,6 +51,8 @@ class PlanRequest:
     # warning), else whether apply may grant to every principal, and take from the caller what administers
     allow_every_principal: bool | None = None
     allow_lockout: bool | None = None
+    # called once every input file is read, before any cluster is asked anything (apply starts its report there)
+    files_read: Callable[[], object] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -200,6 +202,8 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     # a size that needs Spark must not first be loaded here. Every file error comes before any request either way.
     flat = [f for f in files if Path(f).suffix.lower() in FLAT_SUFFIXES]
     state = read_state(files, scope_file, flat_rows=False)
+    if request.files_read:
+        request.files_read()
     check_choice(request.contexts, state.clusters, request.selection)
     targets = resolve_targets(request.contexts, state.clusters, request.selection)
     size = (len(state.bindings) + sum(_flat_rows(f) for f in flat)) * len(targets)
@@ -246,39 +250,44 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
 
 def radius(plan: Plan, gateways: dict[str, Any], request: PlanRequest, current: Callable[[str], Any],
            engine: str) -> list[str]:
-    """The plan's blast radius per cluster (kept on the plan), its guards applied: what they refuse raises (exit 2),
-    what a flag let through or a plan only shown would do is returned as warnings."""
+    """The plan's guards and its blast radius, per cluster. The guards run whatever the engine and the plan's size,
+    on the few rows they concern (User:* and the cluster resource): what they refuse raises (exit 2); what a flag
+    let through, or what a plan only shown would be refused, is returned as warnings. The radius (kept on the plan
+    for display) is computed in-process from the ACLs the plan was made from, within its budget."""
     from kafkactl.desired.aclset import existing_resources
-    from kafkactl.acl.blast import blast_radius, check_radius
+    from kafkactl.acl.authorizer import WILDCARD_PRINCIPAL
+    from kafkactl.acl.blast import blast_radius, check_guards
+    from kafkactl.acl.model import AclFilter, ResourceType
+    from kafkactl.describe.whoami import principal_of
     from kafkactl.errors import KafkactlError
 
     warnings: list[str] = []
+    shown = request.allow_every_principal is None
     for c in plan.clusters:
         gw = gateways[c.cluster]
-        created = [r.binding for r in c.rows if r.action == "CREATE"]
-        deleted = [r.binding for r in c.rows if r.action == "DELETE"]
+        caller = principal_of(gw)
+        touching = plan.rows_touching(c.cluster, WILDCARD_PRINCIPAL, ResourceType.CLUSTER)
+        cluster_acls = gw.describe_acls(AclFilter(resource_type=ResourceType.CLUSTER), bulk=True)
+        found = check_guards(c.cluster, cluster_acls, [r.binding for r in touching if r.action == "CREATE"],
+                             [r.binding for r in touching if r.action == "DELETE"], caller,
+                             True if shown else bool(request.allow_every_principal),
+                             True if shown else bool(request.allow_lockout), gw.profile.super_users)
+        warnings += [f"{w}: apply refuses it without its flag" for w in found] if shown else found
         live = current(c.cluster)
-        caller = getattr(gw, "principal", None)
         if live is None:
             plan.radius_notes.append(f"{c.cluster}: the blast radius is computed by the in-process engine only "
-                                     f"(this plan: {engine})")
-            shifts: list = []
-        else:
-            try:
-                existing = existing_resources(gw, transactional=True)
-            except KafkactlError:  # no ListTransactions: the topics and groups still tell most
-                existing = existing_resources(gw, transactional=False)
-            shifts, why = blast_radius(c.cluster, live, created, deleted, existing, gw.profile.super_users,
-                                       also=[caller] if caller else [])
-            if why:
-                plan.radius_notes.append(why)
+                                     f"(this plan: {engine}); its guards ran all the same")
+            continue
+        try:
+            existing = existing_resources(gw, transactional=True)
+        except KafkactlError:  # no ListTransactions: the topics and groups still tell most
+            existing = existing_resources(gw, transactional=False)
+        shifts, why = blast_radius(c.cluster, live, [r.binding for r in c.rows if r.action == "CREATE"],
+                                   [r.binding for r in c.rows if r.action == "DELETE"], existing,
+                                   gw.profile.super_users, also=[caller] if caller else [])
+        if why:
+            plan.radius_notes.append(f"{why}; its guards ran all the same")
         plan.radius += shifts
-        shown = request.allow_every_principal is None
-        found = check_radius(shifts, created, caller, True if shown else bool(request.allow_every_principal),
-                             True if shown else bool(request.allow_lockout))
-        if shown:
-            found = [f"{w}: apply refuses it without its flag" for w in found]
-        warnings += [f"{c.cluster}: {w}" for w in found]
     return warnings
 
 
@@ -287,6 +296,8 @@ def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
     from kafkactl.errors import UsageError
 
     plan = load_saved(request.plan_dir or "")
+    if request.files_read:
+        request.files_read()
     gateways = gateways_for(request.selection, [c.cluster for c in plan.clusters], request.debug)
     try:
         distinct_clusters(gateways)

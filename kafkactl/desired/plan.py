@@ -123,6 +123,22 @@ class Plan:
                   for n, d in enumerate(records, 1))
         return heapq.nsmallest(limit, stored, key=key) if limit else sorted(stored, key=key)
 
+    def rows_touching(self, cluster: str, principal: str, rtype: ResourceType) -> list[PlanRow]:
+        """The rows of `cluster` whose principal is `principal` or whose resource is of type `rtype`: few, whatever
+        the plan's size (rows kept on disk are filtered by pyarrow, never all loaded)."""
+        if self.location is None:
+            return [r for c in self.clusters if c.cluster == cluster for r in c.rows
+                    if r.binding.principal == principal or r.binding.resource_type is rtype]
+        import pyarrow.dataset as ds
+
+        if not any((Path(self.location) / "rows").rglob("*.parquet")):
+            return []
+        dataset = ds.dataset(str(Path(self.location) / "rows"), format="parquet", partitioning="hive")
+        wanted = (ds.field("cluster") == cluster) & ((ds.field("principal") == principal)
+                                                     | (ds.field("resource_type") == rtype.name))
+        return [PlanRow(str(d["cluster"]), int(d["phase"]), d["action"], flat_binding(f"plan row {n}", d))
+                for n, d in enumerate(dataset.to_table(filter=wanted).to_pylist(), 1)]
+
     def materialize(self) -> "Plan":
         """Rows in memory (for the in-process apply of a plan made on Spark)."""
         if self.location is None:
@@ -293,6 +309,12 @@ def check_out_dir(plandir: str) -> None:
     if d.is_dir() and _plan_files(d) is None:
         raise UsageError(f"--out {shown(plandir)}: the directory holds other files than a saved plan; give a new or "
                          "empty directory, or one a plan was saved in (it is replaced)")
+    if d.is_dir():
+        from kafkactl.privatefile import check_not_read
+
+        for p in _plan_files(d) or ():
+            for f in (p.rglob("*") if p.is_dir() else (p,)):
+                check_not_read(f, "--out")
 
 
 def save(plan: Plan, plandir: str) -> Path:
@@ -300,10 +322,15 @@ def save(plan: Plan, plandir: str) -> Path:
     is an incomplete plan, never a mix of two)."""
     import shutil
 
+    from kafkactl.privatefile import check_not_read
+
     check_out_dir(plandir)
     d = Path(plandir)
     d.mkdir(parents=True, exist_ok=True)
     old = sorted(_plan_files(d) or (), key=lambda p: p.name != "plan.json")
+    for p in old:  # a file the plan was made from (a State file named changes-*.jsonl there) is never replaced
+        for f in (p.rglob("*") if p.is_dir() else (p,)):
+            check_not_read(f, "--out")
     for p in old:
         if Path(plan.location or "").resolve() == d.resolve() and p.name == "rows":
             continue  # the plan was written here (Spark's --out): its rows are the new ones

@@ -87,6 +87,9 @@ class ContextStore:
         store = cls(path=path)
         if not path.exists():
             return store
+        from kafkactl.privatefile import note_read
+
+        note_read(path)  # (every command reads it: no --file, --out or --report may be written over it)
         mode = stat.S_IMODE(path.stat().st_mode)
         if mode & 0o077:
             store.warnings.append(

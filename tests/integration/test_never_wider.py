@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 import yaml
 
 from tests.integration.acl_helpers import scram_user, token
@@ -172,3 +173,118 @@ def test_acl_plans_show_their_blast_radius_and_guard_it(sandbox, tmp_path):
         admin(sandbox, "acls", "apply", str(state), "--yes", "--allow-lockout")
         admin(sandbox, "topics", "delete", *topics, "--yes")
         admin(sandbox, "configs", "alter", "--user", op, "--delete-config", "SCRAM-SHA-512")
+
+
+def _acl_state(path, principals, *entries):
+    path.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "AclState",
+                                    "scope": {"principals": list(principals)}, "acls": list(entries)}))
+
+
+@pytest.mark.spark  # (its --spark applies start a local Spark session)
+@pytest.mark.tls  # (a local-mtls context)
+def test_the_acl_guards_hold_on_every_engine_and_for_a_certificate(sandbox, tmp_path):
+    """Adversary pass on issue 28: the guards ran only with the in-process engine's blast radius, so --spark (and a
+    flat file large enough for Arrow, and a radius past its budget) applied a grant to every principal and a lock-out;
+    a caller logged in by certificate was never checked; taking away a DENY for every principal went through; and a
+    refused apply left the previous run's report."""
+    base = f"ge{token()}"
+    topic = f"{base}.t"
+    ok(admin(sandbox, "topics", "create", topic))
+    report = tmp_path / "report.jsonl"
+    star = tmp_path / "star.yaml"
+    _acl_state(star, ["User:*"], {"principal": "User:*", "allow": [{"topic": topic, "operations": ["Read"]}]})
+    try:
+        for engine in ("--spark", "--no-spark"):
+            report.write_text('{"from": "an earlier run"}\n')
+            r = admin(sandbox, "acls", "apply", str(star), engine, "--yes", "--report", str(report))
+            assert r.exit_code == 2 and "--allow-every-principal" in r.stderr, (engine, r.stderr)
+            assert report.read_text() == ""
+        listed = json.loads(ok(admin(sandbox, "-o", "json", "acls", "list", "--topic", topic)).stdout)
+        assert listed == []
+        # a DENY for every principal taken away: every principal may then do what it blocked
+        ok(admin(sandbox, "acls", "create", "--deny-principal", "User:*", "--operation", "Read", "--topic", topic))
+        _acl_state(star, ["User:*"])
+        r = admin(sandbox, "acls", "apply", str(star), "--yes")
+        assert r.exit_code == 2 and "takes away the DENY of READ for every principal" in r.stderr, r.stderr
+        ok(admin(sandbox, "acls", "apply", str(star), "--yes", "--allow-every-principal"))
+        # a certificate's principal, mapped by the brokers' rules, is the caller the lock-out guard holds
+        from kafkactl.local.tls import APP_PRINCIPAL as me  # (its DN, which the mapping rules leave whole)
+
+        mine = {"principal": me, "allow": [{"cluster": True, "operations": ["Alter", "Describe", "DescribeConfigs"]}]}
+        state = tmp_path / "mine.yaml"
+        _acl_state(state, [me], mine)
+        ok(admin(sandbox, "acls", "apply", str(state), "--yes"))
+        seen = json.loads(ok(run_ctx("local-mtls-app", "-o", "json", "auth", "whoami")).stdout)["principal"]
+        assert seen == me  # read with DescribeConfigs on the cluster: the rules the brokers map its DN by
+        _acl_state(state, [me], {"principal": me, "allow": [{"cluster": True, "operations": ["DescribeConfigs"]}]})
+        for engine in ("--spark", "--no-spark"):
+            r = run_ctx("local-mtls-app", "acls", "apply", str(state), engine, "--yes")
+            assert r.exit_code == 2 and f"ALTER, DESCRIBE on the cluster from {me}" in r.stderr, (engine, r.stderr)
+    finally:
+        _acl_state(star, ["User:*"])
+        admin(sandbox, "acls", "apply", str(star), "--yes", "--allow-every-principal")
+        if "state" in locals():
+            _acl_state(state, [me])
+            admin(sandbox, "acls", "apply", str(state), "--yes", "--allow-lockout")
+        admin(sandbox, "topics", "delete", topic, "--yes")
+
+
+def test_a_changed_password_of_the_caller_is_a_lockout_too(sandbox, tmp_path, monkeypatch):
+    """Adversary pass: a State file replacing the caller's own SCRAM credential (new iterations, new password) applied
+    without --allow-lockout, and the caller's context then failed to authenticate."""
+    base = f"lp{token()}"
+    op = f"{base}-op"
+    scram_user(sandbox, tmp_path, op).close()
+    props = tmp_path / f"{op}.properties"
+    ok(admin(sandbox, "acls", "create", "--allow-principal", f"User:{op}", "--cluster", "--operation", "Alter",
+             "--operation", "Describe"))
+    monkeypatch.setenv("LP_NEW_PASSWORD", new_secret("the caller's next password"))
+    state = tmp_path / "users.yaml"
+    state.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "State", "users": [
+        {"name": op, "scram": [{"mechanism": "SCRAM-SHA-512", "iterations": 8192,
+                                "password": {"env": "LP_NEW_PASSWORD"}}]}]}))
+    try:
+        r = sandbox_run(sandbox, props, "configs", "apply", str(state), "--yes")
+        assert r.exit_code == 2 and "replaces (new password) the SCRAM-SHA-512 credential of" in r.stderr, r.stderr
+        ok(sandbox_run(sandbox, props, "configs", "plan", str(state)))  # still logs in
+    finally:
+        admin(sandbox, "acls", "delete", "--allow-principal", f"User:{op}", "--cluster", "--operation", "Alter",
+              "--operation", "Describe", "--yes")
+        admin(sandbox, "configs", "alter", "--user", op, "--delete-config", "SCRAM-SHA-512")
+
+
+def run_ctx(context, *args):
+    from tests.conftest import run
+
+    return run("--context", context, *args)
+
+
+def test_no_export_or_saved_plan_replaces_a_file_the_command_reads(sandbox, tmp_path):
+    """Adversary pass: `acls export --format parquet --file` wrote over the --command-config it logged in with,
+    `configs export --file` over the contexts file (every context and password lost), and `acls plan --out DIR`
+    removed a State file kept in DIR under a saved plan's name."""
+    import shutil
+
+    from tests.conftest import run
+
+    props = tmp_path / "admin.properties"
+    shutil.copy(sandbox.home / "client-admin.properties", props)
+    before = props.read_bytes()
+    r = run("-b", sandbox.bootstrap, "--command-config", str(props), "acls", "export", "--format", "parquet",
+            "--file", str(props))
+    assert r.exit_code == 2 and "the command reads that file" in r.stderr, r.stderr
+    assert props.read_bytes() == before
+    from kafkactl.profiles.store import contexts_path
+
+    contexts = contexts_path()
+    kept = contexts.read_bytes()
+    r = admin(sandbox, "configs", "export", "--section", "quotas", "--file", str(contexts))
+    assert r.exit_code == 2 and "the command reads that file" in r.stderr, r.stderr
+    assert contexts.read_bytes() == kept
+    d = tmp_path / "plan"
+    d.mkdir()
+    state = d / "changes-local-admin.jsonl"
+    state.write_text(json.dumps({"kind": "scope", "principals": [f"User:{token()}"]}) + "\n")
+    r = admin(sandbox, "acls", "plan", str(state), "--out", str(d))
+    assert r.exit_code == 2 and "the command reads that file" in r.stderr, r.stderr
+    assert state.exists()

@@ -63,7 +63,7 @@ def test_kafka_gitops_state_makes_the_acls_of_its_services_roles_and_custom_acls
     want |= {acl("gx-streams", T, "gx-totals-app", P, op) for op in
              ("READ", "WRITE", "DESCRIBE", "DELETE", "CREATE", "ALTER", "ALTER_CONFIGS", "DESCRIBE_CONFIGS")}
     want |= {acl("gx-streams", G, "gx-totals-app", L, op) for op in ("READ", "DESCRIBE", "DELETE")}
-    want |= {acl("gx-connect", T, f"connect-{k}s-gx-connect", L, op) for k in ("config", "offset", "status")
+    want |= {acl("gx-connect", T, f"connect-{k}-gx-connect", L, op) for k in ("configs", "offsets", "status")
              for op in ("READ", "WRITE")}
     want |= {acl("gx-connect", G, "gx-connect", L, "READ"), acl("gx-connect", T, "gx-orders", L, "READ"),
              acl("gx-connect", T, "gx-orders", L, "DESCRIBE"), acl("gx-connect", G, "connect-gx-sink", L, "READ")}

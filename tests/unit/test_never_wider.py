@@ -278,3 +278,50 @@ def test_an_imports_scope_is_the_principals_it_wrote(tmp_path, principals, topic
         return
     scope = doc.get("scope") or {}
     assert set(scope) <= {"principals"} and set(scope.get("principals", ())) <= set(principals)
+
+
+@pytest.mark.parametrize("doc,message", [
+    ({"services": {"*": {"type": "application", "principal": "User:s", "consumes": ["t"]}}}, r"'\*' \(literal\)"),
+    ({"services": {"w": {"type": "kafka-connect", "principal": "User:w", "storage-topics": {"config": "*"}}}},
+     r"'\*' \(literal\) would be every topic"),
+    ({"services": {"*": {"type": "kafka-streams", "principal": "User:s"}}}, r"'\*'"),
+])
+def test_kafka_gitops_services_name_one_group_and_one_topic_each(tmp_path, doc, message):
+    """Adversary pass: a service named '*' read every group; a worker's storage topic '*' every topic."""
+    from kafkactl.desired.interop.convert import import_files
+
+    f = tmp_path / "state.yaml"
+    f.write_text(yaml.safe_dump(doc))
+    with pytest.raises(UsageError, match=message):
+        import_files("kafka-gitops", [str(f)])
+
+
+def test_kafka_gitops_names_a_workers_status_topic_as_kafka_gitops_does(tmp_path):
+    from kafkactl.desired.interop import Imported
+    from kafkactl.desired.interop.gitops import read_gitops
+
+    f = tmp_path / "state.yaml"
+    f.write_text(yaml.safe_dump({"services": {"w": {"type": "kafka-connect", "principal": "User:w"}}}))
+    out = Imported()
+    read_gitops(f, out)
+    assert {b.resource_name for b in out.bindings if b.resource_type is RT.TOPIC} == {
+        "connect-configs-w", "connect-offsets-w", "connect-status-w"}
+
+
+@pytest.mark.parametrize("fmt,doc", [
+    ("julie-ops", {"context": "c", "projects": 5}),
+    ("julie-ops", {"context": "c", "projects": [{"name": "p", "consumers": 5}]}),
+    ("julie-ops", {"context": "c", "projects": [{"name": "p", "topics": 5}]}),
+    ("julie-ops", {"context": "c", "projects": [{"name": "p", "topics": [{"name": "t", "dataType": {"a": 1}}]}]}),
+    ("strimzi", {"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaUser", "metadata": {"name": "u"},
+                 "spec": {"authorization": {"type": "simple", "acls": 5}}}),
+])
+def test_a_malformed_import_is_refused_naming_the_field(tmp_path, fmt, doc):
+    """Adversary pass: a number where a list belongs crashed the reader (exit 1, "unexpected TypeError"); a mapping
+    as julie-ops' dataType became part of a topic's name."""
+    from kafkactl.desired.interop.convert import import_files
+
+    f = tmp_path / "in.yaml"
+    f.write_text(yaml.safe_dump(doc))
+    with pytest.raises(UsageError):
+        import_files(fmt, [str(f)])

@@ -109,7 +109,7 @@ def _spark_mode(spark: bool | None, spark_auto: bool, master: str | None, remote
 
 
 def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_deletes, spark, master, remote,
-             spark_auto=False, watch=None, allow: tuple[bool, bool] | None = None):
+             spark_auto=False, watch=None, allow: tuple[bool, bool] | None = None, files_read=None):
     """The plan (new or saved) through the core API; its notes and warnings shown on stderr."""
     from kafkactl.desired.engine import PlanRequest, make
 
@@ -120,7 +120,7 @@ def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_
                               spark_remote=remote, selection=app_ctx.selection, debug=app_ctx.debug, watch=watch,
                               tell=app_ctx.note,
                               allow_every_principal=None if allow is None else allow[0],
-                              allow_lockout=None if allow is None else allow[1]))
+                              allow_lockout=None if allow is None else allow[1], files_read=files_read))
     app_ctx.adopt(result)
     for w in result.warnings:
         app_ctx.warn(w)
@@ -168,6 +168,10 @@ def acls_plan(
     if out:
         from kafkactl.desired.plan import check_out_dir
 
+        from kafkactl.privatefile import note_read
+
+        for f in [*(files or ()), *([scope] if scope else [])]:
+            note_read(f)
         check_out_dir(out)  # before any work: a JVM's start, a broker's read
     with spark_progress(app_ctx) as watch:
         plan = _compute(app_ctx, files, None, context, scope, protect, no_delete, max_deletes, spark,
@@ -208,12 +212,16 @@ def acls_apply(
 
     app_ctx = ctx.obj
     check_out_file(report, "--report", _inputs(files, scope, plan_dir))  # before the plan and the prompt, not after the operator said yes
+    from kafkactl.desired.report import Report
+
+    out = Report(report)  # made when the files are read: this run's from then on, whatever the run does
     with spark_progress(app_ctx) as watch:
         planned = _compute(app_ctx, files, plan_dir, context, scope, protect, no_delete, max_deletes, spark,
-                           spark_master, spark_remote, spark_auto, watch, (allow_every_principal, allow_lockout))
+                           spark_master, spark_remote, spark_auto, watch, (allow_every_principal, allow_lockout),
+                           out.start)
         if watch is not None:
             watch.close()  # (a prompt may follow: no live display under it)
-        _apply(app_ctx, planned, report, yes, dry_run, watch)
+        _apply(app_ctx, planned, out, yes, dry_run, watch)
 
 
 def _inputs(files, scope, plan_dir) -> list[str]:
@@ -226,23 +234,18 @@ def _inputs(files, scope, plan_dir) -> list[str]:
     return read + ([plan_dir] if plan_dir else [])
 
 
-def _apply(app_ctx, planned, report, yes, dry_run, watch) -> None:
+def _apply(app_ctx, planned, out, yes, dry_run, watch) -> None:
     from kafkactl.cli.progress import progress_bar
-
-    from kafkactl.privatefile import check_not_read, start_report
 
     plan = planned.plan
     _show_summary(app_ctx, plan)
-    start_report(report)  # this run's, even when it has nothing to do: never the last run's
     if not plan.changes:
         app_ctx.note("nothing to do: the clusters already match the desired state")
         return
     if not dry_run:
         app_ctx.confirm(f"Apply {plan.changes} changes to {', '.join(c.cluster for c in plan.clusters)}?", yes,
                         "apply ACL changes")
-    if report:
-        check_not_read(report, "--report")
-    report_fh = open(report, "w", encoding="utf-8") if report else None
+    report_fh = out.handle
     try:
         if watch is not None and planned.mode == "spark" and not dry_run:
             result = planned.apply(watch.bindings(plan.changes, "applying"), report_fh, dry_run)
@@ -250,8 +253,7 @@ def _apply(app_ctx, planned, report, yes, dry_run, watch) -> None:
             with progress_bar(app_ctx, plan.changes, "applying", threshold=0) as advance:
                 result = planned.apply(advance, report_fh, dry_run)
     finally:
-        if report_fh:
-            report_fh.close()
+        out.close()
         if watch is not None:
             watch.close()
     app_ctx.render(result)

@@ -416,19 +416,22 @@ LOCKOUT_FLAG = "--allow-lockout"
 
 
 def lockouts(plan: ConfigPlan, profile: Any) -> list[str]:
-    """What in the plan takes away a credential the cluster's administration rests on: the SCRAM credential this
-    command authenticates with, or one of a super user's (the context's super-users)."""
+    """What in the plan takes away or replaces a credential the cluster's administration rests on: the SCRAM
+    credential this command authenticates with, or one of a super user's (the context's super-users). A credential
+    replaced (new iterations, so a new password) locks out whoever still logs in with the old password."""
     mine = profile.username if (profile.sasl_mechanism or "").upper().startswith("SCRAM-") else None
     supers = {s.partition(":")[2] for s in profile.super_users if s.startswith("User:")}
     out = []
     for c in plan.changes:
-        if c.action != "delete-scram":
+        replaced = c.action == "upsert-scram" and c.current is not None
+        if c.action != "delete-scram" and not replaced:
             continue
+        verb = "deletes" if c.action == "delete-scram" else "replaces (new password)"
         if c.entity == mine and (c.key or "").upper() == (profile.sasl_mechanism or "").upper():
-            out.append(f"the plan deletes the {c.key} credential of {c.entity}, the user this command authenticates "
+            out.append(f"the plan {verb} the {c.key} credential of {c.entity}, the user this command authenticates "
                        "as: the next command would fail to authenticate")
         elif c.entity in supers:
-            out.append(f"the plan deletes the {c.key} credential of {c.entity}, a super user of this context")
+            out.append(f"the plan {verb} the {c.key} credential of {c.entity}, a super user of this context")
     return out
 
 

@@ -5,13 +5,13 @@ renders."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn
 
 from kafkactl.desired.configs.desired import DesiredConfigs
 from kafkactl.desired.configs.plan import ConfigPlan
+from kafkactl.desired.report import Report
 from kafkactl.errors import PartialFailure, UsageError
 from kafkactl.exitcodes import ExitCode
 from kafkactl.gateway import Gateway
@@ -32,7 +32,8 @@ class Planned:
 
 
 def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: bool, max_deletes: str | None,
-               said: Callable[[Planned], None] = lambda _: None, allow_lockout: bool | None = None) -> Planned:
+               said: Callable[[Planned], None] = lambda _: None, allow_lockout: bool | None = None,
+               files_read: Callable[[], object] = lambda: None) -> Planned:
     """Every file read and checked before the cluster is asked anything (`gateway` is called only then); then the
     plan, within --max-deletes, handed to `said` (its warnings and notes are shown before anything refuses it).
     A plan that locks out the caller or a super user is refused unless `allow_lockout`; None (a plan only
@@ -42,6 +43,7 @@ def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: 
                                              read_current, unknown_config_names)
 
     desired = read_desired(files)
+    files_read()  # (every file is read, the secrets' places known; the cluster not yet asked)
     gw = gateway()
     cur = read_current(gw, desired)
     plan = make_plan(desired, cur, delete_topics)
@@ -59,24 +61,25 @@ def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: 
 
 def plan_for_apply(gateway: Callable[[], Gateway], files: list[str] | None, plan_file: str | None,
                    delete_topics: bool, max_deletes: str | None,
-                   said: Callable[[Planned], None] = lambda _: None, allow_lockout: bool = False) -> Planned:
+                   said: Callable[[Planned], None] = lambda _: None, allow_lockout: bool = False,
+                   files_read: Callable[[], object] = lambda: None) -> Planned:
     """The plan `configs apply` carries out: made from the files, or the saved plan made again from the files it
     names, refused (exit 2) when they or the cluster changed since it was saved."""
     if bool(files) == bool(plan_file):
         raise UsageError("configs apply takes State files or --plan with a saved plan: give one of them")
     if not plan_file:
-        return plan_files(gateway, list(files or ()), delete_topics, max_deletes, said, allow_lockout)
+        return plan_files(gateway, list(files or ()), delete_topics, max_deletes, said, allow_lockout, files_read)
     from kafkactl.desired.configs.plan import check_saved, load_saved
 
     if delete_topics:
         raise UsageError("--delete-topics and --plan: a saved plan keeps the choice it was made with")
     saved_files, saved_delete, fingerprint, changes, cluster_id = load_saved(plan_file)
-    planned = plan_files(gateway, saved_files, saved_delete, max_deletes, said, allow_lockout)
+    planned = plan_files(gateway, saved_files, saved_delete, max_deletes, said, allow_lockout, files_read)
     check_saved(planned.plan, fingerprint, changes, plan_file, cluster_id)
     return planned
 
 
-def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
+def apply(gw: Gateway, planned: Planned, dry_run: bool, report: Report | None,
           advance: Callable[[int], None] | None = None) -> ChangeResult:
     """Apply the plan and write the per-change report. A failed change raises PartialFailure carrying the result;
     when every change failed for one reason, with that reason's own exit code.
@@ -122,20 +125,9 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: str | None,
     return result
 
 
-def _write_report(report: str | None, result: ChangeResult) -> str | None:
-    """Write the report; why it could not be, if so (the changes are made: their result is not to be lost)."""
-    if report:
-
-        from kafkactl.errors import UsageError
-        from kafkactl.privatefile import write_output
-
-        try:
-            write_output(report, "".join(json.dumps(r.to_json()) + "\n" for r in result.results), "--report")
-        except OSError as exc:
-            return f"{report}: {exc.strerror or type(exc).__name__}"
-        except UsageError as exc:
-            return exc.message
-    return None
+def _write_report(report: Report | None, result: ChangeResult) -> str | None:
+    """Write the outcomes; why they could not be, if so (the changes are made: their result is not to be lost)."""
+    return report.write(r.to_json() for r in result.results) if report is not None else None
 
 
 def _stopped(gw: Gateway, stop: Any, dry_run: bool, unwritten: str | None) -> NoReturn:

@@ -82,14 +82,14 @@ def read_one(path: Path, state: DesiredState) -> None:
 
 def write(bindings: Iterable[AclBinding], scope: Scope, fmt: str, file: str | None, stdout: TextIO) -> None:
     """Bindings and their scope in one of FORMATS, to `file` or to stdout (Parquet needs a file)."""
-    if fmt == "parquet":
-        assert file is not None
-        write_parquet(bindings, scope, file)
-        return
     if file:
         from kafkactl.privatefile import check_not_read
 
         check_not_read(file, "--file")
+    if fmt == "parquet":
+        assert file is not None
+        write_parquet(bindings, scope, file)
+        return
     out = open(file, "w", encoding="utf-8") if file else stdout
     try:
         if fmt == "yaml":

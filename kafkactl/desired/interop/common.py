@@ -54,3 +54,12 @@ def mapping(where: str, value: Any, what: str) -> dict:
     if not isinstance(value, dict):
         raise StateFileError(f"{where}: {what}: expected a mapping")
     return value
+
+
+def sequence(where: str, value: Any, what: str) -> list:
+    """A list the file gives (or nothing): a number or a mapping where a list belongs is named, not iterated."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise StateFileError(f"{where}: {what}: expected a list (not {shown(str(value)[:40])})")
+    return value

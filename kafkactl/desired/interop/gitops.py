@@ -103,25 +103,27 @@ def _service(path: Path, out: Imported, name: str, s: Any, describe: bool) -> No
     kind = s.get("type")
     who = s.get("principal")
     produces, consumes = strings(sw, s.get("produces"), "produces"), strings(sw, s.get("consumes"), "consumes")
-    grants = [(T, t, "LITERAL", "WRITE") for t in produces] + [(T, t, "LITERAL", "READ") for t in consumes]
+    grants: list[tuple] = [(T, t, "LITERAL", "WRITE") for t in produces] + [(T, t, "LITERAL", "READ") for t in consumes]
     if describe:
         grants += [(T, t, "LITERAL", "DESCRIBE") for t in dict.fromkeys(produces + consumes)]
+    # (a 5th element False: the name is one resource (a group, a worker's topic), never every one: breadth.py)
     if kind == "application":
         if consumes:
-            grants.append((G, s.get("group-id") or name, "LITERAL", "READ"))
+            grants.append((G, s.get("group-id") or name, "LITERAL", "READ", False))
     elif kind == "kafka-streams":
         app = s.get("application-id") or name
-        grants += [(T, app, "PREFIXED", op) for op in STREAMS_TOPIC_OPS]
-        grants += [(G, app, "LITERAL", op) for op in ("READ", "DESCRIBE", "DELETE")]
+        one = isinstance(app, str) and app not in ("", "*")  # the prefix is made from one name: kafka-gitops' own
+        grants += [(T, app, "PREFIXED", op, one) for op in STREAMS_TOPIC_OPS]
+        grants += [(G, app, "LITERAL", op, False) for op in ("READ", "DESCRIBE", "DELETE")]
         grants.append((C, CLUSTER_NAME, "LITERAL", "DESCRIBE_CONFIGS"))
     elif kind == "kafka-connect":
-        grants = [(T, t, "LITERAL", "WRITE") for t in produces] + [(T, t, "LITERAL", "DESCRIBE") for t in produces
-                                                                    if describe]
+        grants = [(T, t, "LITERAL", "WRITE") for t in produces]
+        grants += [(T, t, "LITERAL", "DESCRIBE") for t in produces if describe]
         storage = mapping(sw, s.get("storage-topics"), "storage-topics")
-        for key in ("config", "offset", "status"):
-            topic = storage.get(key) or f"connect-{key}s-{name}"
-            grants += [(T, topic, "LITERAL", "READ"), (T, topic, "LITERAL", "WRITE")]
-        grants.append((G, s.get("group-id") or name, "LITERAL", "READ"))
+        for key, default in (("config", "connect-configs"), ("offset", "connect-offsets"), ("status", "connect-status")):
+            topic = storage.get(key) or f"{default}-{name}"
+            grants += [(T, topic, "LITERAL", "READ", False), (T, topic, "LITERAL", "WRITE", False)]
+        grants.append((G, s.get("group-id") or name, "LITERAL", "READ", False))
         for cname, c in mapping(sw, s.get("connectors"), "connectors").items():
             cw = line(path, c, s)
             c = mapping(cw, c, f"connectors.{cname}")
@@ -130,10 +132,10 @@ def _service(path: Path, out: Imported, name: str, s: Any, describe: bool) -> No
             if describe:
                 grants += [(T, t, "LITERAL", "DESCRIBE") for t in dict.fromkeys(cp + cc)]
             if cc:
-                grants.append((G, f"connect-{cname}", "LITERAL", "READ"))
+                grants.append((G, f"connect-{cname}", "LITERAL", "READ", False))
     else:
         raise StateFileError(f"{sw}: services.{name}.type: {kind!r} is not application, kafka-streams or "
                              "kafka-connect")
     text(sw, who, f"services.{name}.principal")
-    for rtype, rname, pattern, op in grants:
-        out.add(binding(sw, who, rtype, rname, pattern, op), sw)
+    for rtype, rname, pattern, op, *written in grants:
+        out.add(binding(sw, who, rtype, rname, pattern, op), sw, pattern_written=all(written))

@@ -9,7 +9,7 @@ from typing import Any
 
 from kafkactl.acl.model import CLUSTER_NAME, ResourceType
 from kafkactl.desired.interop import Imported
-from kafkactl.desired.interop.common import binding, document, line, mapping, strings, text
+from kafkactl.desired.interop.common import binding, document, line, mapping, sequence, strings, text
 from kafkactl.errors import StateFileError
 from kafkactl.limits import shown
 
@@ -33,13 +33,14 @@ def read_julie(path: Path, out: Imported) -> None:
         parts.append(str(v))
     if not doc.get("projects"):
         out.notes.append(f"{path}: no projects")
-    for project in doc.get("projects") or []:
+    for project in sequence(where, doc.get("projects"), "projects"):
         _project(path, out, parts, project)
-    for topic in doc.get("special_topics") or []:
+    for topic in sequence(where, doc.get("special_topics"), "special_topics"):
         tw = line(path, topic, doc)
         _topic_users(path, out, text(tw, mapping(tw, topic, "special_topics").get("name"), "name"), topic)
     platform = mapping(where, doc.get("platform"), "platform")
-    for q in mapping(where, platform.get("kafka"), "platform.kafka").get("quotas") or []:
+    for q in sequence(where, mapping(where, platform.get("kafka"), "platform.kafka").get("quotas"),
+                      "platform.kafka.quotas"):
         qw = line(path, q, doc)
         _quota(qw, out, mapping(qw, q, "quota"))
     for key in ("kafka_connect", "schema_registry", "control_center", "ksql"):
@@ -55,21 +56,22 @@ def _project(path: Path, out: Imported, parts: list[str], project: Any) -> None:
     name = text(pw, project.get("name"), "project name")
     prefix = SEP.join(parts + [name]) + SEP
     topics = []
-    for t in project.get("topics") or []:
+    for t in sequence(pw, project.get("topics"), "topics"):
         tw = line(path, t, project)
         t = mapping(tw, t, "topic")
-        full = prefix + text(tw, t.get("name"), "topic name") + (SEP + str(t["dataType"]) if t.get("dataType") else "")
+        data_type = _word(tw, t.get("dataType"), "dataType")
+        full = prefix + text(tw, t.get("name"), "topic name") + (SEP + data_type if data_type else "")
         topics.append(full)
         _topic_users(path, out, full, t)
     if topics:  # said, never dropped silently (issue 18 new-user pass: "0 topics" and no word why)
         out.notes.append(f"{pw}: project {name}: {len(topics)} topic{'s' * (len(topics) != 1)} ({topics[0]}"
                          f"{', ...' if len(topics) > 1 else ''}) not imported: acls import takes the ACLs "
                          "julie-ops derives from them; a State file's topics: section creates topics")
-    for c in project.get("consumers") or []:
+    for c in sequence(pw, project.get("consumers"), "consumers"):
         _consumer(line(path, c, project), out, c, topics)
-    for p in project.get("producers") or []:
+    for p in sequence(pw, project.get("producers"), "producers"):
         _producer(line(path, p, project), out, p, topics)
-    for s in project.get("streams") or []:
+    for s in sequence(pw, project.get("streams"), "streams"):
         sw = line(path, s, project)
         s = mapping(sw, s, "streams")
         app = _word(sw, s.get("applicationId"), "applicationId") or prefix
@@ -101,7 +103,7 @@ def _project(path: Path, out: Imported, parts: list[str], project: Any) -> None:
     ksql = project.get("ksql") or {}
     if not isinstance(ksql, dict):
         raise StateFileError(f"{pw}: ksql: expected a mapping (access_control, artefacts)")
-    for k in ksql.get("access_control") or []:
+    for k in sequence(pw, ksql.get("access_control"), "ksql.access_control"):
         kw = line(path, k, project)
         k = mapping(kw, k, "ksql")
         rw = mapping(kw, k.get("topics"), "topics")
@@ -114,9 +116,9 @@ def _project(path: Path, out: Imported, parts: list[str], project: Any) -> None:
 
 
 def _topic_users(path: Path, out: Imported, topic: str, t: Any) -> None:
-    for c in t.get("consumers") or []:
+    for c in sequence(line(path, t), t.get("consumers"), "consumers"):
         _consumer(line(path, c, t), out, c, [topic])
-    for p in t.get("producers") or []:
+    for p in sequence(line(path, t), t.get("producers"), "producers"):
         _producer(line(path, p, t), out, p, [topic])
 
 

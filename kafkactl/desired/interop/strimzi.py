@@ -10,7 +10,7 @@ from typing import Any, Iterable, TextIO
 
 from kafkactl.acl.model import CLUSTER_NAME, AclBinding, Permission, ResourceType
 from kafkactl.desired.interop import Imported
-from kafkactl.desired.interop.common import binding, line, mapping, text
+from kafkactl.desired.interop.common import binding, line, mapping, sequence, text
 from kafkactl.errors import StateFileError
 from kafkactl.limits import shown
 
@@ -102,7 +102,7 @@ def read_strimzi(path: Path, out: Imported) -> None:
         authz = mapping(where, spec.get("authorization"), "spec.authorization")
         if authz and authz.get("type") != "simple":
             raise StateFileError(f"{where}: spec.authorization.type: {authz.get('type')!r}: only simple holds ACLs")
-        for rule in authz.get("acls") or []:
+        for rule in sequence(where, authz.get("acls"), "spec.authorization.acls"):
             rw = line(path, rule, doc)
             rule = mapping(rw, rule, "acl")
             res = mapping(rw, rule.get("resource"), "resource")
