@@ -12,7 +12,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from collections import deque
-from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
 from kafkactl.results import API_VERSION
 from kafkactl.acl.model import AclBinding
@@ -21,6 +21,9 @@ from kafkactl.acl.visibility import Confirmation, await_visible
 from kafkactl.desired.plan import PHASE_NAMES, PHASES, Plan, PlanRow
 from kafkactl.desired.formats.flat import flat_row
 from kafkactl.errors import BrokerError, PartialFailure, UnreachableError
+
+if TYPE_CHECKING:
+    from kafkactl.gateway import Gateway
 
 CREATE_CHUNK = 2_000
 DELETE_BATCH = 200
@@ -79,7 +82,7 @@ class ApplyResult:
 PhaseHook = Callable[[str, int], None]
 
 
-def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], None] | None = None,
+def apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], None] | None = None,
           on_phase: PhaseHook | None = None, report=None, dry_run: bool = False) -> ApplyResult:
     result = ApplyResult(dry_run=dry_run)
     for cp in plan.clusters:
