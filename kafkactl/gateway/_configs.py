@@ -16,6 +16,7 @@ from kafkactl.gateway.configtypes import (BROKER, BROKER_LOGGER, CLIENT_METRICS,
 
 if TYPE_CHECKING:
     from kafkactl.gateway._host import GatewayHost as _Host
+    from kafkactl.redact import Secret
 else:
     _Host = object
 
@@ -232,7 +233,7 @@ class ConfigRpcs(_Host):
                                for i in r.credential_infos]
         return out
 
-    def alter_scram(self, upserts: Sequence[tuple[str, str, int, Any]], deletes: Sequence[tuple[str, str]]
+    def alter_scram(self, upserts: Sequence[tuple[str, str, int, Secret]], deletes: Sequence[tuple[str, str]]
                     ) -> dict[str, Exception | None]:
         """upserts: (user, mechanism, iterations, Secret password); deletes: (user, mechanism)."""
         from confluent_kafka.admin import (ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion,
