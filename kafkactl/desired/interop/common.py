@@ -48,7 +48,7 @@ def strings(where: str, value: Any, what: str) -> list[str]:
     return list(value)
 
 
-def mapping(where: str, value: Any, what: str) -> dict:
+def mapping(where: str, value: Any, what: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
