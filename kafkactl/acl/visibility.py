@@ -38,7 +38,7 @@ class Confirmation:
         """The error of a change the controller took but some brokers do not show yet: exit 4 when one of them
         did not answer, else 1; the per-item `result` still goes to stdout."""
         err: KafkactlError = UnreachableError(message) if self.why else BrokerError(message)
-        err.result = result  # type: ignore[attr-defined]
+        err.result = result
         return err
 
     def describe(self) -> str:

@@ -68,7 +68,7 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
     revealed: list[str] = []  # every secret sent: a broker's message may quote one, however short
     resolved = {} if resolved is None else resolved
 
-    def secret_of(ref: Any, where: str | None) -> Any:
+    def secret_of(ref: SecretRef, where: str | None) -> Secret:
         if ref not in resolved:
             resolved[ref] = ref.resolve(where or "")
         return resolved[ref]

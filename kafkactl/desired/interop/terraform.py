@@ -63,7 +63,9 @@ def _literal(where: str, attrs: dict[str, Any], key: str, default: Any = None, k
 
 
 def _acl(where: str, attrs: dict[str, Any], out: Imported) -> None:
-    get = lambda k, d=None: _literal(where, attrs, k, d)  # noqa: E731
+    def get(k: str, d: Any = None) -> Any:
+        return _literal(where, attrs, k, d)
+
     kind = get("resource_type")
     try:
         rtype = parse_resource_type(kind, "resource_type")
