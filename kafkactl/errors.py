@@ -9,6 +9,8 @@ class KafkactlError(Exception):
     """Base class: a message for one line on stderr and an exit code."""
 
     exit_code: ExitCode = ExitCode.ERROR
+    # the per-item result envelope, printed on stdout with the error (cli.root), when a change stopped part way
+    result: object = None
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)

@@ -270,7 +270,7 @@ def checks_for_apis(apis: list[Api], ask: Ask) -> list[Check]:
     """Every check the APIs make for the resources asked about, in the order the APIs list them, each check once
     (with every API that makes it). A check is made per resource asked about of its kind (a topic's for each
     --topic); a check on the cluster alone is made once, and a configs API's only when --cluster is asked."""
-    out: dict[tuple, Check] = {}
+    out: dict[tuple[tuple[tuple[AclOperation, str, str], ...], str], Check] = {}  # (alternatives, error)
     for api in apis:
         for kind in api.requires:
             if not ask.has(kind):

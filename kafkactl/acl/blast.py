@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from kafkactl.acl.authorizer import WILDCARD_PRINCIPAL, Authorizer, principal_applies
 from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, WILDCARD, AclBinding, AclOperation, PatternType,
@@ -53,7 +53,7 @@ class Shift:
         who = f"{self.principal} (every principal)" if self.principal == WILDCARD_PRINCIPAL else self.principal
         return f"{self.cluster}: {who} {self.change} {self.operation} on {what}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {c: getattr(self, c) for c in self.COLUMNS}
 
 

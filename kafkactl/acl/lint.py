@@ -17,7 +17,7 @@ import functools
 import ipaddress
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Iterator, Sequence
+from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 from kafkactl.acl.authorizer import IMPLIES_DESCRIBE, IMPLIES_DESCRIBE_CONFIGS, WILDCARD_PRINCIPAL, Authorizer
 from kafkactl.acl.model import (SUPPORTED_OPERATIONS, WILDCARD, AclBinding, AclOperation, PatternType,
@@ -26,6 +26,8 @@ from kafkactl.acl.model import (SUPPORTED_OPERATIONS, WILDCARD, AclBinding, AclO
 Op = AclOperation
 L, P = PatternType.LITERAL, PatternType.PREFIXED
 SEVERITIES = ("error", "warning", "info")  # most severe first
+# an ACL pattern: resource type, pattern type, resource name
+Key = tuple[ResourceType, PatternType, str]
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class Finding:
     def rank(self) -> int:
         return SEVERITIES.index(self.severity)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"severity": self.severity, "check": self.check, "subject": self.subject, "message": self.message,
                 "acls": [b.to_json() for b in self.acls]}
 
@@ -79,7 +81,7 @@ class _Index:
     """ACLs by resource type and pattern, each pattern's ACLs by principal, with sorted names for prefix ranges."""
 
     def __init__(self, bindings: Iterable[AclBinding]) -> None:
-        self.groups: dict[tuple[ResourceType, PatternType, str], dict[str, list[AclBinding]]] = {}
+        self.groups: dict[Key, dict[str, list[AclBinding]]] = {}
         for b in bindings:
             if b.pattern_type is L or b.pattern_type is P:
                 key = (b.resource_type, b.pattern_type, b.resource_name)
@@ -98,7 +100,7 @@ class _Index:
             v.sort()
         self.prefix_lengths = {k: sorted({len(n) for n in v}) for k, v in self.names.items() if k[1] is P}
 
-    def _prefixes(self, rtype: ResourceType, name: str, proper: bool = False) -> Iterator[tuple]:
+    def _prefixes(self, rtype: ResourceType, name: str, proper: bool = False) -> Iterator[Key]:
         for n in self.prefix_lengths.get((rtype, P), ()):
             if n > len(name) or (proper and n == len(name)):
                 break
@@ -106,14 +108,14 @@ class _Index:
             if key in self.groups:
                 yield key
 
-    def _starting_with(self, rtype: ResourceType, pt: PatternType, prefix: str) -> Iterator[tuple]:
+    def _starting_with(self, rtype: ResourceType, pt: PatternType, prefix: str) -> Iterator[Key]:
         names = self.names.get((rtype, pt), [])
         i = bisect.bisect_left(names, prefix)
         while i < len(names) and names[i].startswith(prefix):
             yield (rtype, pt, names[i])
             i += 1
 
-    def covering(self, rtype: ResourceType, pt: PatternType, name: str) -> list[tuple]:
+    def covering(self, rtype: ResourceType, pt: PatternType, name: str) -> list[Key]:
         """Patterns relevant to every resource this pattern is relevant to (itself included)."""
         keys = [(rtype, L, WILDCARD)]
         if pt is L and name != WILDCARD:
@@ -123,7 +125,7 @@ class _Index:
             keys += self._prefixes(rtype, name)
         return [k for k in keys if k in self.groups]
 
-    def overlapping(self, rtype: ResourceType, pt: PatternType, name: str) -> list[tuple]:
+    def overlapping(self, rtype: ResourceType, pt: PatternType, name: str) -> list[Key]:
         """Patterns relevant to at least one resource this pattern is relevant to."""
         if pt is L and name == WILDCARD:
             return [k for k in self.groups if k[0] is rtype]
@@ -133,7 +135,7 @@ class _Index:
             keys.update(self._starting_with(rtype, P, name))
         return [k for k in keys if k in self.groups]
 
-    def acls(self, key: tuple, principal: str | None = None) -> list[AclBinding]:
+    def acls(self, key: Key, principal: str | None = None) -> list[AclBinding]:
         by_principal = self.groups[key]
         if principal is None:
             return [b for group in by_principal.values() for b in group]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Sequence, TypeVar
 
+from kafkactl.acl.client import AclClient, ErrorLike
 from kafkactl.acl.model import AclBinding, AclFilter, AclOperation
-from kafkactl.acl.visibility import await_visible, lookup_filters
+from kafkactl.acl.visibility import Confirmation, await_visible, lookup_filters
 from kafkactl.errors import (BrokerError, KafkactlError, NotAuthorizedError, PartialFailure, UsageError)
 from kafkactl.results import ChangeResult
 
@@ -15,6 +16,7 @@ BROKER_LIMIT = 10_000
 CREATE_CHUNK = 5_000
 
 Progress = Callable[[int], None]
+T = TypeVar("T")
 INVALID_REQUEST = 42
 # ACL operations newer than some brokers kafkactl supports (the sandbox's versions, tests/integration/test_versions.py)
 # how long create and delete wait for every live broker to show the change (as apply's barrier): a broker that
@@ -31,25 +33,25 @@ class BindingResult:
     error: str | None = None
     error_code: int | None = None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         # the binding's fields read as this row's own columns
         return getattr(object.__getattribute__(self, "binding"), name)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {**self.binding.to_json(), "status": self.status, "error": self.error, "error_code": self.error_code}
 
 
-def _failed(b: AclBinding, err) -> BindingResult:
+def _failed(b: AclBinding, err: ErrorLike) -> BindingResult:
     return BindingResult(b, "failed", f"{err.message} ({err.name})", err.code)
 
 
-def chunks(items: Sequence, size: int) -> Iterable[Sequence]:
+def chunks(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
     assert size <= BROKER_LIMIT
     for i in range(0, len(items), size):
         yield items[i:i + size]
 
 
-def list_acls(gw, filters: Sequence[AclFilter]) -> list[AclBinding]:
+def list_acls(gw: AclClient, filters: Sequence[AclFilter]) -> list[AclBinding]:
     seen: set[AclBinding] = set()
     for f in filters:
         seen.update(gw.describe_acls(f))
@@ -64,20 +66,22 @@ def _lookup_filters(bindings: Sequence[AclBinding]) -> list[AclFilter]:
     return lookup_filters(bindings)
 
 
-def existing_among(gw, bindings: Sequence[AclBinding]) -> set[AclBinding]:
+def existing_among(gw: AclClient, bindings: Sequence[AclBinding]) -> set[AclBinding]:
     """Which of these bindings the cluster already has (CreateAcls itself reports success for both)."""
     wanted = set(bindings)
     return {b for f in _lookup_filters(bindings) for b in gw.describe_acls(f, trust_empty=True) if b in wanted}
 
 
-def create_acls(gw, bindings: Sequence[AclBinding], dry_run: bool = False,
+def create_acls(gw: AclClient | None, bindings: Sequence[AclBinding], dry_run: bool = False,
                 progress: Progress | None = None) -> ChangeResult:
+    """`gw` may be None for a dry run, which sends nothing."""
     bindings = sorted(set(bindings))
     for b in bindings:
         if not b.is_concrete():
             raise UsageError(f"cannot create a non-concrete ACL: {b.describe()}")
     if dry_run:
         return ChangeResult("AclCreateResult", tuple(BindingResult(b, "would-create") for b in bindings), dry_run=True)
+    assert gw is not None, "only a dry run goes without a gateway"
     try:
         existing = existing_among(gw, bindings)
     except NotAuthorizedError:
@@ -123,7 +127,7 @@ class DeletePreview:
         return cls((DeleteRoot(AclFilter(), tuple(universe), tuple(delete)),))
 
 
-def refresh_preview(gw, preview: DeletePreview) -> DeletePreview:
+def refresh_preview(gw: AclClient, preview: DeletePreview) -> DeletePreview:
     """The same preview against a fresh listing: what was deleted meanwhile drops out, and ACLs created since
     the first listing join each root's universe, so the filters planned from it steer around them."""
     roots = []
@@ -134,13 +138,13 @@ def refresh_preview(gw, preview: DeletePreview) -> DeletePreview:
     return DeletePreview(tuple(roots))
 
 
-def is_every_acl(gw, bindings: Sequence[AclBinding]) -> bool:
+def is_every_acl(gw: AclClient, bindings: Sequence[AclBinding]) -> bool:
     """Whether these bindings are every ACL the cluster holds (and there is at least one)."""
     every = set(gw.describe_acls(AclFilter(), bulk=True))  # every ACL: the bulk reader (see describe_acls)
     return bool(every) and every <= set(bindings)
 
 
-def preview_delete(gw, filters: Sequence[AclFilter]) -> DeletePreview:
+def preview_delete(gw: AclClient, filters: Sequence[AclFilter]) -> DeletePreview:
     """Everything the operator's filters match now is to be deleted."""
     roots = []
     for f in filters:
@@ -154,7 +158,7 @@ def preview_delete(gw, filters: Sequence[AclFilter]) -> DeletePreview:
 EXACT_DELETES_UP_TO = 2000
 
 
-def delete_acls(gw, preview: DeletePreview, dry_run: bool = False, progress: Progress | None = None) -> ChangeResult:
+def delete_acls(gw: AclClient, preview: DeletePreview, dry_run: bool = False, progress: Progress | None = None) -> ChangeResult:
     """Delete what the preview listed, through filters refined from the operator's own (see deletes.py)."""
     from kafkactl.acl.deletes import PlannedFilter, batch, plan_filters
 
@@ -192,7 +196,7 @@ def delete_acls(gw, preview: DeletePreview, dry_run: bool = False, progress: Pro
     return result
 
 
-def _unconfirmed(result: ChangeResult, seen: Any, done: str, lagging: str) -> KafkactlError:
+def _unconfirmed(result: ChangeResult, seen: Confirmation, done: str, lagging: str) -> KafkactlError:
     """The change is made (the controller took it) but some brokers do not show it yet: the per-binding result still
     goes to stdout; exit 4 when a broker did not answer, else 1."""
     one = len(seen.missing) == 1
@@ -202,7 +206,7 @@ def _unconfirmed(result: ChangeResult, seen: Any, done: str, lagging: str) -> Ka
     return seen.error(result, message)
 
 
-def _raise_on_failures(gw, result: ChangeResult, what: str, needs: str) -> None:
+def _raise_on_failures(gw: AclClient, result: ChangeResult, what: str, needs: str) -> None:
     failed = result.failed
     if not failed:
         return

@@ -9,6 +9,7 @@ kafkactl refuses instead.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from kafkactl.acl.breadth import Written
 from kafkactl.acl.model import (
@@ -27,6 +28,9 @@ from kafkactl.acl.model import (
     validate_text,
 )
 from kafkactl.errors import UsageError
+
+if TYPE_CHECKING:
+    from kafkactl.acl.presets import Preset
 
 Op = AclOperation
 
@@ -96,7 +100,7 @@ def _resources(o: AclOptions, pattern: PatternType) -> list[tuple[ResourceType, 
         if pattern is PatternType.PREFIXED:
             raise UsageError(f"--cluster with --resource-pattern-type prefixed: the cluster resource is always "
                              f"the literal {CLUSTER_NAME}")
-        res.append((ResourceType.CLUSTER, CLUSTER_NAME, pattern if pattern is not PatternType.PREFIXED else PatternType.LITERAL))
+        res.append((ResourceType.CLUSTER, CLUSTER_NAME, pattern))
     return res
 
 
@@ -211,7 +215,7 @@ def _preset_flags(o: AclOptions) -> list[str]:
                                      ("--mirror-maker", o.mirror_maker is not None)) if given]
 
 
-def _preset(o: AclOptions, pattern: PatternType):
+def _preset(o: AclOptions, pattern: PatternType) -> Preset | None:
     """The preset the options ask for, checked, or None."""
     from kafkactl.acl import presets
 
@@ -340,7 +344,7 @@ ROLE_KINDS = ("producer", "consumer", "streams", "connectWorker", "connector", "
               "mirrorMaker")
 
 
-def role_bindings(kind: str, spec: dict, principal: str, hosts: list[str]) -> list[AclBinding]:
+def role_bindings(kind: str, spec: dict[str, Any], principal: str, hosts: list[str]) -> list[AclBinding]:
     """A desired-state file's role (one of ROLE_KINDS, its fields as the schema has them): the bindings the same
     acls create shortcut or preset would create for `principal` on `hosts`."""
     o = AclOptions(allow_principals=[principal], allow_hosts=[] if hosts == ["*"] else list(hosts),

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from kafkactl.acl.client import AclClient
 from kafkactl.acl.model import AclBinding, AclFilter
 from kafkactl.errors import BrokerError, KafkactlError, UnreachableError
 
@@ -37,7 +38,7 @@ class Confirmation:
         """The error of a change the controller took but some brokers do not show yet: exit 4 when one of them
         did not answer, else 1; the per-item `result` still goes to stdout."""
         err: KafkactlError = UnreachableError(message) if self.why else BrokerError(message)
-        err.result = result  # type: ignore[attr-defined]
+        err.result = result
         return err
 
     def describe(self) -> str:
@@ -54,7 +55,7 @@ def lookup_filters(bindings: Sequence[AclBinding]) -> list[AclFilter]:
     return [AclFilter(rt) for rt in sorted({r[0] for r in resources})]
 
 
-def await_visible(gw: Any, present: Sequence[AclBinding], absent: Sequence[AclBinding], timeout: float = 10.0,
+def await_visible(gw: AclClient, present: Sequence[AclBinding], absent: Sequence[AclBinding], timeout: float = 10.0,
                   sample_every: int = 0) -> Confirmation:
     """Wait until every live broker lists `present` and none lists `absent`. Bounded by `timeout`.
 
@@ -77,7 +78,7 @@ def await_visible(gw: Any, present: Sequence[AclBinding], absent: Sequence[AclBi
     return on_every_broker(gw, shows, timeout)
 
 
-def on_every_broker(gw: Any, shows: Callable[[int, float], bool], timeout: float) -> Confirmation:
+def on_every_broker(gw: AclClient, shows: Callable[[int, float], bool], timeout: float) -> Confirmation:
     """Wait until shows(broker id, deadline) is true of every live broker (asked again until the deadline while it
     is false, the brokers listed afresh each round). Bounded by `timeout`. Also the wait after `topics create` and
     `topics delete`: a broker answers Metadata from its own copy of the metadata log."""
@@ -110,7 +111,7 @@ def _last_of_each(items: Sequence[AclBinding], size: int) -> set[AclBinding]:
     return {items[min(i + size, len(items)) - 1] for i in range(0, len(items), size)}
 
 
-def _settle(gw: Any, node: int, present: set[AclBinding], absent: set[AclBinding], deadline: float,
+def _settle(gw: AclClient, node: int, present: set[AclBinding], absent: set[AclBinding], deadline: float,
             bulk: bool) -> bool:
     """Poll one broker until it shows the change; False when the time ran out first."""
     filters = lookup_filters(list(present | absent))

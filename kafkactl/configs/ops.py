@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kafkactl.configs.entities import CONFIG_TYPES, QUOTA_TYPES, Entity
 from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS, ScramChange, parse_scram
@@ -14,6 +14,9 @@ from kafkactl.gateway import Gateway
 from kafkactl.gateway.configtypes import BROKER, explicit_sources
 from kafkactl.limits import shown
 from kafkactl.results import ChangeResult
+
+if TYPE_CHECKING:
+    from kafkactl.configs.listing import Listing
 
 
 
@@ -55,7 +58,7 @@ def describe(gw: Gateway, entity: Entity, names: list[str], all_values: bool, ve
     return describe_quotas(gw, [entity]), []
 
 
-def every_entity(gw: Gateway, entity: Entity) -> tuple[list[str], "object | None"]:
+def every_entity(gw: Gateway, entity: Entity) -> tuple[list[str], Listing | None]:
     """kafka-configs.sh's 'every entity' for describe without a name, and the LIST_CONFIG_RESOURCES
     listing used to find them (its notes are for the caller to print), if one was used."""
     if entity.type == "topics":
@@ -80,9 +83,11 @@ def every_entity(gw: Gateway, entity: Entity) -> tuple[list[str], "object | None
     return [], None  # users, clients, ips: the quota RPC matches every entity itself
 
 
-def _describe_configs(gw, entity, names, all_values, verbose):
+def _describe_configs(gw: Gateway, entity: Entity, names: list[str], all_values: bool, verbose: bool
+                      ) -> tuple[list[ConfigRow], list[EntityError]]:
     ctype = CONFIG_TYPES[entity.type]
-    rows, errors = [], []
+    rows: list[ConfigRow] = []
+    errors: list[EntityError] = []
     if entity.type in ("brokers", "broker-loggers") and any(names):
         # a request for a broker id the cluster lacks goes nowhere and waits --timeout: say so at once
         from kafkactl.describe.cluster import describe_cluster
@@ -117,9 +122,9 @@ def _describe_needs(entity_type: str, label: str) -> str:
     return "DescribeConfigs on the Cluster"
 
 
-def _describe_users(gw, entity, names):
+def _describe_users(gw: Gateway, entity: Entity, names: list[str]) -> tuple[list[ConfigRow], list[EntityError]]:
     rows = describe_quotas(gw, [entity])
-    errors = []
+    errors: list[EntityError] = []
     if not entity.default:
         scram = gw.describe_scram(names or None)
         for user, creds in sorted(scram.items(), key=lambda kv: str(kv[0])):
@@ -136,7 +141,7 @@ def _describe_users(gw, entity, names):
     return rows, errors
 
 
-def describe_quotas(gw, entities: list[Entity]) -> list[ConfigRow]:
+def describe_quotas(gw: Gateway, entities: list[Entity]) -> list[ConfigRow]:
     components: list[tuple[str, int, str | None]] = []
     for e in entities:
         qtype = QUOTA_TYPES[e.type]
@@ -176,7 +181,7 @@ class ConfigChange:
     status: str  # changed | validated | failed
     error: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {c: getattr(self, c) for c in self.COLUMNS}
 
 
@@ -196,7 +201,8 @@ def alter(gw: Gateway, entities: list[Entity], ops: list[tuple[str, str | None, 
     raise UsageError("a user+client entity takes quotas only")
 
 
-def _alter_config(gw, entity, ops, dry_run):
+def _alter_config(gw: Gateway, entity: Entity, ops: list[tuple[str, str | None, str]], dry_run: bool
+                  ) -> ChangeResult:
     for _, _, op in ops:
         if op in ("APPEND", "SUBTRACT") and entity.type in ("broker-loggers",):
             raise UsageError(f"{op.lower()} does not apply to {entity.type}")
@@ -262,7 +268,8 @@ def alter_needs(entity_type: str, label: str) -> str:
     return "AlterConfigs on the Cluster"
 
 
-def _alter_user_or_quota(gw, entities, ops, dry_run):
+def _alter_user_or_quota(gw: Gateway, entities: list[Entity], ops: list[tuple[str, str | None, str]], dry_run: bool
+                         ) -> ChangeResult:
     scram: list[tuple[str, ScramChange | None, str]] = []
     quota: list[tuple[str, float | None]] = []
     qtypes = [QUOTA_TYPES[e.type] for e in entities]
@@ -299,7 +306,7 @@ def _alter_user_or_quota(gw, entities, ops, dry_run):
     errors: list[KafkactlError] = []
     ok = "validated" if dry_run else "changed"
 
-    def outcome(err, what):
+    def outcome(err: BaseException | None, what: str) -> tuple[str, str | None]:
         if err is None:
             return ok, None
         errors.append(gw.translate(err, what, needs="Alter on the Cluster"))
@@ -316,7 +323,7 @@ def _alter_user_or_quota(gw, entities, ops, dry_run):
             # AlterUserScramCredentials has no validate-only mode: checked locally, nothing sent
             rows += [ConfigChange("users", user, k, op, _scram_shown(c), "validated") for k, c, op in scram]
         else:
-            upserts = [(user, k, c.iterations, c.password) for k, c, op in scram if op == "SET"]
+            upserts = [(user, k, c.iterations, c.password) for k, c, op in scram if op == "SET" and c is not None]
             deletes = [(user, k) for k, c, op in scram if op == "DELETE"]
             status, msg = outcome(gw.alter_scram(upserts, deletes).get(user), f"alter SCRAM credentials of {user}")
             rows += [ConfigChange("users", user, k, op, _scram_shown(c), status, msg) for k, c, op in scram]

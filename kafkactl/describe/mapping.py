@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
 from kafkactl.errors import AuthenticationError, UsageError
 from kafkactl.mapping.rules import (MappingFailure, NeedsDefaultRealm, RuleError, map_kerberos, map_ssl_dn, parse_kerberos_rules,
@@ -79,7 +79,7 @@ def bounded(fn: Callable[..., T], *args: Any) -> T:
     kind, value = pickle.loads(b"".join(chunks))
     if kind == "error":
         raise value
-    return value
+    return cast(T, value)  # fn's answer, unpickled
 
 
 def cluster_rules(gw: Gateway, key: str) -> tuple[str | None, str]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from kafkactl.acl.bitfield import AuthorizedOps, decode
 from kafkactl.acl.model import ResourceType
 from kafkactl.errors import KafkactlError, PartialFailure, UsageError
-from kafkactl.gateway import Gateway
+from kafkactl.gateway import ErrorInfo, Gateway, TopicRecord
 from kafkactl.results import ChangeResult
 
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
@@ -64,7 +64,7 @@ class ItemResult:
     status: str  # created | deleted | validated | failed
     error: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "status": self.status, "error": self.error}
 
 
@@ -146,7 +146,7 @@ def _await_brokers(gw: Gateway, result: ChangeResult, names: list[str], present:
     raise seen.error(result, message)
 
 
-def _lags(record, present: bool) -> bool:
+def _lags(record: TopicRecord | None, present: bool) -> bool:
     """Whether a broker's Metadata record of a topic (None: not in the answer) still lacks the change."""
     if record is None:
         return present
@@ -157,13 +157,15 @@ def _lags(record, present: bool) -> bool:
     return False  # not the caller's to see (an authorization error): nothing to wait for
 
 
-def _envelope(gw: Gateway, kind: str, errors: dict, ok_status: str, dry_run: bool, what: str, needs: str
+def _envelope(gw: Gateway, kind: str, errors: dict[str, ErrorInfo | None], ok_status: str, dry_run: bool, what: str, needs: str
               ) -> ChangeResult:
     results = []
+    failures: dict[str, ErrorInfo] = {}
     for name, info in sorted(errors.items()):
         if info is None:
             results.append(ItemResult(name, ok_status))
         else:
+            failures[name] = info
             err = gw.item_error(info, f"{what} {name!r}", resource=f"topic {name!r}", needs=needs.format(name=name))
             results.append(ItemResult(name, "failed", err.message))
     result = ChangeResult(kind=kind, results=tuple(results), dry_run=dry_run)
@@ -171,8 +173,7 @@ def _envelope(gw: Gateway, kind: str, errors: dict, ok_status: str, dry_run: boo
     if failed and len(failed) == len(results):
         # all failed: surface the (first) translated error with its own exit code
         name = failed[0].name
-        info = errors[name]
-        raise gw.item_error(info, f"{what} {name!r}", resource=f"topic {name!r}", needs=needs.format(name=name))
+        raise gw.item_error(failures[name], f"{what} {name!r}", resource=f"topic {name!r}", needs=needs.format(name=name))
     if failed:
         first = failed[0]
         raise PartialFailure(f"{len(failed)} of {len(results)} failed; first: {first.name}: {first.error}", result=result)

@@ -16,16 +16,19 @@ import gc
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from kafkactl.acl.model import (CLUSTER_NAME, AclBinding, AclFilter, PatternType, ResourceType,
-                                 find_refused, validate_principal)
+from kafkactl.acl.model import (CLUSTER_NAME, AclBinding, AclFilter, AclOperation, PatternType, Permission,
+                                ResourceType, find_refused, validate_principal)
 from kafkactl.desired.formats.text import decode, json_loads, read_bytes
 from kafkactl.desired.state import DesiredState, flat_binding
 from kafkactl.desired.formats import FLAT_SUFFIXES, read_one
 from kafkactl.desired.formats.flat import flat_records, flat_where
 from kafkactl.limits import too_long
 from kafkactl.errors import KafkactlError, MissingFileError, StateFileError
+
+if TYPE_CHECKING:
+    from kafkactl.gateway import Gateway
 
 
 @contextlib.contextmanager
@@ -41,7 +44,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def read_acl_set(acls_file: str | None, gateway: Callable[[], Any],
+def read_acl_set(acls_file: str | None, gateway: Callable[[], Gateway],
                  resource: tuple[ResourceType, str] | None = None) -> list[AclBinding]:
     """The ACLs the authorizer's questions work on: from the file, or from the cluster (`gateway` is called only
     then, so a file never needs one). With a resource, only those that can concern it: the file's rows whose
@@ -82,7 +85,8 @@ class _Rows:
     def __init__(self, where: Callable[[int], str], default_host: str | None = None) -> None:
         self.where = where
         self.default_host = default_host
-        self.enums: dict[tuple, tuple] = {}  # raw (type, operation, permission, pattern) -> parsed
+        # raw (type, operation, permission, pattern) -> parsed
+        self.enums: dict[tuple[Any, Any, Any, Any], tuple[ResourceType, AclOperation, Permission, PatternType]] = {}
         self.principals: dict[str, str] = {}  # raw -> validated
 
     def bindings(self, rows: Iterable[tuple[int, Any]]) -> list[AclBinding]:
@@ -231,7 +235,7 @@ def _scan(p: Path, name: str) -> list[AclBinding] | None:
     return list(dict.fromkeys(out))
 
 
-def existing_resources(gw: Any, transactional: bool = True) -> dict[ResourceType, list[str]]:
+def existing_resources(gw: Gateway, transactional: bool = True) -> dict[ResourceType, list[str]]:
     """The topics, groups (and transactional ids) that exist, as the caller may see them: what acls report and the
     dangling and unsecured lint checks expand ACLs against."""
     out = {ResourceType.TOPIC: [t.name for t in gw.topics() if t.error is None],

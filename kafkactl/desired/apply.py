@@ -12,7 +12,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from collections import deque
-from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, ClassVar, Iterable, Iterator, Sequence, TextIO, TypeVar
 
 from kafkactl.results import API_VERSION
 from kafkactl.acl.model import AclBinding
@@ -21,6 +21,14 @@ from kafkactl.acl.visibility import Confirmation, await_visible
 from kafkactl.desired.plan import PHASE_NAMES, PHASES, Plan, PlanRow
 from kafkactl.desired.formats.flat import flat_row
 from kafkactl.errors import BrokerError, PartialFailure, UnreachableError
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from kafkactl.gateway import ErrorInfo, Gateway
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 CREATE_CHUNK = 2_000
 DELETE_BATCH = 200
@@ -41,11 +49,11 @@ class ApplyRow:
 class ApplyResult:
     ROWS: ClassVar[str] = "summary"
     summary: list[ApplyRow] = field(default_factory=list)
-    failures: list[dict] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)
     stopped_at: str | None = None
     dry_run: bool = False
     # per phase: how many brokers confirmed it and how long the slowest took (the barrier, see acl/visibility.py)
-    confirmations: list[dict] = field(default_factory=list)
+    confirmations: list[dict[str, Any]] = field(default_factory=list)
 
     def confirmed(self, cluster: str, phase: int, seen: Confirmation) -> None:
         if seen.slowest is not None:
@@ -70,7 +78,7 @@ class ApplyResult:
     def failed(self) -> int:
         return sum(r.count for r in self.summary if r.status == "failed")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"api_version": API_VERSION, "kind": "AclApplyResult", "dry_run": self.dry_run,
                 "stopped_at": self.stopped_at, "summary": [r.__dict__ for r in self.summary],
                 "confirmations": self.confirmations, "failures": self.failures[:100]}
@@ -79,8 +87,8 @@ class ApplyResult:
 PhaseHook = Callable[[str, int], None]
 
 
-def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], None] | None = None,
-          on_phase: PhaseHook | None = None, report=None, dry_run: bool = False) -> ApplyResult:
+def apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], None] | None = None,
+          on_phase: PhaseHook | None = None, report: TextIO | None = None, dry_run: bool = False) -> ApplyResult:
     result = ApplyResult(dry_run=dry_run)
     for cp in plan.clusters:
         gw = gateways[cp.cluster]
@@ -92,7 +100,7 @@ def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], Non
                     result.summary.append(ApplyRow(cp.cluster, phase, action, "would-" + action.lower(), len(rows)))
                 continue
             changed_before = result.changed
-            errors: dict[AclBinding, Any] = {}
+            errors: dict[AclBinding, ErrorInfo] = {}
             statuses = _run_phase(gw, action, rows, progress, report, errors)
             for status in sorted(set(statuses.values())):
                 result.summary.append(ApplyRow(cp.cluster, phase, action, status,
@@ -120,8 +128,8 @@ def apply(plan: Plan, gateways: dict[str, object], progress: Callable[[int], Non
 # ------------------------------------------------------------------ how a phase stops an apply (both engines)
 
 
-def phase_failure(gw, result: ApplyResult, cluster: str, phase: int, failed: int, total: int, changed_before: bool,
-                  causes: set[tuple[int | None, str | None]]) -> Exception:
+def phase_failure(gw: Gateway, result: ApplyResult, cluster: str, phase: int, failed: int, total: int,
+                  changed_before: bool, causes: AbstractSet[tuple[int | None, str | None]]) -> Exception:
     """The error that stops an apply at a failed phase: the one reason's own (exit 3 when not authorized) when
     nothing was changed and every binding failed for it, else a partial failure (exit 5). The result, printed
     either way, says where it stopped."""
@@ -144,12 +152,12 @@ def unconfirmed(result: ApplyResult, cluster: str, phase: int, waited: str = "",
     why = f" ({seen.why})" if seen is not None and seen.why else ""
     err = BrokerError(f"{result.stopped_at}: {who} did not confirm the changes{waited}{why}; later phases were "
                       "not started (re-run apply to converge)")
-    err.result = result  # type: ignore[attr-defined]  # printed with the error (cli.root)
+    err.result = result  # printed with the error (cli.root)
     return err
 
 
-def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report,
-               errors: dict | None = None) -> dict[AclBinding, str]:
+def _run_phase(gw: Gateway, action: str, rows: Sequence[PlanRow], progress: Callable[[int], None] | None,
+               report: TextIO | None, errors: dict[AclBinding, ErrorInfo] | None = None) -> dict[AclBinding, str]:
     bindings = [r.binding for r in rows]
     statuses: dict[AclBinding, str] = {}
     if not bindings:
@@ -162,7 +170,7 @@ def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report,
                 progress(len(chunk))
         return statuses
 
-    def send(chunk):
+    def send(chunk: Sequence[AclBinding]) -> list[tuple[list[AclBinding], ErrorInfo | None]]:
         return gw.delete_acls([b.to_filter() for b in chunk])
 
     for chunk, results in pipelined(_resent(send), chunks(bindings, DELETE_BATCH)):
@@ -174,27 +182,26 @@ def _run_phase(gw, action: str, rows: Sequence[PlanRow], progress, report,
     return statuses
 
 
-def _resent(fn: Callable, attempts: int = 3) -> Callable:
+def _resent(fn: Callable[[T], R], attempts: int = 3) -> Callable[[T], R]:
     """fn, sent again when the broker it went to stopped answering (another takes it: the client avoids a broker
     whose connection failed). Creating an existing ACL and deleting a missing one change nothing, so a request
     that did reach the controller before its broker stopped is safe to send twice."""
     import time
 
-    def call(batch: Any) -> Any:
-        for attempt in range(attempts):
+    def call(batch: T) -> R:
+        for attempt in range(attempts - 1):
             try:
                 return fn(batch)
             except UnreachableError:
-                if attempt == attempts - 1:
-                    raise
                 time.sleep(0.5 * (attempt + 1))
+        return fn(batch)  # the last attempt: its error is raised
     return call
 
 
-def pipelined(fn: Callable, batches: Iterable, in_flight: int = IN_FLIGHT) -> Iterator[tuple]:
+def pipelined(fn: Callable[[T], R], batches: Iterable[T], in_flight: int = IN_FLIGHT) -> Iterator[tuple[T, R]]:
     """(batch, fn(batch)) in order, with at most `in_flight` requests outstanding. Nothing is queued beyond
     that, so an interrupt (Ctrl-C) stops after the requests already on the wire: a re-run converges."""
-    pending: deque = deque()
+    pending: deque[tuple[T, Future[R]]] = deque()
     pool = ThreadPoolExecutor(max_workers=in_flight)
     try:
         for batch in batches:
@@ -209,7 +216,9 @@ def pipelined(fn: Callable, batches: Iterable, in_flight: int = IN_FLIGHT) -> It
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _record(statuses, report, row: PlanRow, chunk, errs, ok: str, gone=frozenset(), errors=None) -> None:
+def _record(statuses: dict[AclBinding, str], report: TextIO | None, row: PlanRow, chunk: Sequence[AclBinding],
+            errs: Sequence[ErrorInfo | None], ok: str, gone: AbstractSet[AclBinding] = frozenset(),
+            errors: dict[AclBinding, ErrorInfo] | None = None) -> None:
     for b, err in zip(chunk, errs):
         status = "failed" if err else ("gone" if b in gone else ok)
         statuses[b] = status

@@ -8,6 +8,7 @@ field, as the Python loader does. Only the changed rows become Python objects.
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Iterable, Sequence
 
 from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclBinding, AclOperation, PatternType, Permission,
@@ -22,7 +23,7 @@ from kafkactl.limits import MAX_STRING_BYTES
 ARROW_BYTES = 8 * 1024 * 1024
 
 
-def _pa():
+def _pa() -> tuple[ModuleType, ModuleType]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -31,7 +32,7 @@ def _pa():
 
 def bindings_table(bindings: Iterable[AclBinding]) -> Any:
     pa, _ = _pa()
-    cols: dict[str, list] = {c: [] for c in BINDING}
+    cols: dict[str, list[str]] = {c: [] for c in BINDING}
     for b in bindings:
         cols["principal"].append(b.principal)
         cols["host"].append(b.host)
@@ -54,7 +55,8 @@ def read_flat(path: str, scope: Scope) -> Any:
     return table
 
 
-def _normalise(t):
+# pyarrow has no type information: its tables and arrays are Any here
+def _normalise(t: Any) -> Any:
     pa, pc = _pa()
     names = {o.name.replace("_", ""): o.name for o in AclOperation}
     op = pc.utf8_upper(pc.replace_substring_regex(pc.utf8_trim_whitespace(t.column("operation")), "[-_ ]", ""))
@@ -77,7 +79,7 @@ def _normalise(t):
 REFUSED_RE2 = refused_class("\\x{{{:x}}}", surrogates=False)
 
 
-def _validate(path: Path, raw, t, scope: Scope) -> None:
+def _validate(path: Path, raw: Any, t: Any, scope: Scope) -> None:
     """The first row that fails a check is phrased by the Python loader, from the values as read."""
     pa, pc = _pa()
     supported = [f"{rt.name}/{o.name}" for rt, ops in SUPPORTED_OPERATIONS.items() for o in (*ops, AclOperation.ALL)]
@@ -114,7 +116,7 @@ def _validate(path: Path, raw, t, scope: Scope) -> None:
         raise StateFileError(f"{where}: {b.describe()} is outside the declared scope")
 
 
-def in_scope(t, scope: Scope):
+def in_scope(t: Any, scope: Scope) -> Any:
     pa, pc = _pa()
     mask = pa.array([True] * len(t)) if len(t) else pa.array([], pa.bool_())
     if scope.principals or scope.principal_prefixes:
@@ -133,7 +135,7 @@ def in_scope(t, scope: Scope):
     return mask
 
 
-def _protected(t, guards: Guards, supers: Sequence[str]):
+def _protected(t: Any, guards: Guards, supers: Sequence[str]) -> Any:
     pa, pc = _pa()
     exact = sorted(set(supers) | {p for p in guards.protect if not p.endswith("*")})
     m = pc.is_in(t.column("principal"), pa.array(exact, pa.string()))
@@ -143,7 +145,8 @@ def _protected(t, guards: Guards, supers: Sequence[str]):
     return m
 
 
-def diff_tables(cluster: str, desired, current, scope: Scope, guards: Guards, supers: Sequence[str]) -> ClusterPlan:
+def diff_tables(cluster: str, desired: Any, current: Any, scope: Scope, guards: Guards, supers: Sequence[str]
+                ) -> ClusterPlan:
     """The same diff as plan.diff_cluster, on Arrow tables. `current` (read from a broker) has no duplicates;
     `desired` may repeat a binding, so counts are taken on de-duplicated rows without de-duplicating all of it."""
     pa, pc = _pa()
@@ -171,7 +174,7 @@ def diff_tables(cluster: str, desired, current, scope: Scope, guards: Guards, su
     return plan
 
 
-def _known_binding(d: dict) -> AclBinding | None:
+def _known_binding(d: dict[str, Any]) -> AclBinding | None:
     """Rows that were validated already (or read from a broker) need only their enums looked up."""
     try:
         return AclBinding(ResourceType[d["resource_type"]], d["resource_name"], PatternType[d["pattern_type"]],

@@ -19,10 +19,13 @@ import shutil
 import tempfile
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kafkactl.profiles import Profile
 from kafkactl.redact import MASK, Secret
+
+if TYPE_CHECKING:
+    from kafkactl.gateway import Gateway
 
 _SECRETS = ("password", "ssl_key_password")
 _FILES = ("ssl_cafile", "ssl_certfile", "ssl_keyfile")
@@ -124,10 +127,10 @@ class ExecutorClients:
         self._deliveries = deliveries
         self._timeout = timeout
         self._debug = debug
-        self._gateways: dict[str, Any] = {}
+        self._gateways: dict[str, Gateway] = {}
         self._dirs: list[Path] = []
 
-    def __getitem__(self, cluster: str) -> Any:
+    def __getitem__(self, cluster: str) -> Gateway:
         if cluster not in self._gateways:
             from kafkactl.gateway import Gateway
 

@@ -9,11 +9,15 @@ and a sensitive config by whether it is set.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping
 
 from kafkactl.errors import UsageError
 from kafkactl.gateway import Gateway
 from kafkactl.limits import shown
+
+if TYPE_CHECKING:
+    from kafkactl.acl.model import AclBinding
+    from kafkactl.desired.configs.plan import Current, TopicShape
 
 PARTS = ("acls", "configs", "quotas", "users")
 
@@ -27,7 +31,7 @@ class Difference:
     first: str | None  # the value in the first cluster; None: absent there
     second: str | None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {c: getattr(self, c) for c in self.COLUMNS}
 
 
@@ -56,7 +60,7 @@ class TopicMap:
                 return b + name[len(a):]
         return name
 
-    def binding(self, b: Any) -> Any:
+    def binding(self, b: AclBinding) -> AclBinding:
         """A topic ACL of the first cluster as the second would hold it. The literal '*' is every topic on either
         cluster, never a name to map ('source.*' would be one topic); a prefix mapped to nothing is refused."""
         from dataclasses import replace
@@ -98,7 +102,7 @@ def _acls(first: Gateway, second: Gateway, topic_map: TopicMap) -> list[Differen
             + [Difference("acl", x.describe(), None, None, "present") for x in sorted(b - a)])
 
 
-def _current(gw: Gateway, sections: list[str]) -> Any:
+def _current(gw: Gateway, sections: list[str]) -> Current:
     from kafkactl.desired.configs.desired import DesiredConfigs, Manage
     from kafkactl.desired.configs.plan import read_current
 
@@ -110,18 +114,18 @@ def _current(gw: Gateway, sections: list[str]) -> Any:
     return read_current(gw, DesiredConfigs(manage=Manage(manage), sections=set(sections)))
 
 
-def _state(a: Any, b: Any, topic_map: TopicMap) -> list[Difference]:
+def _state(a: Current, b: Current, topic_map: TopicMap) -> list[Difference]:
     from kafkactl.desired.configs.desired import DEFAULT, NOUN, quota_label
 
     out: list[Difference] = []
 
-    def compare(kind: str, entity: str, x: dict, y: dict) -> None:
+    def compare(kind: str, entity: str, x: Mapping[str, object], y: Mapping[str, object]) -> None:
         for key in sorted(set(x) | set(y)):
             vx, vy = x.get(key, _ABSENT), y.get(key, _ABSENT)
             if vx != vy:
                 out.append(Difference(kind, entity, key, _shown(vx), _shown(vy)))
 
-    ta: dict[str, Any] = {}
+    ta: dict[str, TopicShape] = {}
     for n, v in a.topics.items():
         if v.internal:
             continue

@@ -7,13 +7,19 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Sequence, TextIO
 
 from kafkactl.desired.plan import Guards, Plan, make_plan, read_current
 from kafkactl.desired.prerequisites import spark_missing, url_shown
 from kafkactl.desired.formats import FLAT_SUFFIXES, read_state
 from kafkactl.desired.targets import check_choice, resolve_targets
 from kafkactl.profiles import Selection
+
+if TYPE_CHECKING:
+    from kafkactl.acl.model import AclBinding
+    from kafkactl.desired.apply import ApplyResult
+    from kafkactl.desired.targets import Target
+    from kafkactl.gateway import Gateway
 
 # The in-process engines' peak memory per desired binding, its cluster's current binding included (bench/RESULTS.md,
 # "Desired-state plan engines": 5,000,000 desired and 5,000,000 current bindings peak at 3,082 MB, 616 B a pair)
@@ -61,14 +67,14 @@ class PlanResult:
     should tell the operator."""
 
     plan: Plan
-    gateways: dict[str, Any]
+    gateways: dict[str, Gateway]
     mode: Engine
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     request: PlanRequest = field(default_factory=PlanRequest)
 
     def apply(self, progress: Callable[[int], None] | None = None, report: TextIO | None = None,
-              dry_run: bool = False) -> Any:
+              dry_run: bool = False) -> ApplyResult:
         if self.mode == "spark" and not dry_run:
             from kafkactl.desired.spark import executor_errors
             from kafkactl.desired.spark_apply import spark_apply
@@ -228,9 +234,9 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
         elif engine == "arrow":
             result = _arrow_plan(files, scope_file, targets, gateways, guards)
         else:
-            currents: dict[int, list] = {}
+            currents: dict[int, list[AclBinding]] = {}
 
-            def read(gw: Any) -> list:
+            def read(gw: Gateway) -> list[AclBinding]:
                 currents[id(gw)] = read_current(gw)
                 return currents[id(gw)]
 
@@ -248,7 +254,8 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     return PlanResult(result, gateways, engine, notes, warnings, request)
 
 
-def radius(plan: Plan, gateways: dict[str, Any], request: PlanRequest, current: Callable[[str], Any],
+def radius(plan: Plan, gateways: dict[str, Gateway], request: PlanRequest,
+           current: Callable[[str], Iterable[AclBinding] | None],
            engine: str) -> list[str]:
     """The plan's guards and its blast radius, per cluster. The guards run whatever the engine and the plan's size,
     on the few rows they concern (User:* and the cluster resource): what they refuse raises (exit 2); what a flag
@@ -326,7 +333,7 @@ def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
     return PlanResult(plan, gateways, engine, notes, warnings, request)
 
 
-def distinct_clusters(gateways: dict[str, Any]) -> None:
+def distinct_clusters(gateways: dict[str, Gateway]) -> None:
     """A fan-out names each cluster once: two contexts that reach the same cluster (another listener, another
     user) would plan every change twice and count what one apply did as two."""
     from kafkactl.errors import UsageError
@@ -379,7 +386,7 @@ def check_spark_urls(master: str | None, remote: str | None) -> None:
                 raise UsageError(f"{option} {url_shown(url)}: a port is 1 to 65535")
 
 
-def _check_fresh(plan: Plan, live: dict[str, set]) -> None:
+def _check_fresh(plan: Plan, live: dict[str, set[AclBinding]]) -> None:
     """A saved plan applies only to the ACLs it was made from: once a create it plans exists, or an ACL it
     deletes is gone (applied already, or changed by someone else), it is stale and refused whole."""
     from kafkactl.errors import UsageError
@@ -417,7 +424,8 @@ def _flat_bytes(files: Sequence[str]) -> int:
     return sum(f.stat().st_size for f in flat if f.exists())
 
 
-def _arrow_plan(files, scope_file, targets, gateways, guards) -> Plan:
+def _arrow_plan(files: list[str], scope_file: str | None, targets: Sequence[Target], gateways: dict[str, Gateway],
+                guards: Guards) -> Plan:
     """Large flat inputs: Arrow columns and hash anti-joins (kafkactl/desired/arrow_diff.py)."""
     from pathlib import Path
 
@@ -437,12 +445,12 @@ def _arrow_plan(files, scope_file, targets, gateways, guards) -> Plan:
     return Plan(clusters, state.scope, list(state.sources), engine="in-process (arrow)")
 
 
-def gateways_for(chosen: Selection, clusters: Sequence[str], debug: bool = False) -> dict[str, Any]:
+def gateways_for(chosen: Selection, clusters: Sequence[str], debug: bool = False) -> dict[str, Gateway]:
     """The clients of a saved plan's clusters, from the global Selection (-b, --context, --command-config)."""
     from kafkactl.profiles import ContextStore
 
     known = ContextStore.load().contexts
-    out: dict[str, Any] = {}
+    out: dict[str, Gateway] = {}
     try:
         for name in clusters:
             out[name] = _gateway_for(chosen, name, name in known, debug)
@@ -453,7 +461,7 @@ def gateways_for(chosen: Selection, clusters: Sequence[str], debug: bool = False
     return out
 
 
-def _gateway_for(chosen: Selection, name: str, is_context: bool, debug: bool) -> Any:
+def _gateway_for(chosen: Selection, name: str, is_context: bool, debug: bool) -> Gateway:
     from kafkactl.profiles import parse_bootstrap
 
     from kafkactl.errors import UsageError

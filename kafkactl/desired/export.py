@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import TYPE_CHECKING, Sequence, TextIO
 
 from kafkactl.acl.model import ResourceType, validate_principal
 from kafkactl.desired.plan import read_current
@@ -11,8 +11,13 @@ from kafkactl.desired.state import Scope
 from kafkactl.desired.formats import FORMATS, format_of, write
 from kafkactl.errors import UsageError
 
-def export(gw, fmt: str | None, principals: Sequence[str], principal_prefixes: Sequence[str], prefixes: Sequence[str],
-           file: str | None, stdout: TextIO, cluster: str = "my-cluster", notes: list[str] | None = None) -> int:
+if TYPE_CHECKING:
+    from kafkactl.gateway import Gateway
+
+
+def export(gw: Gateway, fmt: str | None, principals: Sequence[str], principal_prefixes: Sequence[str],
+           prefixes: Sequence[str], file: str | None, stdout: TextIO, cluster: str = "my-cluster",
+           notes: list[str] | None = None) -> int:
     from kafkactl.desired.interop.convert import TARGETS
 
     foreign = fmt is not None and fmt.lower() in TARGETS

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, ClassVar, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Sequence
 
 from kafkactl.results import API_VERSION
 from kafkactl.acl.model import AclBinding, AclFilter, PatternType, Permission, ResourceType, find_refused, shown
@@ -18,6 +18,10 @@ from kafkactl.desired.state import DesiredState, Scope, StateFileError, flat_bin
 from kafkactl.desired.formats.flat import flat_row
 from kafkactl.errors import UsageError
 from kafkactl.limits import delete_limit
+
+if TYPE_CHECKING:
+    from kafkactl.acl.blast import Shift
+    from kafkactl.gateway import Gateway
 
 PHASES = {1: ("CREATE", Permission.DENY), 2: ("CREATE", Permission.ALLOW), 3: ("DELETE", Permission.ALLOW),
           4: ("DELETE", Permission.DENY)}
@@ -49,10 +53,10 @@ class PlanRow:
     action: str
     binding: AclBinding
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(object.__getattribute__(self, "binding"), name)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"cluster": self.cluster, "phase": self.phase, "action": self.action, **flat_row(self.binding)}
 
 
@@ -66,7 +70,8 @@ class ClusterPlan:
     protected_skipped: int = 0
     deletes_withheld: int = 0  # --no-delete
     cluster_id: str | None = None  # the cluster the plan was made from: a saved plan applies there only
-    stored: tuple | None = None  # (counts, fingerprint) of a plan whose rows stay on disk (Spark)
+    # (counts, fingerprint) of a plan whose rows stay on disk (Spark)
+    stored: tuple[dict[int, int], tuple[int, int]] | None = None
 
     def fingerprint(self) -> tuple[int, int]:
         if self.stored is not None:
@@ -92,7 +97,7 @@ class Plan:
     sources: list[str] = field(default_factory=list)
     engine: str = "in-process"
     location: str | None = None  # a directory with rows/ (Parquet, by cluster and phase): Spark plans
-    radius: list = field(default_factory=list)  # kafkactl.acl.blast.Shift: who gains and loses what (not saved)
+    radius: list[Shift] = field(default_factory=list)  # who gains and loses what (not saved)
     radius_notes: list[str] = field(default_factory=list)  # why a cluster's radius was not computed
 
     @property
@@ -115,7 +120,7 @@ class Plan:
         # same first `limit` rows: the smallest of all, a batch at a time (bounded memory), not the first written
         order = {c.cluster: i for i, c in enumerate(self.clusters)}
 
-        def key(r: PlanRow) -> tuple:
+        def key(r: PlanRow) -> tuple[int, str, int, AclBinding]:
             return (order.get(r.cluster, len(order)), r.cluster, r.phase, r.binding)
 
         records = (d for batch in dataset.to_batches() for d in batch.to_pylist())
@@ -152,7 +157,7 @@ class Plan:
     def summary(self) -> list["PlanSummary"]:
         return [PlanSummary(c.cluster, p, PHASE_NAMES[p], n) for c in self.clusters for p, n in c.counts().items()]
 
-    def to_json(self, include_changes: bool = True) -> dict:
+    def to_json(self, include_changes: bool = True) -> dict[str, Any]:
         doc = {"api_version": API_VERSION, "kind": "AclPlan", "engine": self.engine, "sources": self.sources,
                 "scope": self.scope.to_json(),
                 "clusters": [{"cluster": c.cluster, "cluster_id": c.cluster_id, "current_total": c.current_total,
@@ -187,7 +192,7 @@ def shard_filters() -> list[AclFilter]:
             for pt in (PatternType.LITERAL, PatternType.PREFIXED) for perm in (Permission.ALLOW, Permission.DENY)]
 
 
-def read_current(gw) -> list[AclBinding]:
+def read_current(gw: Gateway) -> list[AclBinding]:
     out: list[AclBinding] = []
     for f in shard_filters():
         out.extend(gw.describe_acls(f, bulk=True))
@@ -273,8 +278,8 @@ def diff_cluster(cluster: str, current: Iterable[AclBinding], desired: Iterable[
     return plan
 
 
-def make_plan(targets: Sequence[tuple[str, object, Sequence[str]]], state: DesiredState, guards: Guards,
-              read: Callable = read_current) -> Plan:
+def make_plan(targets: Sequence[tuple[str, Gateway, Sequence[str]]], state: DesiredState, guards: Guards,
+              read: Callable[[Gateway], Iterable[AclBinding]] = read_current) -> Plan:
     """targets: (cluster name, gateway, super users)."""
     clusters = [diff_cluster(name, read(gw), state.bindings, state.scope, guards, supers)
                 for name, gw, supers in targets]

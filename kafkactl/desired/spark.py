@@ -19,7 +19,7 @@ import re
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType, refused_class, shown,
                                  validate_text)
@@ -30,7 +30,13 @@ from kafkactl.desired.formats.flat import checked_rows, flat_row
 from kafkactl.errors import KafkactlError, UsageError
 from kafkactl.privatefile import private_tempdir, write_private
 
-_sessions: dict[tuple, Any] = {}
+if TYPE_CHECKING:  # (pyspark is imported when Spark is used, never by `kafkactl --help`)
+    from pyspark.sql import Column, DataFrame, Row, SparkSession
+
+    from kafkactl.desired.delivery import Delivery
+    from kafkactl.desired.targets import Target
+
+_sessions: dict[tuple[str | None, str | None], SparkSession] = {}  # by (master, remote)
 BINDING = ["principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type"]
 TEXT_FIELDS = ("principal", "host", "resource_name")
 REFUSED_JAVA = refused_class(surrogates=False)  # java.util.regex reads \uXXXX as Python does
@@ -92,7 +98,7 @@ def _jvm_stderr(debug: bool) -> Iterator[None]:
 
 
 def session(master: str | None = None, remote: str | None = None, driver_memory: str = "2g",
-            debug: bool = False) -> Any:
+            debug: bool = False) -> SparkSession:
     """One SparkSession per process and target: local[*] unless a master or a Spark Connect URL is given."""
     key = (master, remote)
     if key in _sessions:
@@ -299,11 +305,11 @@ def executor_errors() -> Iterator[None]:
 _KAFKACTL_ERROR = re.compile(r"kafkactl\.errors\.([A-Za-z]+Error): ([^\n]*)")
 
 
-SparkWatch = Any  # Callable[[str, int, int], None]: (what runs, tasks done, tasks in all)
+SparkWatch = Callable[[str, int, int], None]  # (what runs, tasks done, tasks in all)
 
 
 @contextlib.contextmanager
-def tracking(spark: Any, watch: SparkWatch | None, every: float = 0.25) -> Iterator[None]:
+def tracking(spark: SparkSession, watch: SparkWatch | None, every: float = 0.25) -> Iterator[None]:
     """While the block runs, Spark's status tracker is read every `every` s and `watch` told the active stages'
     tasks done of their total (Spark Connect has no tracker on the client: nothing is reported there)."""
     import threading
@@ -346,16 +352,16 @@ def tracking(spark: Any, watch: SparkWatch | None, every: float = 0.25) -> Itera
         thread.join(2)
 
 
-def _is_connect(spark: Any) -> bool:
+def _is_connect(spark: SparkSession) -> bool:
     return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
 # --------------------------------------------------------------------------------------------- plan
 
 
-def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None = None, remote: str | None = None,
-               out_dir: str | None = None, current: Any = None, watch: SparkWatch | None = None,
-               debug: bool = False, preread: dict[str, Any] | None = None) -> Plan:
+def spark_plan(state: DesiredState, targets: Sequence[Target], guards: Guards, master: str | None = None,
+               remote: str | None = None, out_dir: str | None = None, current: DataFrame | None = None,
+               watch: SparkWatch | None = None, debug: bool = False, preread: dict[str, Any] | None = None) -> Plan:
     """`current` (a DataFrame of cluster + binding columns) replaces reading the brokers: for benchmarks."""
     from pyspark.sql import functions as F
 
@@ -378,7 +384,8 @@ def spark_plan(state: DesiredState, targets, guards: Guards, master: str | None 
     # one copy of the desired rows per target; a literal for one target (a cross join costs a third of the plan)
     cluster = F.lit(names[0]) if len(names) == 1 else F.explode(F.array(*[F.lit(n) for n in names]))
 
-    def per_cluster(cond, alias):  # one aggregate per target: the statistics ride along the join's one pass
+    # one aggregate per target: the statistics ride along the join's one pass
+    def per_cluster(cond: Column, alias: str) -> list[Column]:
         return [F.sum(F.when((F.col("cluster") == n) & cond, 1).otherwise(0)).alias(f"{alias}{i}")
                 for i, n in enumerate(names)]
 
@@ -451,7 +458,7 @@ JOIN_SETTINGS = {"spark.sql.adaptive.enabled": "true",
 
 
 @contextlib.contextmanager
-def join_settings(spark):
+def join_settings(spark: SparkSession) -> Iterator[None]:
     """The plan's join settings for the duration of one action, then the session's own back."""
     before = {k: spark.conf.get(k, None) for k in JOIN_SETTINGS}
     for k, v in JOIN_SETTINGS.items():
@@ -459,14 +466,14 @@ def join_settings(spark):
     try:
         yield
     finally:
-        for k, v in before.items():
-            if v is None:
+        for k, was in before.items():
+            if was is None:
                 spark.conf.unset(k)
             else:
-                spark.conf.set(k, v)
+                spark.conf.set(k, was)
 
 
-def _with_key(df):
+def _with_key(df: DataFrame) -> DataFrame:
     from pyspark.sql import functions as F
 
     # Spark's xxhash64 uses seed 42 and the UTF-8 bytes: the same key as plan.binding_key()
@@ -474,7 +481,7 @@ def _with_key(df):
     return df.withColumn("key", F.xxhash64(F.concat_ws(KEY_SEP, *[F.col(c) for c in BINDING])))
 
 
-def _desired_df(spark, state: DesiredState, preread: dict[str, Any] | None = None):
+def _desired_df(spark: SparkSession, state: DesiredState, preread: dict[str, Any] | None = None) -> DataFrame:
     """Flat files are read by Spark itself (explicit schema, validated with Spark expressions); YAML,
     already parsed and validated, comes from the state."""
 
@@ -509,14 +516,15 @@ def _desired_df(spark, state: DesiredState, preread: dict[str, Any] | None = Non
     return out
 
 
-def _normalise(df):
+def _normalise(df: DataFrame) -> DataFrame:
     """Canonical spellings pass untouched (checked first, so the string functions run only on the rest)."""
     from pyspark.sql import functions as F
 
-    def canon(c, allowed, slow):
+    def canon(c: str, allowed: list[str], slow: Column) -> Column:
         return F.when(F.col(c).isin(allowed), F.col(c)).otherwise(slow)
 
-    def trim(c):  # as Python's str.strip(), which the in-process loader uses: Spark's trim takes spaces only
+    # as Python's str.strip(), which the in-process loader uses: Spark's trim takes spaces only
+    def trim(c: str) -> Column:
         return F.regexp_replace(F.col(c), f"^{_PY_SPACE}+|{_PY_SPACE}+$", "")
 
     up = {c: F.upper(trim(c)) for c in ("operation", "permission", "resource_type", "pattern_type")}
@@ -546,7 +554,7 @@ def _squash(name: str) -> str:
     return name.replace("_", "").upper()
 
 
-def validate_flat(spark, path: str, df, scope: Scope | None = None) -> None:
+def validate_flat(spark: SparkSession, path: str, df: DataFrame, scope: Scope | None = None) -> None:
     """Find the first invalid row in one pass over the data; report file, row and field. If Spark cannot read
     the file (FAILFAST: a malformed line), the Python loader reads it to name the line and field."""
     from pyspark.sql import functions as F
@@ -593,7 +601,7 @@ def validate_flat(spark, path: str, df, scope: Scope | None = None) -> None:
         raise StateFileError(f"{path}: {_row_hint(r)}: {field_name}: {shown(r[field_name])} is not valid")
 
 
-def _row_hint(row) -> str:
+def _row_hint(row: Row) -> str:
     resource = f"{row['resource_type']}:{row['resource_name']}"
     return f"row with principal {shown(row['principal'])}, {shown(resource)}"
 
@@ -603,7 +611,7 @@ PLAN_ROW_SCHEMA = "cluster string, phase int, action string, " + ", ".join(f"{c}
 RESULT_SCHEMA = PLAN_ROW_SCHEMA + ", status string, error string"
 
 
-def _current_df(spark, where: dict):
+def _current_df(spark: SparkSession, where: dict[str, Delivery]) -> DataFrame:
     """One task per shard. DataFrame API only (mapInArrow), so it runs under Spark Connect as well. `where`:
     cluster -> the Delivery its executors connect with."""
     specs = [(c, int(f.resource_type), int(f.pattern_type), int(f.permission)) for c in where for f in shard_filters()]
@@ -622,7 +630,7 @@ class _DriverRead:
     JVM's start; a request that reads nothing changes nothing, and its error is raised only after the desired
     files have been validated, so a bad file is still the error an operator sees first."""
 
-    def __init__(self, targets, debug: bool = False) -> None:
+    def __init__(self, targets: Iterable[Target], debug: bool = False) -> None:
         import threading
 
         self._targets, self._debug = list(targets), debug
@@ -650,14 +658,14 @@ class _DriverRead:
         except BaseException as exc:  # raised in the caller's thread, by frame()
             self._error = exc
 
-    def frame(self, spark):
+    def frame(self, spark: SparkSession) -> DataFrame:
         self._thread.join()
         if self._error is not None:
             raise self._error
         return spark.read.schema(CURRENT_SCHEMA).parquet(str(self._path))
 
 
-def shard_tasks(spark: Any, shards: int) -> int:
+def shard_tasks(spark: SparkSession, shards: int) -> int:
     """As many tasks as the executors have cores (each task's client reads its shards one after another), not one
     task per shard: every task pays a Python worker's client start and a login, 24 shards a cluster."""
     try:
@@ -667,7 +675,8 @@ def shard_tasks(spark: Any, shards: int) -> int:
     return max(1, min(shards, cores))
 
 
-def _read_shards_arrow(batches, where: dict):
+def _read_shards_arrow(batches: Iterable[Any], where: dict[str, Delivery]) -> Iterator[Any]:
+    """(pyarrow's record batches: pyarrow has no type information)"""
     import pyarrow as pa
 
     names = ["cluster", *BINDING]
@@ -677,7 +686,7 @@ def _read_shards_arrow(batches, where: dict):
                                          schema=pa.schema([(n, pa.string()) for n in names]))
 
 
-def _read_shards(specs: Iterator[tuple], where: dict) -> Iterator[tuple]:
+def _read_shards(specs: Iterator[tuple[str, int, int, int]], where: dict[str, Delivery]) -> Iterator[tuple[str, ...]]:
     """Runs on executors: one admin client per cluster per partition, one describe per shard."""
     from kafkactl.acl.model import AclFilter, PatternType, Permission, ResourceType
     from kafkactl.desired.delivery import ExecutorClients
@@ -689,7 +698,7 @@ def _read_shards(specs: Iterator[tuple], where: dict) -> Iterator[tuple]:
                 yield (cluster, *[flat_row(b)[c] for c in BINDING])
 
 
-def _in_scope(scope: Scope):
+def _in_scope(scope: Scope) -> Column:
     from pyspark.sql import functions as F
 
     cond = F.lit(True)
@@ -709,7 +718,7 @@ def _in_scope(scope: Scope):
     return cond
 
 
-def _protected(guards: Guards, supers: dict[str, list[str]]):
+def _protected(guards: Guards, supers: dict[str, list[str]]) -> Column:
     from pyspark.sql import functions as F
 
     cond = F.lit(False)

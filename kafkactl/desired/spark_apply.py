@@ -6,17 +6,30 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TextIO
 
 from kafkactl.desired.formats.flat import flat_row
 from kafkactl.desired.plan import PHASES, Plan, shard_filters
 from kafkactl.desired.state import FLAT_FIELDS
 from kafkactl.desired.delivery import ExecutorClients, deliver
-from kafkactl.desired.spark import BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, session, shard_tasks, tracking
+from kafkactl.desired.spark import (BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, SparkWatch, session, shard_tasks,
+                                   tracking)
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from kafkactl.acl.visibility import Confirmation
+    from kafkactl.desired.apply import ApplyResult
+    from kafkactl.desired.delivery import Delivery
+    from kafkactl.gateway import Gateway
+
+# a result row: cluster, phase, action, the binding's fields, status, error
+ResultRow = tuple[str | int | None, ...]
 
 
-def spark_apply(plan: Plan, gateways: dict, progress=None, report=None, master: str | None = None,
-                remote: str | None = None, watch=None, debug: bool = False):
+def spark_apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], None] | None = None,
+                report: TextIO | None = None, master: str | None = None, remote: str | None = None,
+                watch: SparkWatch | None = None, debug: bool = False) -> ApplyResult:
     """Each phase is a Spark job; the next starts only when every binding of this one is confirmed. The rows are
     the plan's Parquet (a plan made on Spark) or its rows in memory (a saved plan, read and checked on the driver)."""
     from pyspark.sql import functions as F
@@ -41,8 +54,11 @@ def spark_apply(plan: Plan, gateways: dict, progress=None, report=None, master: 
             n = cp.counts()[phase]
             if not n:
                 continue
-            res = part.repartition(max(1, min(8, n // 2000 + 1))).mapInArrow(
-                lambda batches, a=action: _apply_arrow(batches, a, where), RESULT_SCHEMA)
+
+            def apply_batches(batches: Iterable[Any], a: str = action) -> Iterator[Any]:
+                return _apply_arrow(batches, a, where)
+
+            res = part.repartition(max(1, min(8, n // 2000 + 1))).mapInArrow(apply_batches, RESULT_SCHEMA)
             target = results_dir / f"cluster={cp.cluster}" / f"phase={phase}"
             with tracking(spark, watch):
                 res.write.mode("overwrite").parquet(str(target))
@@ -76,7 +92,7 @@ def _error_code(error: str | None) -> int | None:
     return protocol_code((error or "").rsplit("(", 1)[-1].rstrip(")"))
 
 
-def _stream_report(results: Path, report) -> None:
+def _stream_report(results: Path, report: TextIO) -> None:
     """One JSON line per binding, read back batch by batch (bounded memory on the driver)."""
     import pyarrow.dataset as ds
 
@@ -85,7 +101,8 @@ def _stream_report(results: Path, report) -> None:
             report.write(json.dumps({k: v for k, v in rec.items() if v is not None}) + "\n")
 
 
-def _apply_arrow(batches, action: str, where: dict):
+def _apply_arrow(batches: Iterable[Any], action: str, where: dict[str, Delivery]) -> Iterator[Any]:
+    """(pyarrow's record batches: pyarrow has no type information)"""
     import pyarrow as pa
 
     names = ["cluster", "phase", "action", *BINDING, "status", "error"]
@@ -96,7 +113,7 @@ def _apply_arrow(batches, action: str, where: dict):
                                      schema=pa.schema(list(zip(names, types))))
 
 
-def _apply_partition(rows: Iterator[Any], action: str, where: dict) -> Iterator[tuple]:
+def _apply_partition(rows: Iterator[Any], action: str, where: dict[str, Delivery]) -> Iterator[ResultRow]:
     """Runs on executors: batches of creates (2,000) or concrete deletes (200) per cluster."""
     from kafkactl.acl.model import AclBinding
     from kafkactl.desired.apply import CREATE_CHUNK, DELETE_BATCH
@@ -105,8 +122,8 @@ def _apply_partition(rows: Iterator[Any], action: str, where: dict) -> Iterator[
     batch: list[tuple[str, int, AclBinding]] = []
     clients = ExecutorClients(where)
 
-    def flush() -> Iterator[tuple]:
-        by_cluster: dict[str, list] = {}
+    def flush() -> Iterator[ResultRow]:
+        by_cluster: dict[str, list[tuple[str, int, AclBinding]]] = {}
         for item in batch:
             by_cluster.setdefault(item[0], []).append(item)
         for cluster, items in by_cluster.items():
@@ -134,7 +151,8 @@ def _apply_partition(rows: Iterator[Any], action: str, where: dict) -> Iterator[
         clients.close()
 
 
-def _confirmed(spark, gw, where: dict, done, action: str, timeout: float = 60.0):
+def _confirmed(spark: SparkSession, gw: Gateway, where: dict[str, Delivery], done: DataFrame, action: str,
+               timeout: float = 60.0) -> Confirmation:
     """Re-read the cluster's ACLs from every live broker (sharded, on Spark) until each shows the phase's outcome:
     each broker authorizes by its own copy of the metadata (see acl/visibility.py). A Confirmation, as the
     in-process engine's barrier gives."""
@@ -179,7 +197,7 @@ def _confirmed(spark, gw, where: dict, done, action: str, timeout: float = 60.0)
 BY_BROKER_SCHEMA = "broker int, " + ", ".join(f"{c} string" for c in BINDING) + ", error string"
 
 
-def _current_by_broker_df(spark, where: dict, brokers: list[int]):
+def _current_by_broker_df(spark: SparkSession, where: dict[str, Delivery], brokers: list[int]) -> DataFrame:
     """Every shard from each of `brokers` (one task per shard and broker); a broker that cannot be asked gives
     one row with its error instead of its ACLs."""
     (cluster,) = where
@@ -188,7 +206,7 @@ def _current_by_broker_df(spark, where: dict, brokers: list[int]):
     return df.mapInArrow(lambda batches: _read_broker_shards_arrow(batches, where, cluster), BY_BROKER_SCHEMA)
 
 
-def _read_broker_shards_arrow(batches, where: dict, cluster: str):
+def _read_broker_shards_arrow(batches: Iterable[Any], where: dict[str, Delivery], cluster: str) -> Iterator[Any]:
     import pyarrow as pa
 
     from kafkactl.acl.model import AclFilter, PatternType, Permission, ResourceType
@@ -199,7 +217,7 @@ def _read_broker_shards_arrow(batches, where: dict, cluster: str):
     clients = ExecutorClients(where)
     try:
         for batch in batches:
-            rows: list[tuple] = []
+            rows: list[tuple[int | str | None, ...]] = []
             for spec in batch.to_pylist():
                 gw = clients[cluster]
                 shard = AclFilter(ResourceType(spec["rt"]), None, PatternType(spec["pt"]), None, None,

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 from kafkactl.acl.model import (
     CLUSTER_NAME,
@@ -37,6 +38,8 @@ TYPE_KEYS = {v: k for k, v in RESOURCE_KEYS.items()}
 
 FLAT_FIELDS = ("principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type")
 
+E = TypeVar("E", bound=Enum)
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -59,7 +62,7 @@ class Scope:
                 return False
         return True
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {}
         if self.principals:
             d["principals"] = sorted(self.principals)
@@ -113,10 +116,10 @@ class Scope:
                     return False
         return True
 
-    def _principal_key(self) -> tuple:
+    def _principal_key(self) -> tuple[frozenset[str], frozenset[str]]:
         return self.principals, frozenset(self.principal_prefixes)
 
-    def _resource_key(self) -> dict:
+    def _resource_key(self) -> dict[ResourceType, frozenset[str]]:
         return {t: frozenset(p) for t, p in self.resource_prefixes.items()}
 
 
@@ -177,7 +180,7 @@ def checked_binding(where: str, principal: str, host: str, op: Any, perm: Permis
     return AclBinding(rtype, name, pt, principal, host.strip(), operation, perm)
 
 
-def flat_binding(where: str, row: dict, supported_only: bool = True) -> AclBinding:
+def flat_binding(where: str, row: dict[str, Any], supported_only: bool = True) -> AclBinding:
     """A flat row (JSONL, CSV, Parquet): every field a string, enum names as Kafka spells them.
     supported_only=False accepts an operation its resource type lacks (the broker stores those)."""
     for f in FLAT_FIELDS:
@@ -194,7 +197,7 @@ def flat_binding(where: str, row: dict, supported_only: bool = True) -> AclBindi
                     row["pattern_type"], supported_only)
 
 
-def _enum(where: str, enum_cls, field_name: str, value: str):
+def _enum(where: str, enum_cls: type[E], field_name: str, value: str) -> E:
     try:
         return enum_cls[value.strip().upper().replace("-", "_")]
     except KeyError:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from kafkactl.errors import UsageError
 from kafkactl.profiles import Profile, Selection, resolve
+
+if TYPE_CHECKING:
+    from kafkactl.gateway import Gateway
 
 
 @dataclass(frozen=True)
@@ -16,7 +19,7 @@ class Target:
     name: str
     profile: Profile
 
-    def gateway(self, debug: bool = False):
+    def gateway(self, debug: bool = False) -> Gateway:
         from kafkactl.gateway import Gateway
 
         return Gateway(self.profile, debug=debug)

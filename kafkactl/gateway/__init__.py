@@ -547,7 +547,7 @@ def _run_in_thread(fn: Callable[[], Any]) -> Any:
     """Run a blocking client call in a thread so that wait() can poll for SASL errors meanwhile."""
     from concurrent.futures import Future
 
-    fut: Future = Future()
+    fut: Future[Any] = Future()
 
     def target() -> None:
         try:

@@ -13,12 +13,25 @@ from a newer broker becomes UNKNOWN instead of an exception.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, overload
 
 from kafkactl.acl.model import AclBinding, AclFilter, AclOperation, PatternType, Permission, ResourceType
 
 if TYPE_CHECKING:
+    from confluent_kafka.admin import AclOperation as COperation
+    from confluent_kafka.admin import AclPermissionType as CPermission
+    from confluent_kafka.admin import ResourcePatternType as CPattern
+    from confluent_kafka.admin import ResourceType as CType
+
+    from kafkactl.errors import KafkactlError
     from kafkactl.gateway._base import ErrorInfo
+    from kafkactl.gateway._host import GatewayHost as _Host
+
+    # the fields of confluent-kafka's AclBinding, and of its AclBindingFilter (whose None strings match anything)
+    _Fields = tuple[CType, str, CPattern, str, str, COperation, CPermission]
+    _FilterFields = tuple[CType, str | None, CPattern, str | None, str | None, COperation, CPermission]
+else:
+    _Host = object
 
 # what librdkafka's enums can express (confluent-kafka 2.16)
 _CONFLUENT_TYPES = {ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER, ResourceType.TRANSACTIONAL_ID}
@@ -54,7 +67,8 @@ def _binding(rtype: int, name: str, ptype: int, principal: str, host: str, op: i
 
 
 @functools.lru_cache(maxsize=1024)
-def _decode(rtype: int, ptype: int, op: int, perm: int) -> tuple:
+def _decode(rtype: int, ptype: int, op: int, perm: int
+            ) -> tuple[ResourceType, PatternType, AclOperation, Permission, str | None]:
     """The four codes of a binding, decoded once per combination (a bulk read repeats a few dozen of them)."""
     decoded = (ResourceType.decode(rtype), PatternType.decode(ptype), AclOperation.decode(op), Permission.decode(perm))
     unknown = [f"{label}={code}" for label, code, member in
@@ -64,11 +78,11 @@ def _decode(rtype: int, ptype: int, op: int, perm: int) -> tuple:
     return (*decoded, ",".join(unknown) or None)
 
 
-class AclRpcs:
+class AclRpcs(_Host):
     """Mixed into Gateway: uses its clients, `translate` and `wait`."""
 
     # ------------------------------------------------------------------ describe
-    def describe_acls(self: Any, f: AclFilter, trust_empty: bool = False, bulk: bool = False,
+    def describe_acls(self, f: AclFilter, trust_empty: bool = False, bulk: bool = False,
                       node: int | None = None) -> list[AclBinding]:
         """ACLs matching f. librdkafka returns [] for CLUSTER_AUTHORIZATION_FAILED and SECURITY_DISABLED
         alike, so an empty answer is re-asked through kafka-python (exact errors), unless the caller
@@ -83,7 +97,7 @@ class AclRpcs:
                 return found
         return self._describe_acls_kafka_python(f, node)
 
-    def acl_principals(self: Any) -> list[str]:
+    def acl_principals(self) -> list[str]:
         """The principals named in any ACL, for completion: one DescribeAcls through kafka-python, reading only the
         principal of each binding (no binding records). With 100,000 ACLs that is 0.5 s where the full read through
         librdkafka took 1.0 s, past the look-up budget; and librdkafka aborts the process (an assertion in
@@ -99,14 +113,15 @@ class AclRpcs:
         self._raise_acl_error(resp.error_code, resp.error_message, "list ACLs", "Describe on the Cluster")
         return sorted({a.principal for r in resp.resources for a in r.acls})
 
-    def _describe_acls_confluent(self: Any, f: AclFilter) -> list[AclBinding]:
+    def _describe_acls_confluent(self, f: AclFilter) -> list[AclBinding]:
         from confluent_kafka.admin import AclBindingFilter
 
         from kafkactl.gateway._base import error_info
 
         # librdkafka aborts the process (an assertion in rd_kafka_admin_response_parse) when a DescribeAcls answer
         # arrives after its own request timeout: it never times out here; `wait` gives up at --timeout instead
-        fut = self.admin.describe_acls(AclBindingFilter(*_confluent_fields(f)),
+        # confluent-kafka's AclBindingFilter takes AclBinding's signature (str): its None strings match anything
+        fut = self.admin.describe_acls(AclBindingFilter(*_confluent_fields(f)),  # type: ignore[arg-type]
                                        request_timeout=max(self.profile.timeout, LATE_ANSWER_S))
         self.wait([fut], "list ACLs")
         try:
@@ -118,7 +133,7 @@ class AclRpcs:
         return [_binding(int(c.restype.value), c.name, int(c.resource_pattern_type.value), c.principal, c.host,
                          int(c.operation.value), int(c.permission_type.value)) for c in found]
 
-    def _describe_acls_kafka_python(self: Any, f: AclFilter, node: int | None = None) -> list[AclBinding]:
+    def _describe_acls_kafka_python(self, f: AclFilter, node: int | None = None) -> list[AclBinding]:
         from kafka.protocol.admin import DescribeAclsRequest
 
         req = DescribeAclsRequest(
@@ -132,7 +147,7 @@ class AclRpcs:
                 for r in resp.resources for a in r.acls]
 
     # ------------------------------------------------------------------ create
-    def create_acls(self: Any, bindings: Sequence[AclBinding]) -> list["ErrorInfo | None"]:
+    def create_acls(self, bindings: Sequence[AclBinding]) -> list["ErrorInfo | None"]:
         """One request; results per binding in input order (None = success).
 
         Large batches go through kafka-python: measured 10,000 creates in 0.43 s against 0.64-0.89 s
@@ -150,7 +165,7 @@ class AclRpcs:
         resp = self._kp_send(req, "create ACLs")
         return [self._result_error(r.error_code, r.error_message) for r in resp.results]
 
-    def _create_acls_confluent(self: Any, bindings: Sequence[AclBinding]) -> list["ErrorInfo | None"]:
+    def _create_acls_confluent(self, bindings: Sequence[AclBinding]) -> list["ErrorInfo | None"]:
         from confluent_kafka.admin import AclBinding as CBinding
 
         objs = [CBinding(*_confluent_fields(b)) for b in bindings]
@@ -159,7 +174,7 @@ class AclRpcs:
         return [_future_error(futures[o]) for o in objs]
 
     # ------------------------------------------------------------------ delete
-    def delete_acls(self: Any, filters: Sequence[AclFilter]) -> list[tuple[list[AclBinding], "ErrorInfo | None"]]:
+    def delete_acls(self, filters: Sequence[AclFilter]) -> list[tuple[list[AclBinding], "ErrorInfo | None"]]:
         """One request; per filter the ACLs it deleted, or its error."""
         check_lengths(filters)
         if confluent_can_express(filters):
@@ -179,10 +194,10 @@ class AclRpcs:
             out.append((matched, self._result_error(r.error_code, r.error_message)))
         return out
 
-    def _delete_acls_confluent(self: Any, filters: Sequence[AclFilter]) -> list[tuple[list[AclBinding], Any]]:
+    def _delete_acls_confluent(self, filters: Sequence[AclFilter]) -> list[tuple[list[AclBinding], "ErrorInfo | None"]]:
         from confluent_kafka.admin import AclBindingFilter
 
-        objs = [AclBindingFilter(*_confluent_fields(f)) for f in filters]
+        objs = [AclBindingFilter(*_confluent_fields(f)) for f in filters]  # type: ignore[arg-type]  # None: any
         futures = self.admin.delete_acls(objs, request_timeout=self.profile.timeout)
         self.wait(futures, "delete ACLs")
         out = []
@@ -195,29 +210,30 @@ class AclRpcs:
         return out
 
     # ------------------------------------------------------------------ helpers
-    def _result_error(self: Any, code: int, message: str | None) -> "ErrorInfo | None":
-        from kafkactl.gateway._base import ErrorInfo, protocol_name
+    def _result_error(self, code: int, message: str | None) -> "ErrorInfo | None":
+        return None if code == 0 else self._code_info(code, message)
 
-        if code == 0:
-            return None
+    def _code_info(self, code: int, message: str | None) -> "ErrorInfo":
         from kafka.errors import for_code
+
+        from kafkactl.gateway._base import ErrorInfo, protocol_name
 
         cls = for_code(code)
         name = protocol_name(code, getattr(cls, "message", cls.__name__))
         return clean_error(ErrorInfo(code, name, message or cls.description))
 
-    def code_exception(self: Any, code: int, message: str | None) -> Exception:
+    def code_exception(self, code: int, message: str | None) -> Exception:
         """A Kafka error code as an exception `translate` understands (for per-item results)."""
         from kafkactl.gateway._base import _CodeError
 
-        err = self._result_error(code, message)
+        err = self._code_info(code, message)
         return _CodeError(err.code, err.name, err.message)
 
-    def code_error(self: Any, code: int, message: str | None, what: str, **kw: Any) -> Any:
+    def code_error(self, code: int, message: str | None, what: str, **kw: Any) -> KafkactlError:
         """A Kafka error code as kafkactl's error (and so its exit code)."""
         return self.translate(self.code_exception(code, message), what, **kw)
 
-    def _raise_acl_error(self: Any, code: int, message: str | None, what: str, needs: str) -> None:
+    def _raise_acl_error(self, code: int, message: str | None, what: str, needs: str) -> None:
         from kafkactl.errors import BrokerError
 
         if code == 0:
@@ -227,10 +243,19 @@ class AclRpcs:
         raise self.code_error(code, message, what, needs=needs)
 
 
-_CONFLUENT_ENUMS: tuple | None = None
+# confluent-kafka's enums, imported once (not per binding)
+_CONFLUENT_ENUMS: tuple[type[CType], type[CPattern], type[COperation], type[CPermission]] | None = None
 
 
-def _confluent_fields(x: AclBinding | AclFilter) -> tuple:
+@overload
+def _confluent_fields(x: AclBinding) -> _Fields: ...
+
+
+@overload
+def _confluent_fields(x: AclFilter) -> _FilterFields: ...
+
+
+def _confluent_fields(x: AclBinding | AclFilter) -> _Fields | _FilterFields:
     global _CONFLUENT_ENUMS
     if _CONFLUENT_ENUMS is None:  # imported once, not per binding
         from confluent_kafka.admin import AclOperation, AclPermissionType, ResourcePatternType

@@ -9,10 +9,16 @@ quotas, only the protocol classes, which are used as they are).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kafkactl.gateway.configtypes import (BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, OPS,
                                     SOURCES, TOPIC, ListConfigResourcesError)
+
+if TYPE_CHECKING:
+    from kafkactl.gateway._host import GatewayHost as _Host
+    from kafkactl.redact import Secret
+else:
+    _Host = object
 
 _CONFLUENT_TYPES = {TOPIC: "TOPIC", BROKER: "BROKER", GROUP: "GROUP"}
 DESCRIBE_CHUNK = 500
@@ -29,11 +35,11 @@ class RawConfig:
     synonyms: tuple[tuple[str, str | None, str], ...] = ()
 
 
-class ConfigRpcs:
+class ConfigRpcs(_Host):
     """Mixed into Gateway."""
 
     # ------------------------------------------------------------------ describe
-    def describe_configs(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool = False,
+    def describe_configs(self, resources: Sequence[tuple[int, str]], synonyms: bool = False,
                          sources: Callable[[int, str], set[str] | None] | None = None
                          ) -> dict[tuple[int, str], list[RawConfig] | Exception]:
         """`sources`, when given, names for each resource the config sources wanted (None: all): the others are
@@ -54,9 +60,9 @@ class ConfigRpcs:
             out.update(self._describe_configs_kp(theirs, synonyms, sources))
         return out
 
-    def _describe_configs_confluent(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool,
+    def _describe_configs_confluent(self, resources: Sequence[tuple[int, str]], synonyms: bool,
                                     sources: Callable[[int, str], set[str] | None] | None = None
-                                    ) -> dict[tuple[int, str], Any]:
+                                    ) -> dict[tuple[int, str], list[RawConfig] | Exception]:
         from confluent_kafka.admin import ConfigResource, ResourceType
 
         objs = {r: ConfigResource(getattr(ResourceType, _CONFLUENT_TYPES[r[0]]), r[1]) for r in resources}
@@ -70,7 +76,7 @@ class ConfigRpcs:
                                                        request_timeout=self.profile.timeout))
         self.wait(futures, "describe configs")
         by_key = {(_res_key(res)): fut for res, fut in futures.items()}
-        out: dict[Any, Any] = {}
+        out: dict[tuple[int, str], list[RawConfig] | Exception] = {}
         for r, obj in objs.items():
             fut = by_key[_res_key(obj)]
             try:
@@ -86,9 +92,9 @@ class ConfigRpcs:
                       for e in entries.values() if keep is None or SOURCES.get(int(e.source)) in keep]
         return out
 
-    def _describe_configs_kp(self: Any, resources: Sequence[tuple[int, str]], synonyms: bool,
+    def _describe_configs_kp(self, resources: Sequence[tuple[int, str]], synonyms: bool,
                              sources: Callable[[int, str], set[str] | None] | None = None
-                             ) -> dict[tuple[int, str], Any]:
+                             ) -> dict[tuple[int, str], list[RawConfig] | Exception]:
         """Requests of DESCRIBE_CHUNK resources, all sent before any answer is awaited and spread over the
         brokers (a broker's own resource goes to that broker: another refuses it), so that the brokers build
         their answers side by side while the first answers are decoded."""
@@ -106,8 +112,8 @@ class ConfigRpcs:
             include_synonyms=synonyms, include_documentation=False), node, movable)
             for batch, node, movable in batches]
 
-        def records(resp: Any) -> list[tuple[tuple[int, str], Any]]:
-            out = []
+        def records(resp: Any) -> list[tuple[tuple[int, str], list[RawConfig] | Exception]]:
+            out: list[tuple[tuple[int, str], list[RawConfig] | Exception]] = []
             for r in resp.results:
                 key = (r.resource_type, r.resource_name)
                 if r.error_code:
@@ -125,7 +131,7 @@ class ConfigRpcs:
         return dict(kv for answer in self._kp_send_many(requests, "describe configs", records) for kv in answer)
 
     # ------------------------------------------------------------------ alter
-    def incremental_alter_configs(self: Any, resource: tuple[int, str], ops: Sequence[tuple[str, str | None, str]],
+    def incremental_alter_configs(self, resource: tuple[int, str], ops: Sequence[tuple[str, str | None, str]],
                                   validate_only: bool) -> Exception | None:
         """ops: (key, value, SET|DELETE|APPEND|SUBTRACT). Atomic per resource: one error or None."""
         if resource[0] in _CONFLUENT_TYPES and resource[1]:
@@ -154,7 +160,7 @@ class ConfigRpcs:
         r = resp.responses[0]
         return self.code_exception(r.error_code, r.error_message) if r.error_code else None
 
-    def incremental_alter_many(self: Any, changes: Mapping[tuple[int, str], Sequence[tuple[str, str | None, str]]],
+    def incremental_alter_many(self, changes: Mapping[tuple[int, str], Sequence[tuple[str, str | None, str]]],
                                validate_only: bool) -> dict[tuple[int, str], Exception | None]:
         """Many resources' changes in IncrementalAlterConfigs requests (kafka-python's class: librdkafka refuses a
         broker resource beside others, and the cluster-wide default's empty name); each resource is atomic. A
@@ -187,7 +193,7 @@ class ConfigRpcs:
         return out
 
     # ------------------------------------------------------------------ LIST_CONFIG_RESOURCES
-    def list_config_resources(self: Any, types: Sequence[int]) -> tuple[int, int, int, list[tuple[int, str]]]:
+    def list_config_resources(self, types: Sequence[int]) -> tuple[int, int, int, list[tuple[int, str]]]:
         """(negotiated version, broker's max, client's max, resources), or ListConfigResourcesError."""
         from kafka.protocol.admin import ListConfigResourcesRequest
 
@@ -206,7 +212,7 @@ class ConfigRpcs:
                                                  for r in resp.config_resources]
 
     # ------------------------------------------------------------------ SCRAM (librdkafka)
-    def describe_scram(self: Any, users: Sequence[str] | None) -> dict[str, list[tuple[str, int]] | Exception]:
+    def describe_scram(self, users: Sequence[str] | None) -> dict[str, list[tuple[str, int]] | Exception]:
         """user -> [(mechanism, iterations)] or its error; users None: every user with a credential (when that
         request fails: {None: error}). kafka-python's class, asking for every user with an empty list, never
         null: a broker (4.4.0) answering a caller without Describe on the cluster builds its error response from
@@ -227,7 +233,7 @@ class ConfigRpcs:
                                for i in r.credential_infos]
         return out
 
-    def alter_scram(self: Any, upserts: Sequence[tuple[str, str, int, Any]], deletes: Sequence[tuple[str, str]]
+    def alter_scram(self, upserts: Sequence[tuple[str, str, int, Secret]], deletes: Sequence[tuple[str, str]]
                     ) -> dict[str, Exception | None]:
         """upserts: (user, mechanism, iterations, Secret password); deletes: (user, mechanism)."""
         from confluent_kafka.admin import (ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion,
@@ -253,7 +259,7 @@ class ConfigRpcs:
         return out
 
     # ------------------------------------------------------------------ client quotas (kafka-python classes)
-    def describe_quotas(self: Any, components: Sequence[tuple[str, int, str | None]], strict: bool
+    def describe_quotas(self, components: Sequence[tuple[str, int, str | None]], strict: bool
                         ) -> list[tuple[tuple[tuple[str, str | None], ...], dict[str, float]]]:
         """components: (entity_type, match_type 0 exact / 1 default / 2 any, name)."""
         from kafka.protocol.admin import DescribeClientQuotasRequest
@@ -269,7 +275,7 @@ class ConfigRpcs:
         return [(tuple(sorted(((e.entity_type, e.entity_name) for e in entry.entity), key=lambda x: order.get(x[0], 9))),
                  {v.key: v.value for v in entry.values}) for entry in resp.entries or []]
 
-    def alter_quotas_many(self: Any, entries: Sequence[tuple[Sequence[tuple[str, str | None]],
+    def alter_quotas_many(self, entries: Sequence[tuple[Sequence[tuple[str, str | None]],
                                                            Sequence[tuple[str, float | None]]]],
                           validate_only: bool) -> list[Exception | None]:
         """Many entities' quota changes in one AlterClientQuotas request: (entity, ops) each, its error or None in
@@ -289,7 +295,7 @@ class ConfigRpcs:
         missing = RuntimeError("the broker did not answer for this entity")
         return [by_entity.get(tuple(sorted(entity)), missing) for entity, _ in entries]
 
-    def alter_quotas(self: Any, entity: Sequence[tuple[str, str | None]], ops: Sequence[tuple[str, float | None]],
+    def alter_quotas(self, entity: Sequence[tuple[str, str | None]], ops: Sequence[tuple[str, float | None]],
                      validate_only: bool) -> Exception | None:
         from kafka.protocol.admin import AlterClientQuotasRequest
 

@@ -10,20 +10,25 @@ always includes Describe, so librdkafka's None there can only mean "not supplied
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from kafkactl.gateway._base import ErrorInfo
 from kafkactl.gateway.records import GroupRecord, ListedGroup, MemberRecord
+
+if TYPE_CHECKING:
+    from kafkactl.gateway._host import GatewayHost as _Host
+else:
+    _Host = object
 
 
 # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR: the coordinator is not ready yet
 COORDINATOR_NOT_READY = frozenset({14, 15, 16})
 
 
-class DescribeRpcs:
+class DescribeRpcs(_Host):
     """Mixed into Gateway. The raw responses stay in here: callers get kafkactl's records."""
 
-    def _describe_cluster_raw(self: Any, include_authorized_operations: bool) -> Any:
+    def _describe_cluster_raw(self, include_authorized_operations: bool) -> Any:
         from kafka.protocol.admin import DescribeClusterRequest
 
         resp = self._kp_send(DescribeClusterRequest(
@@ -33,7 +38,7 @@ class DescribeRpcs:
         self._saw_brokers((b.broker_id, b.host, b.port) for b in resp.brokers)
         return resp
 
-    def _topic_metadata(self: Any, names: Sequence[str] | None, include_authorized_operations: bool,
+    def _topic_metadata(self, names: Sequence[str] | None, include_authorized_operations: bool,
                         node: int | None = None) -> Any:
         """Metadata for these topics (None: every topic the caller may Describe); no auto-creation."""
         from kafka.protocol.metadata import MetadataRequest
@@ -45,13 +50,13 @@ class DescribeRpcs:
         self._saw_brokers((b.node_id, b.host, b.port) for b in resp.brokers)
         return resp
 
-    def list_groups(self: Any) -> list[ListedGroup]:
+    def list_groups(self) -> list[ListedGroup]:
         """ListGroups on every broker (each answers for the groups it coordinates). KIP-231: never an
         authorization error, only the groups the caller may describe."""
         return [ListedGroup(g.group_id, g.group_type or None, g.protocol_type or None, g.group_state or None)
                 for g in self._list_groups_raw()]
 
-    def _list_groups_raw(self: Any) -> list[Any]:
+    def _list_groups_raw(self) -> list[Any]:
         from kafka.protocol.admin import ListGroupsRequest
 
         kp = self.kafka_python
@@ -82,7 +87,7 @@ class DescribeRpcs:
                                     "each broker lists only the groups it coordinates")
         return groups
 
-    def list_transactional_ids(self: Any) -> list[str]:
+    def list_transactional_ids(self) -> list[str]:
         """ListTransactions on every broker (each answers for the ids it coordinates): only the ids the caller may
         describe, never an authorization error (KafkaApis filters by DESCRIBE on each id)."""
         from kafka.protocol.admin import ListTransactionsRequest
@@ -104,7 +109,7 @@ class DescribeRpcs:
             raise self._translate_kp(exc, "list transactional ids") from None
         return sorted(ids)
 
-    def describe_groups(self: Any, group_ids: Sequence[str], include_authorized_operations: bool
+    def describe_groups(self, group_ids: Sequence[str], include_authorized_operations: bool
                         ) -> dict[str, GroupRecord | ErrorInfo]:
         """Each group as kafkactl's record, or the error its describe met (`item_error` makes it kafkactl's error).
         A coordinator that is still loading (the first group lookup of a new cluster creates __consumer_offsets)

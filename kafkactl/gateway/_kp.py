@@ -4,11 +4,16 @@ means no answer came. Mixed into Gateway, which provides `kafka_python` and `_tr
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:
+    from kafkactl.gateway._host import GatewayHost as _Host
+else:
+    _Host = object
 
 
-class KafkaPythonTransport:
-    def _kp_send(self: Any, request: Any, what: str, node: int | None = None) -> Any:
+class KafkaPythonTransport(_Host):
+    def _kp_send(self, request: Any, what: str, node: int | None = None) -> Any:
         """One request through kafka-python, to `node` (a broker id) or to whichever broker is least loaded."""
         kp = self.kafka_python
         try:
@@ -16,7 +21,7 @@ class KafkaPythonTransport:
         except Exception as exc:
             raise self._translate_kp(exc, what) from None
 
-    def _kp_send_many(self: Any, requests: Sequence[tuple[Any, int | None, bool]], what: str,
+    def _kp_send_many(self, requests: Sequence[tuple[Any, int | None, bool]], what: str,
                       keep: Callable[[Any], Any] = lambda answer: answer) -> list[Any]:
         """Many requests through kafka-python, each (request, node, movable) to its node (None: the least
         loaded): one at a time to each node (a connection takes a few in flight, and a broker answers its
@@ -58,7 +63,7 @@ class KafkaPythonTransport:
                 answers[i] = keep(self._kp_send(request, what))
         return answers
 
-    def _kp_broker_ids(self: Any) -> list[int]:
+    def _kp_broker_ids(self) -> list[int]:
         """The ids of the brokers kafka-python knows (it bootstraps first when it knows none yet)."""
         kp = self.kafka_python
         try:

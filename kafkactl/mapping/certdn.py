@@ -12,7 +12,12 @@ with Java's X500Principal.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterator
+
 from kafkactl.errors import UsageError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.serialization import Encoding
 
 # the attribute types Java names in RFC 2253 output (sun.security.x509.AVAKeyword, rfc2253Compliant)
 KEYWORDS = {
@@ -88,7 +93,7 @@ def _value(oid: str, tag: int, element: bytes, content: bytes) -> str:
     return f"{keyword}={''.join(chars)}"
 
 
-def _inside(data: bytes, start: int, end: int, tag: int, what: str):
+def _inside(data: bytes, start: int, end: int, tag: int, what: str) -> Iterator[tuple[int, int, int]]:
     """Each element inside data[start:end], which must all carry `tag`: (start of element, of content, end)."""
     reader = _Der(data, start, end)
     while reader.more():
@@ -139,7 +144,7 @@ def pem_subject(pem: bytes, where: str) -> str:
         raise UsageError(f"{where}: holds no readable PEM certificate") from None
 
 
-def _der():
+def _der() -> Encoding:
     from cryptography.hazmat.primitives.serialization import Encoding
 
     return Encoding.DER

@@ -6,13 +6,19 @@ step sets a value rather than adding to one."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, ClassVar, Iterable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, TypeVar
 
 from kafkactl.gateway.configtypes import BROKER, CLIENT_METRICS, GROUP, TOPIC
 from kafkactl.desired.configs.plan import Change, ConfigPlan
 from kafkactl.exitcodes import ExitCode
 from kafkactl.gateway import Gateway
 from kafkactl.results import ChangeResult
+
+if TYPE_CHECKING:
+    from kafkactl.desired.configs.desired import QuotaKey, SecretRef
+    from kafkactl.redact import Secret
+
+T = TypeVar("T")
 
 CHUNK = 500  # resources or entities per request: well under the broker's limits, small enough to show progress
 # the order the apply sends them in
@@ -33,7 +39,7 @@ class Outcome:
     error: str | None = None
     exit_code: int = 0  # a failure's own exit code (not a column)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {c: getattr(self, c) for c in self.COLUMNS}
 
 
@@ -49,7 +55,8 @@ class Stopped(Exception):
 
 
 def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[int], None] | None = None,
-               resolved: dict | None = None, refused: dict[int, Exception] | None = None) -> ChangeResult:
+               resolved: dict[SecretRef, Secret] | None = None, refused: dict[int, Exception] | None = None
+               ) -> ChangeResult:
     """`resolved`: the secrets read so far, by reference; given the validate-only pass's, the apply sends the very
     values that were validated (a secret file rewritten between the passes is not read again). `refused`: in a
     dry run, the SCRAM and topic-deletion changes (by id) the caller may not make (they have no validate-only
@@ -61,7 +68,7 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
     revealed: list[str] = []  # every secret sent: a broker's message may quote one, however short
     resolved = {} if resolved is None else resolved
 
-    def secret_of(ref: Any, where: str | None) -> Any:
+    def secret_of(ref: SecretRef, where: str | None) -> Secret:
         if ref not in resolved:
             resolved[ref] = ref.resolve(where or "")
         return resolved[ref]
@@ -126,22 +133,22 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
                 continue
             section, name = c.target
             per_resource.setdefault((_TYPES[section], name), []).append(c)
-        for chunk in _chunks(list(per_resource.items()), CHUNK * 3):  # (the gateway spreads it over three brokers)
-            ops = {res: [(c.key, reveal(c.value, c.where) if c.action == "set" else None,
-                          "SET" if c.action == "set" else "DELETE") for c in changes] for res, changes in chunk}
-            sent[:] = [c for _, changes in chunk for c in changes]
+        for resources in _chunks(list(per_resource.items()), CHUNK * 3):  # (the gateway spreads it over three brokers)
+            ops = {res: [(_key(c), reveal(c.value, c.where) if c.action == "set" else None,
+                          "SET" if c.action == "set" else "DELETE") for c in changes] for res, changes in resources}
+            sent[:] = [c for _, changes in resources for c in changes]
             altered = gw.incremental_alter_many(ops, validate_only=dry_run)
-            for res, changes in chunk:
+            for res, changes in resources:
                 record(changes, altered.get(res, RuntimeError("the broker did not answer for this resource")))
 
-        per_entity: dict[tuple, list[Change]] = {}
+        per_entity: dict[QuotaKey, list[Change]] = {}
         for c in by_action.get("set-quota", []) + by_action.get("remove-quota", []):
             per_entity.setdefault(c.target, []).append(c)
-        for chunk in _chunks(list(per_entity.items())):
-            entries = [(entity, [(c.key, c.value if c.action == "set-quota" else None) for c in changes])
-                       for entity, changes in chunk]
-            sent[:] = [c for _, changes in chunk for c in changes]
-            for (_, changes), error in zip(chunk, gw.alter_quotas_many(entries, validate_only=dry_run)):
+        for entities in _chunks(list(per_entity.items())):
+            entries = [(entity, [(_key(c), c.value if c.action == "set-quota" else None) for c in changes])
+                       for entity, changes in entities]
+            sent[:] = [c for _, changes in entities for c in changes]
+            for (_, changes), error in zip(entities, gw.alter_quotas_many(entries, validate_only=dry_run)):
                 record(changes, error)
 
         scram = by_action.get("upsert-scram", []) + by_action.get("delete-scram", [])
@@ -187,7 +194,7 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
 VALIDATED = frozenset({"create-topic", "add-partitions", "set", "delete", "set-quota", "remove-quota"})
 
 
-def validated_first(gw: Gateway, plan: ConfigPlan, resolved: dict | None = None,
+def validated_first(gw: Gateway, plan: ConfigPlan, resolved: dict[SecretRef, Secret] | None = None,
                     refused: dict[int, Exception] | None = None) -> ChangeResult | None:
     """The plan sent in validate-only requests (SCRAM credentials and topic deletions have none: `refused` holds
     those of them the caller may not make): None when the brokers take every change; otherwise the result to
@@ -323,6 +330,12 @@ def _needs(c: Change) -> tuple[str, str | None]:
     return "apply", None
 
 
-def _chunks(items: list, size: int = CHUNK) -> Iterable[list]:
+def _key(c: Change) -> str:
+    """The key a config or quota change sets or removes (only a topic's creation or deletion has none)."""
+    assert c.key is not None, c
+    return c.key
+
+
+def _chunks(items: list[T], size: int = CHUNK) -> Iterable[list[T]]:
     for i in range(0, len(items), size):
         yield items[i:i + size]

@@ -8,16 +8,21 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from kafkactl.errors import KafkactlError, StateFileError
 from kafkactl.limits import shown
+
+if TYPE_CHECKING:
+    from kafkactl.redact import Secret
 
 SECTIONS = ("topics", "brokers", "groups", "clientMetrics", "quotas", "users")
 # what one entity of each section is called in plans and errors
 NOUN = {"topics": "topic", "brokers": "broker", "groups": "group", "clientMetrics": "client-metrics",
         "quotas": "quota", "users": "user"}
 QUOTA_COMPONENTS = (("user", "user"), ("client", "client-id"), ("ip", "ip"))  # the file's word, the wire's
+# a quota entity: (wire entity type, name or None for the default) per component
+QuotaKey = tuple[tuple[str, str | None], ...]
 WORD_OF_WIRE = {wire: word for word, wire in QUOTA_COMPONENTS}
 DEFAULT = "<default>"  # how a default entity (broker, quota component) is shown; never a name in the file
 MAX_SECRET_BYTES = 1 << 20  # a secret file larger than this is not a password or a key
@@ -41,10 +46,10 @@ class SecretRef:
     def label(self) -> str:
         return f"env:{self.env}" if self.env is not None else f"file:{self.file}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"env": self.env} if self.env is not None else {"file": self.file}
 
-    def resolve(self, where: str):
+    def resolve(self, where: str) -> Secret:
         """The secret, wrapped so that it never prints; an error names the reference, never a value."""
         from kafkactl.redact import Secret
 
@@ -84,7 +89,7 @@ class Entity:
     configs: dict[str, Any] = field(default_factory=dict)  # config or quota key -> str | SecretRef
     partitions: int | None = None
     replication_factor: int | None = None
-    quota: tuple[tuple[str, str | None], ...] = ()  # (wire entity type, name or None for the default)
+    quota: QuotaKey = ()
     scram: dict[str, tuple[int | None, SecretRef, str]] = field(default_factory=dict)  # mechanism -> (iter, pw, where)
 
     @property
@@ -105,7 +110,7 @@ class Manage:
 
     prefixes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def holds(self, section: str, name: str, quota: tuple = ()) -> bool:
+    def holds(self, section: str, name: str, quota: QuotaKey = ()) -> bool:
         prefixes = self.prefixes.get(section)
         if prefixes is None:
             return False
@@ -121,7 +126,7 @@ class Manage:
             out[s] = tuple(dict.fromkeys(out.get(s, ()) + p))
         return Manage(out)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {s: [int(x) if s == "brokers" and x else ("default" if s == "brokers" else x) for x in p]
                 for s, p in self.prefixes.items()}
 
@@ -168,7 +173,7 @@ def read_desired(paths: Iterable[str | Path]) -> DesiredConfigs:
     return out
 
 
-def read_document(path: Path, doc: dict, out: DesiredConfigs) -> None:
+def read_document(path: Path, doc: dict[str, Any], out: DesiredConfigs) -> None:
     manage = _manage(path, doc.get("manage"))
     out.manage = out.manage.merge(manage)
     for section in SECTIONS:
@@ -239,7 +244,7 @@ def _configs(where: str, raw: Any) -> dict[str, Any]:
     return out
 
 
-def _topic(where: str, section: str, item: dict) -> Entity:
+def _topic(where: str, section: str, item: dict[str, Any]) -> Entity:
     from kafkactl.describe.topics import validate_topic_name
 
     try:
@@ -250,20 +255,20 @@ def _topic(where: str, section: str, item: dict) -> Entity:
     return Entity(section, item["name"], where, _configs(where, item.get("configs")), partitions, replicas)
 
 
-def _broker(where: str, section: str, item: dict) -> Entity:
+def _broker(where: str, section: str, item: dict[str, Any]) -> Entity:
     b = item["broker"]
     name = "" if b == "default" else str(_broker_id(where, b))
     return Entity(section, name, where, _configs(where, item.get("configs")))
 
 
-def _named(where: str, section: str, item: dict) -> Entity:
+def _named(where: str, section: str, item: dict[str, Any]) -> Entity:
     name = _text(where, item["name"], "name")
     if not name.strip():
         raise StateFileError(f"{where}: name: empty")
     return Entity(section, name, where, _configs(where, item.get("configs")))
 
 
-def _quota(where: str, section: str, item: dict) -> Entity:
+def _quota(where: str, section: str, item: dict[str, Any]) -> Entity:
     from kafkactl.configs.values import QUOTA_KEYS
 
     defaults = set(item.get("default") or ())
@@ -296,7 +301,7 @@ def _quota(where: str, section: str, item: dict) -> Entity:
     return e
 
 
-def _ref(where: str, raw: dict) -> SecretRef:
+def _ref(where: str, raw: dict[str, Any]) -> SecretRef:
     env = raw.get("env")
     if env is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", env):
         raise StateFileError(f"{where}: env: {shown(env)} is not an environment variable's name")
@@ -307,7 +312,7 @@ def _ref(where: str, raw: dict) -> SecretRef:
     return SecretRef(env, raw.get("file"))
 
 
-def _user(where: str, section: str, item: dict) -> Entity:
+def _user(where: str, section: str, item: dict[str, Any]) -> Entity:
     name = _text(where, item["name"], "name")
     if not name.strip():
         raise StateFileError(f"{where}: name: empty")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from kafkactl.gateway.configtypes import BROKER, CLIENT_METRICS, GROUP, TOPIC, explicit_sources
-from kafkactl.desired.configs.desired import DEFAULT, NOUN, DesiredConfigs, Entity, SecretRef, quota_label
+from kafkactl.desired.configs.desired import DEFAULT, NOUN, DesiredConfigs, Entity, QuotaKey, SecretRef, quota_label
 from kafkactl.configs.values import DEFAULT_ITERATIONS
 from kafkactl.errors import NotFoundError, StateFileError, UsageError
 from kafkactl.gateway import Gateway
@@ -40,7 +40,7 @@ class Change:
     target: Any = field(default=None, compare=False, repr=False)
     value: Any = field(default=None, compare=False, repr=False)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {c: getattr(self, c) for c in self.COLUMNS}
 
 
@@ -54,7 +54,7 @@ class TopicShape(NamedTuple):
 class Current:
     topics: dict[str, TopicShape] = field(default_factory=dict)
     configs: dict[tuple[str, str], dict[str, str | None]] = field(default_factory=dict)  # None: sensitive, unknown
-    quotas: dict[tuple, dict[str, float]] = field(default_factory=dict)
+    quotas: dict[QuotaKey, dict[str, float]] = field(default_factory=dict)
     users: dict[str, dict[str, int]] = field(default_factory=dict)  # user -> mechanism -> iterations
     brokers: list[str] = field(default_factory=list)
     cluster_id: str | None = None  # part of the fingerprint: a saved plan applies to the cluster it was made on
@@ -82,7 +82,7 @@ class ConfigPlan:
     def deletions(self) -> int:
         return sum(1 for c in self.changes if c.action in DELETIONS)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"api_version": "kafkactl/v1", "kind": "ConfigPlan", "cluster_id": self.cluster_id,
                 "fingerprint": self.fingerprint, "sections": self.sections, "changes": [c.to_json() for c in self.changes]}
 
@@ -482,7 +482,7 @@ def save_plan(plan: ConfigPlan, files: list[str], delete_topics: bool, out: str)
     write_output(out, json.dumps(doc, indent=1) + "\n", "--out")
 
 
-def load_saved(path: str) -> tuple[list[str], bool, str, list[dict], str | None]:
+def load_saved(path: str) -> tuple[list[str], bool, str, list[dict[str, Any]], str | None]:
     """(files, delete_topics, fingerprint, changes, cluster id) of a saved plan, its files unchanged since; else
     exit 2."""
     from pathlib import Path
@@ -508,7 +508,7 @@ def load_saved(path: str) -> tuple[list[str], bool, str, list[dict], str | None]
     return out
 
 
-def check_saved(plan: ConfigPlan, fingerprint: str, changes: list[dict], path: str,
+def check_saved(plan: ConfigPlan, fingerprint: str, changes: list[dict[str, Any]], path: str,
                 cluster_id: str | None = None) -> None:
     """The plan made now from the same files must be the saved one, on the same cluster, from the same state."""
     if plan.cluster_id != cluster_id:
@@ -518,7 +518,7 @@ def check_saved(plan: ConfigPlan, fingerprint: str, changes: list[dict], path: s
         raise StateFileError(f"{path}: stale: the cluster changed since the plan was made (state {fingerprint}, now "
                              f"{plan.fingerprint}): plan again")
 
-    def what(change: dict) -> dict:  # where a change comes from names its file as given on the command line
+    def what(change: dict[str, Any]) -> dict[str, Any]:  # where a change comes from names its file as given on the command line
         return {k: v for k, v in change.items() if k != "where"}
 
     if [what(c.to_json()) for c in plan.changes] != [what(c) for c in changes]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 from kafkactl.desired.configs.desired import DesiredConfigs
 from kafkactl.desired.configs.plan import ConfigPlan
@@ -16,6 +16,10 @@ from kafkactl.errors import PartialFailure, UsageError
 from kafkactl.exitcodes import ExitCode
 from kafkactl.gateway import Gateway
 from kafkactl.results import ChangeResult
+
+if TYPE_CHECKING:
+    from kafkactl.desired.configs.desired import SecretRef
+    from kafkactl.redact import Secret
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: Report | None,
     with the same code as that apply would."""
     from kafkactl.desired.configs.apply import Stopped, apply_plan, checks_stopped, not_permitted, validated_first
 
-    resolved: dict = {}  # each secret read once: what was validated is what is sent
+    resolved: dict[SecretRef, Secret] = {}  # each secret read once: what was validated is what is sent
     try:
         try:
             may_not = not_permitted(gw, planned.plan)

@@ -5,6 +5,7 @@ the line and field of a fault) where they refuse it or would read it otherwise, 
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from kafkactl.desired.formats.flat import checked_rows, read_flat_head
@@ -14,7 +15,7 @@ from kafkactl.desired.state import FLAT_FIELDS, DesiredState
 BINDING = list(FLAT_FIELDS)
 
 
-def _pa():
+def _pa() -> tuple[ModuleType, ModuleType]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -70,7 +71,7 @@ def _read_raw(p: Path) -> Any:
 
 def _python_table(p: Path) -> Any:
     pa, _ = _pa()
-    columns: dict[str, list] = {c: [] for c in BINDING}
+    columns: dict[str, list[Any]] = {c: [] for c in BINDING}  # the field values as the rows hold them
     for row in checked_rows(p):
         for c in BINDING:
             columns[c].append(row[c])

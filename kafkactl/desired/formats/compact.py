@@ -57,7 +57,7 @@ def parse_scope(path: Path | str, s: Any) -> Scope:
     return Scope(principals, prefixes, res)
 
 
-def _role(where: str, principal: str, role: dict, hosts: list) -> list[AclBinding]:
+def _role(where: str, principal: str, role: dict[str, Any], hosts: list[Any]) -> list[AclBinding]:
     """A preset (the schema has checked its shape): what acls create's shortcut of that name grants."""
     from kafkactl.acl.options import role_bindings
     from kafkactl.errors import UsageError
@@ -84,7 +84,8 @@ _ROLE_FIELDS = {"streams": {"--streams": "applicationId", "--topic": "inputs", "
                 "mirrorMaker": {"--mirror-maker": "source", "--target-alias": "target", "--side": "side", **_COMMON}}
 
 
-def _expand(where: str, principal: str, perm: Permission, res: dict, hosts: list) -> Iterator[AclBinding]:
+def _expand(where: str, principal: str, perm: Permission, res: dict[str, Any], hosts: list[Any]
+            ) -> Iterator[AclBinding]:
     keys = [k for k in res if k in RESOURCE_KEYS]
     if len(keys) != 1:
         raise StateFileError(f"{where}: each entry names exactly one resource ({', '.join(RESOURCE_KEYS)})")
@@ -100,9 +101,9 @@ def _expand(where: str, principal: str, perm: Permission, res: dict, hosts: list
 # ------------------------------------------------------------------------------------------ writing
 
 
-def to_yaml_doc(bindings: Iterable[AclBinding], scope: Scope) -> dict:
+def to_yaml_doc(bindings: Iterable[AclBinding], scope: Scope) -> dict[str, Any]:
     """The compact form: one entry per principal (and host set), allow/deny lists of resources."""
-    by: dict[tuple[str, str], dict[tuple, list[str]]] = {}
+    by: dict[tuple[str, str], dict[tuple[Permission, ResourceType, str, PatternType], list[str]]] = {}
     for b in sorted(bindings):
         key = (b.principal, b.host)
         res = (b.permission, b.resource_type, b.resource_name, b.pattern_type)

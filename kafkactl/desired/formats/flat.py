@@ -39,7 +39,7 @@ def binding_where(path: Path, i: int) -> str:
     return f"{path}: binding line {i + 1}"
 
 
-def flat_records(path: Path, state: DesiredState) -> Iterator[tuple[int, Any]]:
+def flat_records(path: Path, state: DesiredState) -> Iterator[tuple[int, dict[str, Any]]]:
     """The binding records of a JSONL, CSV or Parquet file, by position (see flat_where). The file's scope (a
     JSONL scope line, Parquet metadata) and JSONL clusters lines go to `state`."""
     suffix = path.suffix.lower()
@@ -52,7 +52,8 @@ def flat_records(path: Path, state: DesiredState) -> Iterator[tuple[int, Any]]:
     return _jsonl_records(path, state)
 
 
-def _jsonl_records(path: Path, state: DesiredState, head_only: bool = False) -> Iterator[tuple[int, dict]]:
+def _jsonl_records(path: Path, state: DesiredState, head_only: bool = False
+                   ) -> Iterator[tuple[int, dict[str, Any]]]:
     """A JSONL file's binding lines. Its head, the scope line first and then any clusters lines, goes to `state`
     (all of it before any binding line: engines that read the rows themselves read only the head here)."""
     first, head = True, True
@@ -83,7 +84,7 @@ def _jsonl_records(path: Path, state: DesiredState, head_only: bool = False) -> 
         first = False
 
 
-def _check_other_fields(where: str, row: dict) -> None:
+def _check_other_fields(where: str, row: dict[str, Any]) -> None:
     """Fields other than a binding's are ignored, but an unpaired surrogate escape ("\\ud800") in one makes the
     line invalid JSON to Arrow's reader (large files): the Python reader refuses it too."""
     todo = [(k, v) for k, v in row.items() if k not in FLAT_FIELDS]
@@ -123,7 +124,7 @@ def read_flat_head(path: Path, state: DesiredState) -> None:
         records.close()
 
 
-def checked_rows(path: Path) -> Iterator[dict]:
+def checked_rows(path: Path) -> Iterator[dict[str, Any]]:
     """A flat file's binding rows as read, each checked by the in-process loader: for an engine whose own
     reader failed, this raises the error the loader names (file, line or row, field), or reads the file."""
     where = flat_where(path)
@@ -135,7 +136,7 @@ def checked_rows(path: Path) -> Iterator[dict]:
 # ------------------------------------------------------------------------------------------ writing
 
 
-def flat_row(b: AclBinding) -> dict:
+def flat_row(b: AclBinding) -> dict[str, str]:
     return {"principal": b.principal, "host": b.host, "operation": b.operation.name, "permission": b.permission.name,
             "resource_type": b.resource_type.name, "resource_name": b.resource_name, "pattern_type": b.pattern_type.name}
 

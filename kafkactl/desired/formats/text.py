@@ -89,11 +89,11 @@ class DuplicateKey(ValueError):
     pass
 
 
-def _unique(pairs: list) -> dict:
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """object_pairs_hook: refuses a key given twice in one object (json keeps the last, silently)."""
     d = dict(pairs)
     if len(d) != len(pairs):
-        seen: set = set()
+        seen: set[str] = set()
         for k, _ in pairs:
             if k in seen:
                 raise DuplicateKey(k)
@@ -171,7 +171,7 @@ def _item_number(text: str) -> str:
     return ""
 
 
-def jsonl_objects(path: Path) -> Iterator[tuple[int, dict]]:
+def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line of a JSON-lines file."""
     for n, line in enumerate(text_lines(path, "\n"), 1):
         if not line.strip(" \t\r\n"):
@@ -185,7 +185,7 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict]]:
 # ------------------------------------------------------------------------------------------ CSV
 
 
-def csv_records(path: Path, fields: Iterable[str]) -> Generator[tuple[int, dict], None, None]:
+def csv_records(path: Path, fields: Iterable[str]) -> Generator[tuple[int, dict[str, str]], None, None]:
     """(row number, record): the header is row 1, blank lines are not counted (as Arrow counts). The header
     names every field, once; every record has as many fields as the header."""
     import csv
@@ -267,7 +267,7 @@ def _not_utf8(path: Path, name: str, column: Any) -> None:
     raise StateFileError(f"{path}: column {name}: not UTF-8")
 
 
-def parquet_records(path: Path, pf: Any, columns: list[str]) -> Iterator[tuple[int, dict]]:
+def parquet_records(path: Path, pf: Any, columns: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """(row number, record), batch by batch."""
     n = 0
     for batch in parquet_read(path, pf, columns).to_batches(max_chunksize=65536):

@@ -5,38 +5,73 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Protocol, cast
 
 from kafkactl.acl.model import shown
 from kafkactl.desired.formats.text import MAX_DEPTH, decode, first_line, read_bytes
 from kafkactl.errors import StateFileError
+
+if TYPE_CHECKING:  # PyYAML is imported when a document is read, never by `kafkactl --help`
+    from jsonschema import ValidationError
+    from yaml import SafeLoader
+    from yaml.nodes import MappingNode, Node
 
 # libyaml's own composer recurses in C and overflows the stack (a segfault) near 30,000 levels: see _yaml_loader
 # aliases may repeat a node, but not multiply the document (`a: &a [*b, *b, ...]`, nine levels: 10**9 nodes)
 MAX_ALIAS_GROWTH = 100_000
 
 
-class Map(dict):
+class Map(dict[str, Any]):
     """A YAML mapping that knows its line."""
 
     __slots__ = ("line",)
     line: int
 
 
-def _yaml_loader():
+class _Document(Protocol):
+    """What is used of the loader classes below (made when PyYAML is imported, so unnamed outside): one
+    document..."""
+
+    yaml_constructors: ClassVar[dict[str | None, Any]]
+
+    def __init__(self, stream: str) -> None: ...
+
+    def get_single_data(self) -> Any: ...
+
+    def dispose(self) -> None: ...
+
+
+class _Documents(_Document, Protocol):
+    """...or every document of a stream."""
+
+    def check_node(self) -> bool: ...
+
+    def get_single_node_of_many(self) -> Node | None: ...
+
+    def construct_document(self, node: Node | None) -> Any: ...
+
+
+def _yaml_loader() -> type[_Documents]:
     import yaml
 
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    if TYPE_CHECKING:  # the type checker's view of either parser below
+        from yaml import SafeLoader as Parser
+    elif hasattr(yaml, "CSafeLoader"):
+        # libyaml parses (fast, iteratively); composing in Python bounds the nesting depth, which libyaml's own
+        # recursive composer does not
+        class Parser(yaml.composer.Composer, yaml.CSafeLoader):
+            def __init__(self, stream):
+                yaml.CSafeLoader.__init__(self, stream)
+                yaml.composer.Composer.__init__(self)
+    else:  # PyYAML without libyaml: its SafeLoader composes in Python already (Composer, then it, has no MRO)
+        Parser = yaml.SafeLoader
 
-    # libyaml parses (fast, iteratively); composing in Python bounds the nesting depth, which libyaml's own
-    # recursive composer does not
-    class Loader(yaml.composer.Composer, base):
-        def __init__(self, stream) -> None:
-            base.__init__(self, stream)
-            yaml.composer.Composer.__init__(self)
+    class Loader(Parser):
+        def __init__(self, stream: str) -> None:
+            Parser.__init__(self, stream)
             self.depth, self.aliased = 0, False
 
-        def compose_node(self, parent, index):
+        def compose_node(self, parent: Node | None, index: int) -> Node | None:
             self.aliased = self.aliased or self.check_event(yaml.AliasEvent)
             self.depth += 1
             try:
@@ -47,14 +82,14 @@ def _yaml_loader():
             finally:
                 self.depth -= 1
 
-        def get_single_node(self):
+        def get_single_node(self) -> Node | None:
             node = super().get_single_node()
             if node is not None and self.aliased:
                 _check_alias_growth(node)
                 _check_expanded_depth(node)
             return node
 
-        def get_single_node_of_many(self):
+        def get_single_node_of_many(self) -> Node | None:
             """The next document of a stream, its aliases bounded as get_single_node bounds one document's."""
             self.aliased = False
             node = self.get_node()
@@ -63,7 +98,7 @@ def _yaml_loader():
                 _check_expanded_depth(node)
             return node
 
-    def construct_mapping(loader, node, deep=False):
+    def construct_mapping(loader: SafeLoader, node: MappingNode, deep: bool = False) -> Map:
         seen = set()
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
@@ -75,7 +110,8 @@ def _yaml_loader():
             if key in seen:
                 raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
             seen.add(key)
-        mapping = Map(yaml.SafeLoader.construct_mapping(loader, node, deep=deep))
+        pairs = yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=deep)
+        mapping = Map(cast("dict[str, Any]", pairs))  # every key is a string (checked above)
         mapping.line = node.start_mark.line + 1
         return mapping
 
@@ -83,7 +119,7 @@ def _yaml_loader():
     return Loader
 
 
-def _fast_yaml_loader():
+def _fast_yaml_loader() -> type[_Document] | None:
     """libyaml's own composer (several times faster than composing in Python) when the libyaml in use stops at
     a nesting depth its recursion survives (0.2.6 stops at 1,000 levels); then an iterative walk of the nodes
     bounds the depth at MAX_DEPTH and, when a node is reached twice (an alias), checks the aliases. None when
@@ -95,7 +131,7 @@ def _fast_yaml_loader():
     slow = _yaml_loader()
 
     class FastLoader(yaml.CSafeLoader):
-        def get_single_node(self):
+        def get_single_node(self) -> Node | None:
             node = super().get_single_node()
             if node is not None:
                 _check_depth_and_aliases(node)
@@ -122,7 +158,7 @@ def _libyaml_bounds_nesting() -> bool:
     return _PROBE["bounded"]
 
 
-def _check_depth_and_aliases(root) -> None:
+def _check_depth_and_aliases(root: Node) -> None:
     """The Python composer's bounds, on a composed graph: no node deeper than MAX_DEPTH (the root is at 1, a
     mapping's keys and values one below it), in document order; aliases as _check_alias_growth bounds them."""
     import yaml
@@ -147,13 +183,13 @@ def _check_depth_and_aliases(root) -> None:
         _check_expanded_depth(root)
 
 
-def _check_expanded_depth(root) -> None:
+def _check_expanded_depth(root: Node) -> None:
     """The depth the document has once its aliases are expanded (an alias adds its node's own depth where it
     stands: 20 anchors of 58 levels, each holding the last, nest 1,200 deep): refused past MAX_DEPTH, at the
     first node of a deepest path that lies past it. Called after _check_alias_growth, so the graph has no cycle."""
     import yaml
 
-    def children(node) -> list:
+    def children(node: Node) -> list[Node]:
         return (list(node.value) if isinstance(node, yaml.SequenceNode) else
                 [x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode) else [])
 
@@ -179,13 +215,13 @@ def _check_expanded_depth(root) -> None:
                                       "expanded)", node.start_mark)
 
 
-def _check_alias_growth(root) -> None:
+def _check_alias_growth(root: Node) -> None:
     """Aliases make a graph of the nodes: refuse a cycle, or a document that would expand past the bound."""
     import yaml
 
     sizes: dict[int, int | None] = {}
 
-    def size(node) -> int:
+    def size(node: Node) -> int:
         if id(node) in sizes:
             known = sizes[id(node)]
             if known is None:
@@ -216,7 +252,11 @@ def yaml_documents(path: Path, single: bool = False) -> list[Any]:
     text = decode(read_bytes(path), path)
     try:
         if single:
-            return [yaml.load(text, Loader=_fast_yaml_loader() or _yaml_loader())]
+            one = (_fast_yaml_loader() or _yaml_loader())(text)
+            try:  # what yaml.load does
+                return [one.get_single_data()]
+            finally:
+                one.dispose()
         loader = _yaml_loader()(text)
         try:
             docs = []
@@ -270,7 +310,7 @@ def check_schema(where: Any, instance: Any, definition: str | None = None, prefi
         raise StateFileError(f"{place}: {field_path}: {_short(e)}")
 
 
-_VALIDATORS: dict = {}
+_VALIDATORS: dict[str | None, Any] = {}  # jsonschema's validators, by $defs name (None: the whole schema)
 # a document whose lists hold more items than this is first checked by fastjsonschema's compiled validator,
 # about ten times faster than jsonschema (20,000 topics: 0.12 s, not 1.2 s); compiling it costs 60 ms, more
 # than jsonschema takes over a small file. Only its "valid" is taken: when it says no, or fails, jsonschema
@@ -293,7 +333,7 @@ def _fast_valid(instance: Any) -> bool:
     return True
 
 
-_FAST: dict = {}
+_FAST: dict[None, Callable[[Any], Any]] = {}  # fastjsonschema's compiled validator
 
 
 def _as_draft7(node: Any) -> Any:
@@ -323,7 +363,7 @@ def _as_draft7(node: Any) -> Any:
     return out
 
 
-def _validators() -> dict:
+def _validators() -> dict[str | None, Any]:
     if not _VALIDATORS:
         import jsonschema
 
@@ -334,9 +374,9 @@ def _validators() -> dict:
     return _VALIDATORS
 
 
-def _short(e) -> str:
+def _short(e: ValidationError) -> str:
     """jsonschema's message quotes the whole value: a one-line message quotes at most the start of it."""
-    text = e.message
+    text: str = e.message
     if len(text) <= 200:
         return text
     if e.validator == "type":
@@ -345,7 +385,7 @@ def _short(e) -> str:
     return text[:197] + "..."
 
 
-def _line_of(doc: Any, path: Iterable) -> int | None:
+def _line_of(doc: Any, path: Iterable[str | int]) -> int | None:
     line, node = getattr(doc, "line", None), doc
     for p in path:
         try:

@@ -4,6 +4,7 @@ kafka-security-manager CSV, julie-ops and kafka-gitops YAML, terraform's kafka p
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kafkactl.acl.breadth import Written
 from kafkactl.acl.model import AclBinding
@@ -15,9 +16,9 @@ class Imported:
     has no kafkactl equivalent (said on stderr, never dropped silently)."""
 
     bindings: dict[AclBinding, str] = field(default_factory=dict)
-    quotas: list[dict] = field(default_factory=list)  # entries of a State file's quotas: section
-    topics: list[dict] = field(default_factory=list)  # ... and of its topics: and users: sections
-    users: list[dict] = field(default_factory=list)
+    quotas: list[dict[str, Any]] = field(default_factory=list)  # entries of a State file's quotas: section
+    topics: list[dict[str, Any]] = field(default_factory=list)  # ... and of its topics: and users: sections
+    users: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def add(self, b: AclBinding, where: str, principal_written: bool = True, pattern_written: bool = True) -> None:

@@ -48,7 +48,7 @@ def strings(where: str, value: Any, what: str) -> list[str]:
     return list(value)
 
 
-def mapping(where: str, value: Any, what: str) -> dict:
+def mapping(where: str, value: Any, what: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -56,7 +56,7 @@ def mapping(where: str, value: Any, what: str) -> dict:
     return value
 
 
-def sequence(where: str, value: Any, what: str) -> list:
+def sequence(where: str, value: Any, what: str) -> list[Any]:
     """A list the file gives (or nothing): a number or a mapping where a list belongs is named, not iterated."""
     if value is None:
         return []

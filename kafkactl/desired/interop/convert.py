@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from kafkactl.desired.interop import Imported
 from kafkactl.errors import UsageError
+
+if TYPE_CHECKING:
+    from kafkactl.acl.model import AclBinding
 
 SOURCES = ("ksm", "julie-ops", "kafka-gitops", "terraform", "strimzi")
 TARGETS = ("terraform", "strimzi", "ksm")
@@ -32,7 +35,7 @@ def _reader(fmt: str) -> Callable[[Path, Imported], None]:
     raise UsageError(f"--from {fmt!r} is not one of {', '.join(SOURCES)}")
 
 
-def import_files(fmt: str, paths: list[str]) -> tuple[dict, list[str]]:
+def import_files(fmt: str, paths: list[str]) -> tuple[dict[str, Any], list[str]]:
     """A State document (AclState when the files hold only ACLs) and the notes on what was left out. Its scope is
     the principals the files name: applying it manages exactly their ACLs, as the tool it came from did."""
     from kafkactl.desired.formats.compact import to_yaml_doc
@@ -58,7 +61,7 @@ def import_files(fmt: str, paths: list[str]) -> tuple[dict, list[str]]:
     return doc, out.notes
 
 
-def _check(doc: dict, paths: list[str]) -> None:
+def _check(doc: dict[str, Any], paths: list[str]) -> None:
     """What was made is a State file plan reads: checked here, so that an error names the files it came from (each
     reader checks what it reads; this catches whatever passed them)."""
     from kafkactl.desired.formats.yamldoc import check_schema
@@ -70,7 +73,7 @@ def _check(doc: dict, paths: list[str]) -> None:
         read_document(Path(where), doc, DesiredConfigs())
 
 
-def export_foreign(fmt: str, bindings: list, quotas: dict[str, dict[str, float]], cluster: str, out: TextIO,
+def export_foreign(fmt: str, bindings: list[AclBinding], quotas: dict[str, dict[str, float]], cluster: str, out: TextIO,
                    scram_users: frozenset[str] | set[str] = frozenset()) -> list[str]:
     notes: list[str] = []
     if fmt == "terraform":

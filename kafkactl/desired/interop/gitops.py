@@ -103,7 +103,7 @@ def _service(path: Path, out: Imported, name: str, s: Any, describe: bool) -> No
     kind = s.get("type")
     who = s.get("principal")
     produces, consumes = strings(sw, s.get("produces"), "produces"), strings(sw, s.get("consumes"), "consumes")
-    grants: list[tuple] = [(T, t, "LITERAL", "WRITE") for t in produces] + [(T, t, "LITERAL", "READ") for t in consumes]
+    grants: list[tuple[Any, ...]] = [(T, t, "LITERAL", "WRITE") for t in produces] + [(T, t, "LITERAL", "READ") for t in consumes]
     if describe:
         grants += [(T, t, "LITERAL", "DESCRIBE") for t in dict.fromkeys(produces + consumes)]
     # (a 5th element False: the name is one resource (a group, a worker's topic), never every one: breadth.py)

@@ -5,7 +5,7 @@ project, topic, dataType, joined by "."). RBAC-only parts (rbac, schemas, platfo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from kafkactl.acl.model import CLUSTER_NAME, ResourceType
 from kafkactl.desired.interop import Imported
@@ -14,6 +14,8 @@ from kafkactl.errors import StateFileError
 from kafkactl.limits import shown
 
 T, G, C, X = ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER, ResourceType.TRANSACTIONAL_ID
+# (type, name, pattern, operation[, whether the name was written as a resource pattern]): see _add
+Grant = tuple[ResourceType, str, str, str] | tuple[ResourceType, str, str, str, bool]
 _SPECIAL = {"projects", "context", "platform", "special_topics"}
 SEP = "."
 
@@ -141,7 +143,7 @@ def _consumer(where: str, out: Imported, c: Any, topics: list[str]) -> None:
 
 def _producer(where: str, out: Imported, p: Any, topics: list[str]) -> None:
     p = mapping(where, p, "producer")
-    grants: list[tuple] = [(T, t, "LITERAL", op, False) for t in topics for op in ("DESCRIBE", "WRITE")]
+    grants: list[Grant] = [(T, t, "LITERAL", op, False) for t in topics for op in ("DESCRIBE", "WRITE")]
     if p.get("transactionId"):
         txn, pattern = _pattern_of(_word(where, p["transactionId"], "transactionId") or "")
         grants += [(X, txn, pattern, "DESCRIBE"), (X, txn, pattern, "WRITE")]
@@ -150,7 +152,7 @@ def _producer(where: str, out: Imported, p: Any, topics: list[str]) -> None:
     _add(out, where, p.get("principal"), grants)
 
 
-def _quota(where: str, out: Imported, q: dict) -> None:
+def _quota(where: str, out: Imported, q: dict[str, Any]) -> None:
     principal = text(where, q.get("principal"), "principal")
     kind, _, user = principal.partition(":")
     if kind != "User" or not user:
@@ -171,7 +173,7 @@ def _word(where: str, value: Any, what: str) -> str | None:
     return value
 
 
-def _add(out: Imported, where: str, principal: Any, grants: list[tuple]) -> None:
+def _add(out: Imported, where: str, principal: Any, grants: Sequence[Grant]) -> None:
     """Each grant (type, name, pattern, operation[, whether the name was written as a resource pattern: False for
     a name that is one resource, such as the topic a consumer is listed under]) for the principal as written."""
     for rtype, name, pattern, op, *written in grants:

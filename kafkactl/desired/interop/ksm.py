@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import Iterable, TextIO
 
 from kafkactl.acl.model import (AclBinding, parse_operation, parse_pattern_type, parse_permission,
                                 parse_resource_type)
@@ -58,7 +59,7 @@ def _binding(where: str, row: list[str]) -> AclBinding:
     return checked_binding(where, principal, host or "*", op, permission, rt, name, pattern, name_field="ResourceName")
 
 
-def write_ksm(bindings, out) -> None:
+def write_ksm(bindings: Iterable[AclBinding], out: TextIO) -> None:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(HEADER)
     for b in sorted(bindings):

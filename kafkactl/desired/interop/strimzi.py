@@ -41,7 +41,7 @@ def write_strimzi(bindings: Iterable[AclBinding], quotas: dict[str, dict[str, fl
     spec.authentication (issue 18 new-user pass: scram-sha-512 for every user made Strimzi issue each a password)."""
     import yaml
 
-    users: dict[tuple[str, str], list[dict]] = {}
+    users: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for b in sorted(bindings):
         who = user_of(b.principal, scram_users)
         if who is None or b.resource_type not in _TYPES:

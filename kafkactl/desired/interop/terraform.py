@@ -48,7 +48,7 @@ def read_terraform(path: Path, out: Imported) -> None:
                 reader(where, {k: v for k, v in attrs.items() if not k.startswith("__")}, out)
 
 
-def _literal(where: str, attrs: dict, key: str, default: Any = None, kind: type = str) -> Any:
+def _literal(where: str, attrs: dict[str, Any], key: str, default: Any = None, kind: type = str) -> Any:
     value = attrs.get(key, default)
     if value is None:
         raise StateFileError(f"{where}: {key}: missing")
@@ -62,8 +62,10 @@ def _literal(where: str, attrs: dict, key: str, default: Any = None, kind: type 
     return value
 
 
-def _acl(where: str, attrs: dict, out: Imported) -> None:
-    get = lambda k, d=None: _literal(where, attrs, k, d)  # noqa: E731
+def _acl(where: str, attrs: dict[str, Any], out: Imported) -> None:
+    def get(k: str, d: Any = None) -> Any:
+        return _literal(where, attrs, k, d)
+
     kind = get("resource_type")
     try:
         rtype = parse_resource_type(kind, "resource_type")
@@ -77,7 +79,7 @@ def _acl(where: str, attrs: dict, out: Imported) -> None:
                     Permission.ALLOW if perm == "Allow" else Permission.DENY, get("acl_host")), where)
 
 
-def _quota(where: str, attrs: dict, out: Imported) -> None:
+def _quota(where: str, attrs: dict[str, Any], out: Imported) -> None:
     etype = _literal(where, attrs, "entity_type")
     from kafkactl.desired.configs.desired import WORD_OF_WIRE
 
@@ -100,7 +102,7 @@ def _quota(where: str, attrs: dict, out: Imported) -> None:
     out.quotas.append(entry)
 
 
-def _topic(where: str, attrs: dict, out: Imported) -> None:
+def _topic(where: str, attrs: dict[str, Any], out: Imported) -> None:
     entry: dict[str, Any] = {"name": _literal(where, attrs, "name"),
                              "partitions": _literal(where, attrs, "partitions", kind=int),
                              "replicationFactor": _literal(where, attrs, "replication_factor", kind=int)}
@@ -110,7 +112,7 @@ def _topic(where: str, attrs: dict, out: Imported) -> None:
     out.topics.append(entry)
 
 
-def _scram(where: str, attrs: dict, out: Imported) -> None:
+def _scram(where: str, attrs: dict[str, Any], out: Imported) -> None:
     from kafkactl.desired.configs.desired import env_name
 
     user = _literal(where, attrs, "username")
