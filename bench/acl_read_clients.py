@@ -39,7 +39,13 @@ def main() -> None:
             assert all(r.error_code == 0 for r in resp.results)
         print(f"created {args.n - have} ACLs in {time.perf_counter() - t:.1f} s")
 
-    from confluent_kafka.admin import AclBindingFilter, AclOperation, AclPermissionType, ResourcePatternType, ResourceType
+    from confluent_kafka.admin import (
+        AclBindingFilter,
+        AclOperation,
+        AclPermissionType,
+        ResourcePatternType,
+        ResourceType,
+    )
 
     anyf = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY,
                             AclPermissionType.ANY)

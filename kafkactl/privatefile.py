@@ -9,9 +9,8 @@ the path (a link planted there by someone else) and creates the file anew.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
-
 
 # every file this process reads for a command (State files, scope files, saved plans, secret files, client
 # properties), by identity: an output path that is one of them is refused, whatever name or link reaches it

@@ -17,7 +17,8 @@ and pexpect's spawns; the fixtures of such tests must say what they start.
 from __future__ import annotations
 
 import subprocess
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 

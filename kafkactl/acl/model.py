@@ -5,9 +5,10 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, ClassVar, Iterable, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from kafkactl.errors import UsageError
 from kafkactl.limits import check_string
@@ -238,7 +239,7 @@ class AclBinding:
                 and self.operation in BINDABLE_OPERATIONS
                 and self.permission in (Permission.ALLOW, Permission.DENY))
 
-    def to_filter(self) -> "AclFilter":
+    def to_filter(self) -> AclFilter:
         return AclFilter(self.resource_type, self.resource_name, self.pattern_type, self.principal, self.host,
                          self.operation, self.permission)
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Sequence, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from kafkactl.acl.client import AclClient, ErrorLike
 from kafkactl.acl.model import AclBinding, AclFilter, AclOperation
 from kafkactl.acl.visibility import Confirmation, await_visible, lookup_filters
-from kafkactl.errors import (BrokerError, KafkactlError, NotAuthorizedError, PartialFailure, UsageError)
+from kafkactl.errors import BrokerError, KafkactlError, NotAuthorizedError, PartialFailure, UsageError
 from kafkactl.results import ChangeResult
 
 # CreateAcls and DeleteAcls refuse more than 10,000 records per request (kafka-semantics §5)
@@ -122,7 +123,7 @@ class DeletePreview:
         return sorted({b for r in self.roots for b in r.delete})
 
     @classmethod
-    def exactly(cls, delete: Sequence[AclBinding], universe: Sequence[AclBinding]) -> "DeletePreview":
+    def exactly(cls, delete: Sequence[AclBinding], universe: Sequence[AclBinding]) -> DeletePreview:
         """Delete these bindings and nothing else; `universe` must be every ACL the cluster holds now."""
         return cls((DeleteRoot(AclFilter(), tuple(universe), tuple(delete)),))
 

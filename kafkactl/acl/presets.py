@@ -32,8 +32,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafkactl.acl.breadth import Pattern, TooWide, Written
-from kafkactl.acl.model import (WILDCARD, AclBinding, AclOperation, PatternType, Permission, ResourceType, shown,
-                                validate_text)
+from kafkactl.acl.model import (
+    WILDCARD,
+    AclBinding,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+    shown,
+    validate_text,
+)
 from kafkactl.errors import UsageError
 
 Op, RT = AclOperation, ResourceType

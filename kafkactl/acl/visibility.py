@@ -10,8 +10,9 @@ meanwhile is waited for until the cluster stops listing it (its session times ou
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from kafkactl.acl.client import AclClient
 from kafkactl.acl.model import AclBinding, AclFilter

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -172,8 +173,7 @@ def generate() -> dict[Path, str]:
     """Every generated file, by path under the repository."""
     from kafkactl import __version__
     from kafkactl.cli.root import app_group
-    from kafkactl.cli.shell import FILES as COMPLETION_FILES
-    from kafkactl.cli.shell import script
+    from kafkactl.cli.shell import FILES as COMPLETION_FILES, script
 
     out: dict[Path, str] = {}
     root = app_group()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -19,7 +19,6 @@ from kafkactl.errors import KafkactlError
 from kafkactl.exitcodes import ExitCode
 from kafkactl.formatters import OutputFormat
 from kafkactl.profiles import Selection
-
 
 # noun -> module under kafkactl.commands holding its Typer `app`. Sub-apps are imported and turned into
 # click commands only when invoked (or listed by --help): building the whole tree costs more than a command.
@@ -128,7 +127,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             self.commands[cmd_name] = cached
         return cached
 
-    def global_help(self, leave_out: "set[str] | frozenset[str]" = frozenset()) -> str:
+    def global_help(self, leave_out: set[str] | frozenset[str] = frozenset()) -> str:
         """The epilog of every subcommand's --help: the root's options, which may follow the command too."""
         parts = []
         for p in self.params:
@@ -297,10 +296,10 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    context: Annotated[Optional[str], typer.Option("--context", metavar="NAME", help="Context to use (default: KAFKACTL_CONTEXT, then current-context).", autocompletion=complete.contexts, show_default=False)] = None,
-    bootstrap_server: Annotated[Optional[str], typer.Option("-b", "--bootstrap-server", metavar="HOST:PORT[,...]", help="Overrides the context's address, keeping its credentials (env KAFKACTL_BOOTSTRAP_SERVERS).", show_default=False)] = None,
-    command_config: Annotated[Optional[str], typer.Option("--command-config", metavar="FILE", help="Client properties file, as kafka-*.sh take it.", show_default=False)] = None,
-    output: Annotated[Optional[OutputFormat], typer.Option("-o", "--output", help="Output format; table on a terminal, plain in a pipe (env KAFKACTL_OUTPUT).", show_default=False)] = None,
+    context: Annotated[str | None, typer.Option("--context", metavar="NAME", help="Context to use (default: KAFKACTL_CONTEXT, then current-context).", autocompletion=complete.contexts, show_default=False)] = None,
+    bootstrap_server: Annotated[str | None, typer.Option("-b", "--bootstrap-server", metavar="HOST:PORT[,...]", help="Overrides the context's address, keeping its credentials (env KAFKACTL_BOOTSTRAP_SERVERS).", show_default=False)] = None,
+    command_config: Annotated[str | None, typer.Option("--command-config", metavar="FILE", help="Client properties file, as kafka-*.sh take it.", show_default=False)] = None,
+    output: Annotated[OutputFormat | None, typer.Option("-o", "--output", help="Output format; table on a terminal, plain in a pipe (env KAFKACTL_OUTPUT).", show_default=False)] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the cluster.", metavar="SECONDS")] = 10.0,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Log client activity and show tracebacks (secrets stay masked).")] = False,

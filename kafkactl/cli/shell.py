@@ -134,8 +134,15 @@ def complete(cli: Any, ctx_args: Any, prog_name: str, instruction: str) -> int:
 
 
 def _classes() -> dict[str, type]:
-    from click.shell_completion import (BashComplete, CompletionItem, FishComplete, ZshComplete, _resolve_context,
-                                        _resolve_incomplete, split_arg_string)
+    from click.shell_completion import (
+        BashComplete,
+        CompletionItem,
+        FishComplete,
+        ZshComplete,
+        _resolve_context,
+        _resolve_incomplete,
+        split_arg_string,
+    )
 
     from kafkactl.cli.argv import global_options, hoist_global_options
 

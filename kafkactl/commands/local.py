@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -13,24 +13,22 @@ app = typer.Typer(help="Run a local Kafka sandbox (KRaft, SASL users, StandardAu
 def local_up(
     ctx: typer.Context,
     wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for the brokers to answer.", metavar="SECONDS")] = 120.0,
-    brokers: Annotated[Optional[int], typer.Option("--brokers", metavar="N", show_default=False,
-                                                   help="Brokers, each its own process (1-9; default 1: one node that is also the controller).")] = None,
-    controllers: Annotated[Optional[int], typer.Option("--controllers", metavar="1|3|5", show_default=False,
-                                                       help="A separate controller quorum of this size (default 1 when --brokers is over 1).")] = None,
-    kafka_version: Annotated[Optional[str], typer.Option("--kafka-version", metavar="3.9.1|4.0.1|4.3.1|4.4.0", show_default=False,
-                                                         help="The Kafka version of a new sandbox (default: the newest, 4.4.0).")] = None,
-    tls: Annotated[Optional[bool], typer.Option("--tls/--no-tls", show_default=False,
-                                                help="Also a SASL_SSL listener and an mTLS listener (client certificates), with a CA and certificates made for the sandbox, and local-tls-* and local-mtls-* contexts.")] = None,
+    brokers: Annotated[int | None, typer.Option("--brokers", metavar="N", show_default=False,
+                                                help="Brokers, each its own process (1-9; default 1: one node that is also the controller).")] = None,
+    controllers: Annotated[int | None, typer.Option("--controllers", metavar="1|3|5", show_default=False,
+                                                    help="A separate controller quorum of this size (default 1 when --brokers is over 1).")] = None,
+    kafka_version: Annotated[str | None, typer.Option("--kafka-version", metavar="3.9.1|4.0.1|4.3.1|4.4.0", show_default=False,
+                                                      help="The Kafka version of a new sandbox (default: the newest, 4.4.0).")] = None,
+    tls: Annotated[bool | None, typer.Option("--tls/--no-tls", show_default=False,
+                                             help="Also a SASL_SSL listener and an mTLS listener (client certificates), with a CA and certificates made for the sandbox, and local-tls-* and local-mtls-* contexts.")] = None,
 ) -> None:
     """Assemble Kafka from Maven Central (once), start the sandbox and write the local-* contexts.
 
     Example:  kafkactl local up --brokers 3 --controllers 3 --tls && kafkactl local status
     """
     from kafkactl.local.assembly import KAFKA_VERSION, check_version, kafka_home
-    from kafkactl.local.sandbox import Sandbox
+    from kafkactl.local.sandbox import Sandbox, check_topology
     from kafkactl.profiles import check_timeout
-
-    from kafkactl.local.sandbox import check_topology
 
     check_timeout(wait, "--wait")  # before anything starts: 1e999 reads as inf, a wait without end
     check_topology(brokers, controllers)
@@ -85,7 +83,7 @@ def local_status(ctx: typer.Context) -> None:
 @app.command("env")
 def local_env(
     ctx: typer.Context,
-    user: Annotated[Optional[str], typer.Option("--user", metavar="admin|alice|bob|carol", help="The sandbox user (default: the current context's user).", show_default=False)] = None,
+    user: Annotated[str | None, typer.Option("--user", metavar="admin|alice|bob|carol", help="The sandbox user (default: the current context's user).", show_default=False)] = None,
 ) -> None:
     """Print shell exports that point kafkactl (and kafka-*.sh) at the sandbox.
 

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from kafkactl.configs.entities import CONFIG_TYPES, QUOTA_TYPES, Entity
 from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS, ScramChange, parse_scram
-from kafkactl.redact import may_be_secret
 from kafkactl.errors import KafkactlError, NotFoundError, PartialFailure, UsageError
 from kafkactl.gateway import Gateway
 from kafkactl.gateway.configtypes import BROKER, explicit_sources
 from kafkactl.limits import shown
+from kafkactl.redact import may_be_secret
 from kafkactl.results import ChangeResult
 
 if TYPE_CHECKING:

@@ -7,15 +7,25 @@ field, as the Python loader does. Only the changed rows become Python objects.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclBinding, AclOperation, PatternType, Permission,
-                                 ResourceType, refused_class, shown)
-from kafkactl.desired.plan import ClusterPlan, Guards, PlanRow, phase_of
+from kafkactl.acl.model import (
+    CLUSTER_NAME,
+    SUPPORTED_OPERATIONS,
+    AclBinding,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+    refused_class,
+    shown,
+)
 from kafkactl.desired.formats.arrow import BINDING, read_arrow
 from kafkactl.desired.formats.flat import binding_where
+from kafkactl.desired.plan import ClusterPlan, Guards, PlanRow, phase_of
 from kafkactl.desired.state import Scope, StateFileError, flat_binding
 from kafkactl.limits import MAX_STRING_BYTES
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from kafkactl.acl.model import ResourceType, validate_principal
+from kafkactl.desired.formats import FORMATS, format_of, write
 from kafkactl.desired.plan import read_current
 from kafkactl.desired.state import Scope
-from kafkactl.desired.formats import FORMATS, format_of, write
 from kafkactl.errors import UsageError
 
 if TYPE_CHECKING:

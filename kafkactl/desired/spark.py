@@ -18,15 +18,23 @@ import os
 import re
 import sys
 import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType, refused_class, shown,
-                                 validate_text)
-from kafkactl.desired.prerequisites import url_shown
-from kafkactl.desired.plan import KEY_SEP, PHASES, SEED, ClusterPlan, Guards, Plan, shard_filters
-from kafkactl.desired.state import DesiredState, Scope, StateFileError
+from kafkactl.acl.model import (
+    CLUSTER_NAME,
+    SUPPORTED_OPERATIONS,
+    AclOperation,
+    ResourceType,
+    refused_class,
+    shown,
+    validate_text,
+)
 from kafkactl.desired.formats.flat import checked_rows, flat_row
+from kafkactl.desired.plan import KEY_SEP, PHASES, SEED, ClusterPlan, Guards, Plan, shard_filters
+from kafkactl.desired.prerequisites import url_shown
+from kafkactl.desired.state import DesiredState, Scope, StateFileError
 from kafkactl.errors import KafkactlError, UsageError
 from kafkactl.privatefile import private_tempdir, write_private
 

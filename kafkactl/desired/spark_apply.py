@@ -5,15 +5,15 @@ lists the phase's outcome. Planning, sessions and the shared schemas: spark.py."
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+from kafkactl.desired.delivery import ExecutorClients, deliver
 from kafkactl.desired.formats.flat import flat_row
 from kafkactl.desired.plan import PHASES, Plan, shard_filters
+from kafkactl.desired.spark import BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, SparkWatch, session, shard_tasks, tracking
 from kafkactl.desired.state import FLAT_FIELDS
-from kafkactl.desired.delivery import ExecutorClients, deliver
-from kafkactl.desired.spark import (BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, SparkWatch, session, shard_tasks,
-                                   tracking)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -72,7 +72,7 @@ class Scope:
             d["resourcePrefixes"] = {TYPE_KEYS[t]: list(p) for t, p in sorted(self.resource_prefixes.items())}
         return d
 
-    def merge(self, other: "Scope", where: str) -> "Scope":
+    def merge(self, other: Scope, where: str) -> Scope:
         """The scope of both, exactly: the files' union, or an error where no one scope is that union.
 
         A scope is a set of principals times a set of resources. Two such products make one product only when
@@ -98,7 +98,7 @@ class Scope:
             "(merging them would manage each one's principals on the other's resources): plan them separately, "
             "or give them the same principals or the same resources")
 
-    def within(self, other: "Scope") -> bool:
+    def within(self, other: Scope) -> bool:
         """Every binding this scope holds, `other` holds (judged from the declarations: it may say no when the
         answer is yes, never yes when it is no)."""
         if other.principals or other.principal_prefixes:

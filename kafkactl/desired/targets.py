@@ -4,8 +4,9 @@ Two of those naming different clusters is an error, never a silent choice."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from kafkactl.errors import UsageError
 from kafkactl.profiles import Profile, Selection, resolve

@@ -8,13 +8,14 @@ the field that holds its rows).
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any, TextIO
 
 from kafkactl.formatters.model import jsonable, table_of
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     table = "table"
     plain = "plain"
     json = "json"

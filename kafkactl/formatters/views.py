@@ -7,8 +7,9 @@ pipeline (plain, csv) see instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, TextIO
 
 from kafkactl.formatters import VIEWS, OutputFormat
 

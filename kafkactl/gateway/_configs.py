@@ -8,11 +8,20 @@ quotas, only the protocol classes, which are used as they are).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from kafkactl.gateway.configtypes import (BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, OPS,
-                                    SOURCES, TOPIC, ListConfigResourcesError)
+from kafkactl.gateway.configtypes import (
+    BROKER,
+    BROKER_LOGGER,
+    CLIENT_METRICS,
+    GROUP,
+    OPS,
+    SOURCES,
+    TOPIC,
+    ListConfigResourcesError,
+)
 
 if TYPE_CHECKING:
     from kafkactl.gateway._host import GatewayHost as _Host
@@ -236,8 +245,12 @@ class ConfigRpcs(_Host):
     def alter_scram(self, upserts: Sequence[tuple[str, str, int, Secret]], deletes: Sequence[tuple[str, str]]
                     ) -> dict[str, Exception | None]:
         """upserts: (user, mechanism, iterations, Secret password); deletes: (user, mechanism)."""
-        from confluent_kafka.admin import (ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion,
-                                           UserScramCredentialUpsertion)
+        from confluent_kafka.admin import (
+            ScramCredentialInfo,
+            ScramMechanism,
+            UserScramCredentialDeletion,
+            UserScramCredentialUpsertion,
+        )
 
         def mech(m: str) -> Any:
             return getattr(ScramMechanism, m.replace("-", "_"))

@@ -13,18 +13,31 @@ import secrets
 import shutil
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 from kafkactl.errors import SandboxError, UsageError
 from kafkactl.local.assembly import KAFKA_VERSION, check_version, ensure_kafka, java_command
-from kafkactl.local.nodes import (CONTROLLER_COUNTS, HEAPS, LOG4J2, MAX_BROKERS, SUPER_USER, USERS, NodeState,
-                                  SandboxState, format_arguments, new_uuid, plan_nodes, render_client_properties,
-                                  render_server_properties)
+from kafkactl.local.nodes import (
+    CLIENT_MECHANISM,
+    CONTROLLER_COUNTS,
+    HEAPS,
+    LOG4J2,
+    MAX_BROKERS,
+    SUPER_USER,
+    USERS,
+    NodeState,
+    SandboxState,
+    format_arguments,
+    new_uuid,
+    plan_nodes,
+    render_client_properties,
+    render_mtls_properties,
+    render_server_properties,
+)
 from kafkactl.local.process import HOST, argfile_line, free_port, is_ours, pid_alive, port_free, stop
-from kafkactl.local.nodes import CLIENT_MECHANISM, render_mtls_properties
 from kafkactl.local.tls import TlsFiles
 from kafkactl.profiles import Context, ContextStore
 

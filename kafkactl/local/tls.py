@@ -81,7 +81,7 @@ def make_material(files: TlsFiles, identities: tuple[str, ...], keystore_passwor
         # RFC 4514 writes the last RDN first: build it reversed so the DN reads as given
         return x509.Name([x509.NameAttribute(oids[k], v) for k, v in reversed(attributes)])
 
-    now = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=5)
+    now = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=5)
     until = now + datetime.timedelta(days=DAYS)
 
     def certificate(subject: x509.Name, key: ec.EllipticCurvePrivateKey, issuer: x509.Name,

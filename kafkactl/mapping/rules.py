@@ -10,8 +10,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kafkactl.mapping.javaregex import (DOLLAR, DOT, SPACE, JavaPattern, JavaPatternError, Unsupported, compile_java,
-                                        java_lower, java_upper)
+from kafkactl.mapping.javaregex import (
+    DOLLAR,
+    DOT,
+    SPACE,
+    JavaPattern,
+    JavaPatternError,
+    Unsupported,
+    compile_java,
+    java_lower,
+    java_upper,
+)
 
 _WS = f"[{re.escape(SPACE)}]"
 # SslPrincipalMapper's grammar, in Python with Java's `.`, `\s` and `$`

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from kafkactl.errors import ConfigError
-from kafkactl.redact import Secret
 from kafkactl.profiles.properties import read_properties_file, settings_from_properties
 from kafkactl.profiles.store import Context, ContextStore
+from kafkactl.redact import Secret
 
 DEFAULT_TIMEOUT = 10.0
 

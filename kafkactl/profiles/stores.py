@@ -16,11 +16,12 @@ is a one-line error naming the key and the file, never a password.
 from __future__ import annotations
 
 import os
-import stat
 import secrets
+import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from kafkactl.errors import ConfigError, MissingFileError
 from kafkactl.redact import Secret

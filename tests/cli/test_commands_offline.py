@@ -25,7 +25,7 @@ class Answers:
     def __init__(self, bindings=(), error: Exception | None = None) -> None:
         self.bindings, self.error, self.filters = list(bindings), error, []
 
-    def __call__(self, profile, debug: bool = False) -> "Answers":  # the factory: one gateway per invocation
+    def __call__(self, profile, debug: bool = False) -> Answers:  # the factory: one gateway per invocation
         self.profile = profile
         return self
 

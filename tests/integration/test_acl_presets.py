@@ -11,20 +11,20 @@ means what it means alone, and the run that must work is not cut short by the lo
 from __future__ import annotations
 
 import json
+import queue
 import re
 import shutil
 import subprocess
-import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-from tests.markers import starts
 from tests.conftest import run
 from tests.integration.acl_helpers import remove_exactly, scram_user, snapshot, token
+from tests.markers import starts
 
 CLIENTS_VERSION = "4.3.1"  # connect-file and connect-mirror 4.4.0 are not on Maven Central (checked 2026-11-26)
 SOURCE = Path(__file__).with_name("clients") / "Clients.java"

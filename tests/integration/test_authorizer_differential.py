@@ -22,8 +22,17 @@ import time
 import pytest
 
 from kafkactl.acl.authorizer import Authorizer
-from kafkactl.acl.model import (BINDABLE_OPERATIONS, CLUSTER_NAME, SUPPORTED_OPERATIONS, AclBinding, AclFilter,
-                                AclOperation, PatternType, Permission, ResourceType)
+from kafkactl.acl.model import (
+    BINDABLE_OPERATIONS,
+    CLUSTER_NAME,
+    SUPPORTED_OPERATIONS,
+    AclBinding,
+    AclFilter,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+)
 from kafkactl.describe.cluster import describe_cluster
 from kafkactl.describe.groups import describe_groups, list_groups
 from kafkactl.describe.topics import describe_topics, list_topics

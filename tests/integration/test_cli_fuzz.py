@@ -16,14 +16,12 @@ import sys
 
 import click
 import pytest
-from hypothesis import HealthCheck, given, seed, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, seed, settings, strategies as st
 
-from tests.markers import starts
 from tests.conftest import run
 from tests.integration.cli_tree import MINIMAL_ARGS, STATE_YAML, leaf_commands
+from tests.markers import starts
 from tests.secrets_sweep import register, sweep_tree
-
 
 CASES = int(os.environ.get("KAFKACTL_FUZZ_CASES", "2000"))
 SEED = int(os.environ["KAFKACTL_FUZZ_SEED"])
@@ -124,10 +122,9 @@ def scratch(tmp_path_factory):
     (work / "state.yaml").write_text(STATE_YAML)
     (work / "garbage.jsonl").write_bytes(b'{"kind": "scope", "principalPrefixes": "User:h-"}\n\xff\xfe{]\n')
     from kafkactl.gateway import Gateway
+    from kafkactl.local.sandbox import Sandbox
     from kafkactl.profiles import Profile
     from kafkactl.redact import Secret
-
-    from kafkactl.local.sandbox import Sandbox
 
     state = Sandbox(home / "state" / "kafkactl" / "local").load_state()
     assert state is not None

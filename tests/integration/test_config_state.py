@@ -465,10 +465,9 @@ def test_a_secret_is_read_once_so_what_was_validated_is_what_is_sent(sandbox, ba
     """Adversary pass: a secret file rewritten between the validate-only pass and the apply was read again, so a
     value never validated was sent (and, refused, left the rest of the file applied). Here every read after the
     second (the plan's, the validation's) gives a value the broker refuses: the apply must not make one."""
+    from kafkactl import redact
     from kafkactl.desired.configs.desired import SecretRef
     from kafkactl.redact import Secret
-
-    from kafkactl import redact
 
     reads = []
     good, bad = str(3_600_000 + int(token(), 16) % 1_000_000), f"not-a-number-{token()}"

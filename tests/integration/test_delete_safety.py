@@ -10,13 +10,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from kafkactl.acl.model import AclBinding
 from tests.conftest import run
 from tests.integration.acl_helpers import remove_exactly, snapshot
-
 
 SET = [
     ("--topic", "ds.t1"), ("--topic", "ds."), ("--group", "ds.g"), ("--transactional-id", "ds.x"),
@@ -24,10 +22,7 @@ SET = [
 
 
 def _bindings() -> list[AclBinding]:
-    from kafkactl.acl.model import AclOperation as Op
-    from kafkactl.acl.model import PatternType as PT
-    from kafkactl.acl.model import Permission as P
-    from kafkactl.acl.model import ResourceType as RT
+    from kafkactl.acl.model import AclOperation as Op, PatternType as PT, Permission as P, ResourceType as RT
 
     out = []
     for principal in ("User:ds-a", "User:ds-b"):

@@ -128,11 +128,10 @@ def test_scope_safety_unmanaged_and_super_user_acls_survive(sandbox, team, tmp_p
 
 def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_path):
     """A probe reads the principal's own KIP-430 operations between the phases."""
-    from kafkactl.desired.apply import apply
-    from kafkactl.desired.plan import Guards, make_plan
-    from kafkactl.desired.formats import read_state
     from kafkactl.describe.topics import describe_topics
-
+    from kafkactl.desired.apply import apply
+    from kafkactl.desired.formats import read_state
+    from kafkactl.desired.plan import Guards, make_plan
     from tests.secrets_sweep import new_secret
 
     user, pw = f"{team}probe", new_secret("the password of the phase-order probe's user")
@@ -185,9 +184,9 @@ def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_pat
 
 
 def test_in_process_and_spark_plans_are_identical(sandbox, spark, team, tmp_path):
+    from kafkactl.desired.formats import read_state
     from kafkactl.desired.plan import Guards, make_plan
     from kafkactl.desired.spark import spark_plan
-    from kafkactl.desired.formats import read_state
     from kafkactl.desired.targets import resolve_targets
     from kafkactl.profiles import Selection
 
@@ -227,11 +226,11 @@ def test_in_process_and_spark_plans_are_identical(sandbox, spark, team, tmp_path
 @pytest.mark.parametrize("no_delete", [False, True])
 def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(spark, tmp_path, cur_n, want_n, no_delete):
     """The Spark plan observes its statistics during the join: an empty side must not lose them."""
+    from kafkactl.desired.formats import read_state
+    from kafkactl.desired.formats.flat import flat_row
     from kafkactl.desired.plan import Guards, diff_cluster
     from kafkactl.desired.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
     from kafkactl.desired.state import Scope
-    from kafkactl.desired.formats.flat import flat_row
-    from kafkactl.desired.formats import read_state
     from kafkactl.desired.targets import Target
     from kafkactl.profiles import Profile
 
@@ -485,11 +484,11 @@ def test_a_saved_plan_applies_on_the_engine_apply_is_given(sandbox, spark, team,
 
 def test_max_deletes_is_one_guard_on_spark_too(spark, tmp_path):
     """The Spark plan refuses with the in-process engine's words (Guards.check_deletes), never trims."""
+    from kafkactl.desired.formats import read_state
+    from kafkactl.desired.formats.flat import flat_row
     from kafkactl.desired.plan import Guards, diff_cluster
     from kafkactl.desired.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
     from kafkactl.desired.state import Scope
-    from kafkactl.desired.formats.flat import flat_row
-    from kafkactl.desired.formats import read_state
     from kafkactl.desired.targets import Target
     from kafkactl.errors import UsageError
     from kafkactl.profiles import Profile

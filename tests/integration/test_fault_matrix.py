@@ -24,7 +24,6 @@ from tests.conftest import run
 from tests.integration.cli_tree import OFFLINE, OWN_CLUSTERS, PROBE, cluster_commands
 from tests.secrets_sweep import find_leaks, register, sweep_tree
 
-
 # random, so that a 6-character piece of one in any output is a leak and not a coincidence
 WRONG_PASSWORD = secrets.token_urlsafe(15)
 NOBODY_PASSWORD = secrets.token_urlsafe(15)
@@ -53,9 +52,8 @@ def silent_port():
 @pytest.fixture(scope="module")
 def fault_contexts(sandbox):
     """Contexts for the credential faults, and a SCRAM user that exists but has no ACL at all."""
-    from kafkactl.profiles import Context, ContextStore
-
     from kafkactl.local.sandbox import Sandbox
+    from kafkactl.profiles import Context, ContextStore
 
     state = Sandbox(sandbox.home).load_state()
     assert state is not None

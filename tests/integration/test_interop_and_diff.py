@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.markers import starts
 from tests.conftest import run
 from tests.integration.acl_helpers import token
+from tests.markers import starts
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "interop"
 FOREIGN_EXPORT = {"ksm": "csv", "terraform": "tf", "strimzi": "yaml"}

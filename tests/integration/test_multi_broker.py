@@ -17,9 +17,9 @@ import pytest
 
 from kafkactl.acl.bitfield import decode
 from kafkactl.acl.model import AclFilter, AclOperation, ResourceType
-from tests.markers import starts
 from tests.conftest import own_xdg, run
 from tests.integration.acl_helpers import token
+from tests.markers import starts
 
 # six JVMs of this sandbox share two cores with the other worker's (a Spark cluster, a preset's clients): a
 # write through the controller quorum took over 10 s there (CI, 2026-11-28), which is load, not what these tests

@@ -19,7 +19,6 @@ from pathlib import Path
 from tests.secrets_sweep import register, sweep_tree
 
 
-
 def _cmdlines() -> set[bytes]:
     seen = set()
     for pid in os.listdir("/proc"):

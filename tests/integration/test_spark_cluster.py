@@ -20,11 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.markers import starts
 from tests.conftest import run_process
 from tests.integration.acl_helpers import remove_exactly, snapshot, token
+from tests.markers import starts
 from tests.secrets_sweep import find_leaks
-
 
 
 def _free_port() -> int:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.markers import starts
 from tests.conftest import run_process
 from tests.integration.acl_helpers import remove_exactly, snapshot, token
+from tests.markers import starts
 
 
 def _free_port() -> int:

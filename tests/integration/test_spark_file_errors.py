@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from kafkactl.desired.state import StateFileError
 from kafkactl.desired.formats import read_state
+from kafkactl.desired.state import StateFileError
 
 pytestmark = pytest.mark.usefixtures("spark")  # each test runs a local Spark (one the test of an unreachable master)
 
@@ -41,8 +41,8 @@ def test_spark_refuses_a_bad_file_naming_it(tmp_path, text, needle):
 
 
 def test_spark_reads_the_spellings_the_python_loader_reads(tmp_path):
-    from kafkactl.desired.spark import BINDING
     from kafkactl.desired.formats.flat import flat_row
+    from kafkactl.desired.spark import BINDING
 
     f = tmp_path / "x.jsonl"
     rows = [{**ROW, "resource_type": "transactional-id", "operation": "write", "pattern_type": "Pre-fixed"},

@@ -181,8 +181,7 @@ def keystores(sandbox, tmp_path_factory):
     """alice's certificate and the CA in stores made by keytool: JKS (key password differs from the store's) and
     PKCS12, and JKS and PKCS12 truststores."""
     from cryptography import x509
-    from cryptography.hazmat.primitives.serialization import (BestAvailableEncryption, load_pem_private_key,
-                                                              pkcs12)
+    from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, load_pem_private_key, pkcs12
 
     keytool = shutil.which("keytool") or str(Path(os.environ.get("JAVA_HOME", "/usr")) / "bin" / "keytool")
     d = tmp_path_factory.mktemp("stores")
@@ -430,7 +429,7 @@ def _client_pem(path: Path, sandbox, days: tuple[int, int], own_ca: bool = False
     else:
         ca_key = serialization.load_pem_private_key((sandbox.home / "tls" / "ca-key.pem").read_bytes(), None)
         issuer = x509.load_pem_x509_certificate((sandbox.home / "tls" / "ca.pem").read_bytes()).subject
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "dated")]))
             .issuer_name(issuer).public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(now + datetime.timedelta(days=days[0]))

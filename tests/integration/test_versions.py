@@ -12,9 +12,9 @@ import pytest
 
 from kafkactl.exitcodes import ExitCode
 from kafkactl.local.assembly import KAFKA_VERSIONS
-from tests.markers import starts
 from tests.conftest import own_xdg, run
 from tests.integration.acl_helpers import token
+from tests.markers import starts
 
 # LIST_CONFIG_RESOURCES lists topics and groups from Kafka 4.1 (KIP-1142); before, CLIENT_METRICS only
 LISTS_EVERY_CONFIG_RESOURCE = {"3.9.1": False, "4.0.1": False, "4.3.1": True, "4.4.0": True}

@@ -4,11 +4,10 @@ import json
 
 import pytest
 
-from kafkactl.acl.model import AclOperation, PatternType, Permission, ResourceType
+from kafkactl.acl.model import AclBinding, AclFilter, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.errors import BrokerError
 from kafkactl.gateway import Gateway
 from kafkactl.gateway._acls import _binding, confluent_can_express
-from kafkactl.acl.model import AclBinding, AclFilter
 from kafkactl.profiles import Profile
 
 

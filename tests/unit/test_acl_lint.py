@@ -3,13 +3,11 @@ nothing" findings, proved against the authorizer model over random ACL sets (hyp
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.lint import effective_ops, java_host, lint
 from kafkactl.acl.model import SUPPORTED_OPERATIONS, ResourceType
-
 from tests.unit.test_authorizer_model import IP, A, C, D, G, L, Op, P, T, acl
 
 X = ResourceType.TRANSACTIONAL_ID

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkactl.acl.model import AclOperation as Op
-from kafkactl.acl.model import PatternType as PT
-from kafkactl.acl.model import Permission as P
-from kafkactl.acl.model import ResourceType as RT
+from kafkactl.acl.model import AclOperation as Op, PatternType as PT, Permission as P, ResourceType as RT
 from kafkactl.acl.options import AclOptions, bindings_for_create, filters_for_query, matches_every_acl
 from kafkactl.errors import UsageError
 

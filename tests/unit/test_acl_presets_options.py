@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkactl.acl.model import AclOperation as Op
-from kafkactl.acl.model import PatternType as PT
-from kafkactl.acl.model import ResourceType as RT
+from kafkactl.acl.model import AclOperation as Op, PatternType as PT, ResourceType as RT
 from kafkactl.acl.options import AclOptions, bindings_for_create, filters_for_query
 from kafkactl.desired.formats import read_state
 from kafkactl.desired.state import StateFileError

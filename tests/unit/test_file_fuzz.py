@@ -28,10 +28,10 @@ from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.desired.aclset import load_acl_set
 from kafkactl.desired.arrow_diff import read_flat
-from kafkactl.desired.state import FLAT_FIELDS, Scope, StateFileError
-from kafkactl.desired.formats.flat import flat_row
 from kafkactl.desired.formats import read_state
 from kafkactl.desired.formats.compact import to_yaml_doc
+from kafkactl.desired.formats.flat import flat_row
+from kafkactl.desired.state import FLAT_FIELDS, Scope, StateFileError
 from tests.conftest import run
 
 SEED = int(os.environ.get("KAFKACTL_FUZZ_SEED") or random.SystemRandom().randrange(2**32))

@@ -48,8 +48,8 @@ def test_validate_text_refuses_a_string_longer_than_the_protocol_allows():
 
 
 def test_a_state_file_with_a_long_principal_is_refused(tmp_path):
-    from kafkactl.desired.state import StateFileError
     from kafkactl.desired.formats import read_state
+    from kafkactl.desired.state import StateFileError
 
     p = tmp_path / "x.yaml"
     p.write_text("apiVersion: kafkactl/v1\nkind: AclState\nscope:\n  principalPrefixes: [\"User:a\"]\nacls:\n"

@@ -9,13 +9,20 @@ import pytest
 
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.desired.arrow_diff import ARROW_BYTES, bindings_table, diff_tables
-from kafkactl.desired.engine import (AUTO_MEMORY_SHARE, IN_PROCESS_BYTES_PER_BINDING, PlanRequest,
-                                  available_memory, choose_engine, engine_choice, make, memory_budget)
+from kafkactl.desired.engine import (
+    AUTO_MEMORY_SHARE,
+    IN_PROCESS_BYTES_PER_BINDING,
+    PlanRequest,
+    available_memory,
+    choose_engine,
+    engine_choice,
+    make,
+    memory_budget,
+)
 from kafkactl.desired.plan import Guards, diff_cluster
 from kafkactl.desired.state import Scope
 from kafkactl.errors import UsageError
 from kafkactl.exitcodes import ExitCode
-
 
 GB = 1 << 30
 PAIR = IN_PROCESS_BYTES_PER_BINDING

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
+from kafkactl.desired.formats import read_state
 from kafkactl.desired.plan import Guards, diff_cluster
 from kafkactl.desired.state import Scope, StateFileError
-from kafkactl.desired.formats import read_state
 from kafkactl.errors import UsageError
 
 GOOD = """apiVersion: kafkactl/v1

@@ -5,7 +5,8 @@ model); state: export, import, plan, apply (desired state)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import typer
 

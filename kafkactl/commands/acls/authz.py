@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
 from kafkactl.cli import completers as complete
 from kafkactl.cli.options import Cluster, DelegationTokens, Groups, Topics, TransactionalIds, UserPrincipals
 
-PrincipalOpt = Annotated[Optional[str], typer.Option("--principal", help="The principal asking, Type:name (or --ssl-dn).", autocompletion=complete.principals, show_default=False)]
-SslDn = Annotated[Optional[str], typer.Option("--ssl-dn", metavar="DN", show_default=False, help="Instead of --principal: a client certificate's subject DN, mapped to its principal by the cluster's ssl.principal.mapping.rules (or --ssl-rules).")]
-SslRules = Annotated[Optional[str], typer.Option("--ssl-rules", show_default=False, help="With --ssl-dn: these ssl.principal.mapping.rules instead of the cluster's.")]
+PrincipalOpt = Annotated[str | None, typer.Option("--principal", help="The principal asking, Type:name (or --ssl-dn).", autocompletion=complete.principals, show_default=False)]
+SslDn = Annotated[str | None, typer.Option("--ssl-dn", metavar="DN", show_default=False, help="Instead of --principal: a client certificate's subject DN, mapped to its principal by the cluster's ssl.principal.mapping.rules (or --ssl-rules).")]
+SslRules = Annotated[str | None, typer.Option("--ssl-rules", show_default=False, help="With --ssl-dn: these ssl.principal.mapping.rules instead of the cluster's.")]
 HostOpt = Annotated[str, typer.Option("--host", help="The client's IP as the broker sees it (default *: only ACLs for every host apply).")]
-AclsFile = Annotated[Optional[str], typer.Option("--acls-file", help="Read the ACLs from a desired-state file or `acls list -o json` output instead of the cluster (works offline).", show_default=False)]
-SuperUsers = Annotated[Optional[list[str]], typer.Option("--super-user", help="A super user (repeatable; default: the context's super users).", show_default=False)]
+AclsFile = Annotated[str | None, typer.Option("--acls-file", help="Read the ACLs from a desired-state file or `acls list -o json` output instead of the cluster (works offline).", show_default=False)]
+SuperUsers = Annotated[list[str] | None, typer.Option("--super-user", help="A super user (repeatable; default: the context's super users).", show_default=False)]
 AllowEveryone = Annotated[bool, typer.Option("--allow-everyone-if-no-acl", help="The broker sets allow.everyone.if.no.acl.found=true (default: the context's setting).")]
 Cidr = Annotated[bool, typer.Option("--cidr-hosts", help="Hosts may be CIDR ranges (Kafka 4.4 and later).")]
 
@@ -151,7 +151,7 @@ def acls_who_can(
     operation: Annotated[str, typer.Option("--operation", help="The operation asked, e.g. Write.", autocompletion=complete.operations)],
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
     delegation_token: DelegationTokens = None, user_principal: UserPrincipals = None,
-    host: Annotated[Optional[str], typer.Option("--host", help="Only clients at this IP (default: every host, named hosts shown where they differ).", show_default=False)] = None,
+    host: Annotated[str | None, typer.Option("--host", help="Only clients at this IP (default: every host, named hosts shown where they differ).", show_default=False)] = None,
     acls_file: AclsFile = None, super_user: SuperUsers = None,
     allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
 ) -> None:
@@ -219,9 +219,9 @@ def acls_lint(
 def acls_why(
     ctx: typer.Context,
     principal: PrincipalOpt = None,
-    api: Annotated[Optional[list[str]], typer.Option("--api", metavar="NAME", help="A request the client sends, as Kafka names it (Produce, Fetch, JoinGroup, InitProducerId, DescribeConfigs...; repeatable).", autocompletion=complete.api_names, show_default=False)] = None,
-    role: Annotated[Optional[str], typer.Option("--role", metavar="NAME", help="A kind of client: producer, transactional-producer, consumer, consumer-protocol, share-consumer, admin-read; streams and connect-worker (their presets' grants; --group: the application.id or the worker's group.id).", autocompletion=complete.role_names, show_default=False)] = None,
-    error: Annotated[Optional[str], typer.Option("--error", metavar="NAME", help="The error the client got: TOPIC_AUTHORIZATION_FAILED, GROUP_AUTHORIZATION_FAILED, TRANSACTIONAL_ID_AUTHORIZATION_FAILED or CLUSTER_AUTHORIZATION_FAILED.", autocompletion=complete.auth_errors, show_default=False)] = None,
+    api: Annotated[list[str] | None, typer.Option("--api", metavar="NAME", help="A request the client sends, as Kafka names it (Produce, Fetch, JoinGroup, InitProducerId, DescribeConfigs...; repeatable).", autocompletion=complete.api_names, show_default=False)] = None,
+    role: Annotated[str | None, typer.Option("--role", metavar="NAME", help="A kind of client: producer, transactional-producer, consumer, consumer-protocol, share-consumer, admin-read; streams and connect-worker (their presets' grants; --group: the application.id or the worker's group.id).", autocompletion=complete.role_names, show_default=False)] = None,
+    error: Annotated[str | None, typer.Option("--error", metavar="NAME", help="The error the client got: TOPIC_AUTHORIZATION_FAILED, GROUP_AUTHORIZATION_FAILED, TRANSACTIONAL_ID_AUTHORIZATION_FAILED or CLUSTER_AUTHORIZATION_FAILED.", autocompletion=complete.auth_errors, show_default=False)] = None,
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
     host: HostOpt = "*", acls_file: AclsFile = None, super_user: SuperUsers = None,
     allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
@@ -234,7 +234,15 @@ def acls_why(
 
     Example:  kafkactl acls why --principal User:app --role consumer --topic orders --group billing
     """
-    from kafkactl.acl.apis import Ask, checks_for_apis, checks_for_error, checks_for_role, find_api, find_error, find_role
+    from kafkactl.acl.apis import (
+        Ask,
+        checks_for_apis,
+        checks_for_error,
+        checks_for_role,
+        find_api,
+        find_error,
+        find_role,
+    )
     from kafkactl.acl.model import validate_text
     from kafkactl.acl.why import decide
     from kafkactl.errors import UsageError
@@ -279,7 +287,7 @@ def acls_report(
     ctx: typer.Context,
     principal: PrincipalOpt = None,
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
-    host: Annotated[Optional[str], typer.Option("--host", help="The client's IP (default *: only ACLs for every host apply; with a resource, every host, named hosts where they differ).", show_default=False)] = None,
+    host: Annotated[str | None, typer.Option("--host", help="The client's IP (default *: only ACLs for every host apply; with a resource, every host, named hosts where they differ).", show_default=False)] = None,
     acls_file: AclsFile = None, super_user: SuperUsers = None,
     allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
     ssl_dn: SslDn = None, ssl_rules: SslRules = None,
@@ -292,9 +300,9 @@ def acls_report(
 
     Example:  kafkactl acls report --principal User:alice
     """
-    from kafkactl.desired.aclset import gc_paused
     from kafkactl.acl.model import ResourceType
     from kafkactl.acl.report import principal_reach, resource_holders
+    from kafkactl.desired.aclset import gc_paused
     from kafkactl.errors import UsageError
     from kafkactl.formatters.views import ReachView
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -31,17 +31,17 @@ Producer = Annotated[bool, typer.Option("--producer", help="Producer role: Write
 Consumer = Annotated[bool, typer.Option("--consumer", help="Consumer role: Read, Describe on --topic; Read on --group.", rich_help_panel="Shortcuts")]
 Idempotent = Annotated[bool, typer.Option("--idempotent", help="With --producer: IdempotentWrite on the cluster.", rich_help_panel="Shortcuts")]
 _P = "Presets (each grant proved needed by a real client)"
-Streams = Annotated[Optional[str], typer.Option("--streams", metavar="APP_ID", help="Kafka Streams app (classic or KIP-1071 groups, exactly-once): Read on --topic (inputs), Write on --output-topic; Create, Read, Write, Delete on topics prefixed APP_ID-; Read on group APP_ID; Write on transactional ids prefixed APP_ID-.", rich_help_panel=_P, show_default=False)]
-MirrorMaker = Annotated[Optional[str], typer.Option("--mirror-maker", metavar="SOURCE_ALIAS", help="MirrorMaker 2 from the cluster alias SOURCE_ALIAS to --target-alias, on the cluster --side names. Source: Read, DescribeConfigs on --topic; Create, Write, Read on mm2-offset-syncs.TARGET.internal; Describe on --group (checkpointed). Target: Create, Write, AlterConfigs on SOURCE.<topic>; Create, Read, Write on mm2-configs.SOURCE.internal, mm2-offsets.SOURCE.internal, mm2-status.SOURCE.internal; Read on group SOURCE-mm2; Create, Write on heartbeats; Create, Write, Read on SOURCE.checkpoints.internal.", rich_help_panel=_P, show_default=False)]
-TargetAlias = Annotated[Optional[str], typer.Option("--target-alias", help="With --mirror-maker: the target cluster's alias.", rich_help_panel=_P, show_default=False)]
-Side = Annotated[Optional[str], typer.Option("--side", metavar="source|target", help="With --mirror-maker: the cluster this command grants on.", autocompletion=lambda: ["source", "target"], rich_help_panel=_P, show_default=False)]
+Streams = Annotated[str | None, typer.Option("--streams", metavar="APP_ID", help="Kafka Streams app (classic or KIP-1071 groups, exactly-once): Read on --topic (inputs), Write on --output-topic; Create, Read, Write, Delete on topics prefixed APP_ID-; Read on group APP_ID; Write on transactional ids prefixed APP_ID-.", rich_help_panel=_P, show_default=False)]
+MirrorMaker = Annotated[str | None, typer.Option("--mirror-maker", metavar="SOURCE_ALIAS", help="MirrorMaker 2 from the cluster alias SOURCE_ALIAS to --target-alias, on the cluster --side names. Source: Read, DescribeConfigs on --topic; Create, Write, Read on mm2-offset-syncs.TARGET.internal; Describe on --group (checkpointed). Target: Create, Write, AlterConfigs on SOURCE.<topic>; Create, Read, Write on mm2-configs.SOURCE.internal, mm2-offsets.SOURCE.internal, mm2-status.SOURCE.internal; Read on group SOURCE-mm2; Create, Write on heartbeats; Create, Write, Read on SOURCE.checkpoints.internal.", rich_help_panel=_P, show_default=False)]
+TargetAlias = Annotated[str | None, typer.Option("--target-alias", help="With --mirror-maker: the target cluster's alias.", rich_help_panel=_P, show_default=False)]
+Side = Annotated[str | None, typer.Option("--side", metavar="source|target", help="With --mirror-maker: the cluster this command grants on.", autocompletion=lambda: ["source", "target"], rich_help_panel=_P, show_default=False)]
 AtLeastOnce = Annotated[bool, typer.Option("--at-least-once", help="With --streams: an at-least-once app (no transactional ids).", rich_help_panel=_P)]
-OutputTopics = Annotated[Optional[list[str]], typer.Option("--output-topic", help="With --streams: a topic the app writes (repeatable).", autocompletion=complete.topics, rich_help_panel=_P, show_default=False)]
-ConnectWorker = Annotated[Optional[str], typer.Option("--connect-worker", metavar="GROUP", help="Connect worker: Read on group GROUP; Read, Write, Create on its config, offset and status topics.", rich_help_panel=_P, show_default=False)]
-ConfigTopic = Annotated[Optional[str], typer.Option("--config-topic", help="With --connect-worker: config.storage.topic (default GROUP-configs).", rich_help_panel=_P, show_default=False)]
-OffsetTopic = Annotated[Optional[str], typer.Option("--offset-topic", help="With --connect-worker: offset.storage.topic (default GROUP-offsets).", rich_help_panel=_P, show_default=False)]
-StatusTopic = Annotated[Optional[str], typer.Option("--status-topic", help="With --connect-worker: status.storage.topic (default GROUP-status).", rich_help_panel=_P, show_default=False)]
-Connector = Annotated[Optional[str], typer.Option("--connector", metavar="NAME", help="A connector, with --source (Write on --topic) or --sink (Read on --topic and on group connect-NAME).", rich_help_panel=_P, show_default=False)]
+OutputTopics = Annotated[list[str] | None, typer.Option("--output-topic", help="With --streams: a topic the app writes (repeatable).", autocompletion=complete.topics, rich_help_panel=_P, show_default=False)]
+ConnectWorker = Annotated[str | None, typer.Option("--connect-worker", metavar="GROUP", help="Connect worker: Read on group GROUP; Read, Write, Create on its config, offset and status topics.", rich_help_panel=_P, show_default=False)]
+ConfigTopic = Annotated[str | None, typer.Option("--config-topic", help="With --connect-worker: config.storage.topic (default GROUP-configs).", rich_help_panel=_P, show_default=False)]
+OffsetTopic = Annotated[str | None, typer.Option("--offset-topic", help="With --connect-worker: offset.storage.topic (default GROUP-offsets).", rich_help_panel=_P, show_default=False)]
+StatusTopic = Annotated[str | None, typer.Option("--status-topic", help="With --connect-worker: status.storage.topic (default GROUP-status).", rich_help_panel=_P, show_default=False)]
+Connector = Annotated[str | None, typer.Option("--connector", metavar="NAME", help="A connector, with --source (Write on --topic) or --sink (Read on --topic and on group connect-NAME).", rich_help_panel=_P, show_default=False)]
 Source = Annotated[bool, typer.Option("--source", help="With --connector: a source connector.", rich_help_panel=_P)]
 Sink = Annotated[bool, typer.Option("--sink", help="With --connector: a sink connector.", rich_help_panel=_P)]
 ShareConsumer = Annotated[bool, typer.Option("--share-consumer", help="KIP-932 share consumer: Read on --topic and on the share --group.", rich_help_panel=_P)]
@@ -204,8 +204,8 @@ def acls_decode_ops(
     """
     from kafkactl.acl.bitfield import decode
     from kafkactl.acl.model import parse_resource_type
-    from kafkactl.formatters.views import DecodedOpsView
     from kafkactl.errors import UsageError
+    from kafkactl.formatters.views import DecodedOpsView
 
     rtype = parse_resource_type(resource_type)
     if 2**31 <= bits < 2**32:  # the same 32 bits written unsigned

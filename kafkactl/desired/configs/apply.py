@@ -5,13 +5,14 @@ step sets a value rather than adding to one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from kafkactl.gateway.configtypes import BROKER, CLIENT_METRICS, GROUP, TOPIC
 from kafkactl.desired.configs.plan import Change, ConfigPlan
 from kafkactl.exitcodes import ExitCode
 from kafkactl.gateway import Gateway
+from kafkactl.gateway.configtypes import BROKER, CLIENT_METRICS, GROUP, TOPIC
 from kafkactl.results import ChangeResult
 
 if TYPE_CHECKING:

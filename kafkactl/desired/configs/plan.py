@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
-from kafkactl.gateway.configtypes import BROKER, CLIENT_METRICS, GROUP, TOPIC, explicit_sources
-from kafkactl.desired.configs.desired import DEFAULT, NOUN, DesiredConfigs, Entity, QuotaKey, SecretRef, quota_label
 from kafkactl.configs.values import DEFAULT_ITERATIONS
+from kafkactl.desired.configs.desired import DEFAULT, NOUN, DesiredConfigs, Entity, QuotaKey, SecretRef, quota_label
 from kafkactl.errors import NotFoundError, StateFileError, UsageError
 from kafkactl.gateway import Gateway
+from kafkactl.gateway.configtypes import BROKER, CLIENT_METRICS, GROUP, TOPIC, explicit_sources
 from kafkactl.limits import shown
 
 CONFIG_SECTIONS = {"topics": TOPIC, "brokers": BROKER, "groups": GROUP, "clientMetrics": CLIENT_METRICS}

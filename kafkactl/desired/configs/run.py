@@ -6,8 +6,9 @@ renders."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from kafkactl.desired.configs.desired import DesiredConfigs
 from kafkactl.desired.configs.plan import ConfigPlan
@@ -43,8 +44,15 @@ def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: 
     A plan that locks out the caller or a super user is refused unless `allow_lockout`; None (a plan only
     shown): it is said as a warning."""
     from kafkactl.desired.configs.desired import read_desired
-    from kafkactl.desired.configs.plan import (LOCKOUT_FLAG, check_lockout, check_max_deletes, lockouts, make_plan,
-                                             read_current, unknown_config_names)
+    from kafkactl.desired.configs.plan import (
+        LOCKOUT_FLAG,
+        check_lockout,
+        check_max_deletes,
+        lockouts,
+        make_plan,
+        read_current,
+        unknown_config_names,
+    )
 
     desired = read_desired(files)
     files_read()  # (every file is read, the secrets' places known; the cluster not yet asked)

@@ -5,16 +5,22 @@ here (the scope, the CSV header, the Parquet schema). Written by acls export and
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TextIO
+from typing import Any, TextIO
 
-from kafkactl.acl.model import AclBinding, find_refused
+from kafkactl.acl.model import AclBinding, find_refused, shown
 from kafkactl.desired.formats.compact import parse_scope
-from kafkactl.desired.formats.text import csv_records, jsonl_objects, parquet_columns, parquet_file, parquet_metadata, \
-    parquet_records
+from kafkactl.desired.formats.text import (
+    csv_records,
+    jsonl_objects,
+    parquet_columns,
+    parquet_file,
+    parquet_metadata,
+    parquet_records,
+)
 from kafkactl.desired.formats.yamldoc import check_schema
 from kafkactl.desired.state import FLAT_FIELDS, DesiredState, Scope, StateFileError, checked_text, flat_binding
-from kafkactl.acl.model import shown
 from kafkactl.errors import MissingFileError
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")

@@ -4,8 +4,9 @@ checks it and, through its one scope definition, every other way a scope is writ
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Protocol, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 from kafkactl.acl.model import shown
 from kafkactl.desired.formats.text import MAX_DEPTH, decode, first_line, read_bytes

@@ -4,8 +4,9 @@ project, topic, dataType, joined by "."). RBAC-only parts (rbac, schemas, platfo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from kafkactl.acl.model import CLUSTER_NAME, ResourceType
 from kafkactl.desired.interop import Imported

@@ -5,8 +5,9 @@ after the resource: User:NAME for scram-sha-512, User:CN=NAME for tls, so only s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 from kafkactl.acl.model import CLUSTER_NAME, AclBinding, Permission, ResourceType
 from kafkactl.desired.interop import Imported
