@@ -60,7 +60,8 @@ def main() -> None:
         counts["kafka-python"] = _kp_count(kp, DescribeAclsRequest)
         times["kafka-python"].append(time.perf_counter() - t)
     for name, ts in times.items():
-        print(f"{name:16s} median {statistics.median(ts):6.2f} s  runs {[round(x, 2) for x in ts]}  ACLs {counts[name]}")
+        print(f"{name:16s} median {statistics.median(ts):6.2f} s  "
+              f"runs {[round(x, 2) for x in ts]}  ACLs {counts[name]}")
     ratio = statistics.median(times["confluent-kafka"]) / statistics.median(times["kafka-python"])
     print(f"confluent-kafka / kafka-python = {ratio:.2f}")
 

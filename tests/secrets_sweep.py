@@ -75,7 +75,8 @@ _state = {"in_test": False, "started": time.time()}
 _offsets: dict[str, tuple[int, int, bytes, int]] = {}
 _vocabulary: list[str] = []
 _in_vocabulary: dict[str, bool] = {}
-_index: dict[tuple, tuple[dict[str, str], dict[str, str], object, bool]] = {}  # (secrets, piece length) -> _owner's answer
+# (secrets, piece length) -> _owner's answer
+_index: dict[tuple, tuple[dict[str, str], dict[str, str], object, bool]] = {}
 
 
 def register(secret: str | None, label: str = "a test secret") -> None:

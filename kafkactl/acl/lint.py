@@ -342,7 +342,8 @@ def _producers(bindings: Sequence[AclBinding], supers: frozenset[str], allow_eve
             out.append(Finding("warning", "transactional-id-without-write", p,
                                "has transactional-id ACLs but no Write on any: InitProducerId, Produce and EndTxn "
                                "with a transactional.id need Write on it", tuple(acls)))
-        elif not authorizer(ResourceType.TOPIC, p).authorize_by_resource_type(p, WILDCARD, Op.WRITE, ResourceType.TOPIC):
+        elif not authorizer(ResourceType.TOPIC, p).authorize_by_resource_type(p, WILDCARD, Op.WRITE,
+                                                                              ResourceType.TOPIC):
             out.append(Finding("warning", "transactional-without-topic-write", p,
                                "may Write a transactional id but no topic: its transactions can hold no records",
                                tuple(acls)))

@@ -143,7 +143,8 @@ def parse_pattern_type(text: str, for_create: bool, option: str = "--resource-pa
         return _parse_enum(PatternType, text, option, allowed, "a pattern type")
     except UsageError:
         if for_create and _squash(text) in ("ANY", "MATCH"):
-            raise UsageError(f"{option} {shown(text)}: not valid when creating ACLs (use literal or prefixed)") from None
+            raise UsageError(f"{option} {shown(text)}: not valid when creating ACLs (use "
+                             "literal or prefixed)") from None
         raise
 
 
@@ -152,7 +153,8 @@ def parse_permission(text: str, option: str = "--permission") -> Permission:
 
 
 def parse_resource_type(text: str, option: str = "--resource-type") -> ResourceType:
-    return _parse_enum(ResourceType, text, option, [t for t in ResourceType if t not in (ResourceType.UNKNOWN, ResourceType.ANY)],
+    return _parse_enum(ResourceType, text, option,
+                       [t for t in ResourceType if t not in (ResourceType.UNKNOWN, ResourceType.ANY)],
                        "a resource type")
 
 

@@ -159,7 +159,8 @@ def preview_delete(gw: AclClient, filters: Sequence[AclFilter]) -> DeletePreview
 EXACT_DELETES_UP_TO = 2000
 
 
-def delete_acls(gw: AclClient, preview: DeletePreview, dry_run: bool = False, progress: Progress | None = None) -> ChangeResult:
+def delete_acls(gw: AclClient, preview: DeletePreview, dry_run: bool = False,
+                progress: Progress | None = None) -> ChangeResult:
     """Delete what the preview listed, through filters refined from the operator's own (see deletes.py)."""
     from kafkactl.acl.deletes import PlannedFilter, batch, plan_filters
 
@@ -230,5 +231,6 @@ def _raise_on_failures(gw: AclClient, result: ChangeResult, what: str, needs: st
 
 def resource_summary(bindings: Sequence[AclBinding]) -> str:
     n_res = len({b.resource for b in bindings})
-    return f"{len(bindings)} ACL binding{'s' if len(bindings) != 1 else ''} on {n_res} resource{'s' if n_res != 1 else ''}"
+    return (f"{len(bindings)} ACL binding{'s' if len(bindings) != 1 else ''} on {n_res} "
+            f"resource{'s' if n_res != 1 else ''}")
 

@@ -93,7 +93,8 @@ def _resources(o: AclOptions, pattern: PatternType) -> list[tuple[ResourceType, 
     res += [(ResourceType.TOPIC, n, pattern) for n in _names(o.topics, "--topic")]
     res += [(ResourceType.GROUP, n, pattern) for n in _names(o.groups, "--group")]
     # AclCommand does not trim transactional ids; neither do we
-    res += [(ResourceType.TRANSACTIONAL_ID, n, pattern) for n in _names(o.transactional_ids, "--transactional-id", trim=False)]
+    res += [(ResourceType.TRANSACTIONAL_ID, n, pattern)
+            for n in _names(o.transactional_ids, "--transactional-id", trim=False)]
     res += [(ResourceType.DELEGATION_TOKEN, n, pattern) for n in _names(o.delegation_tokens, "--delegation-token")]
     res += [(ResourceType.USER, n, pattern) for n in _names(o.user_principals, "--user-principal")]
     if o.cluster:
@@ -119,7 +120,8 @@ def _check_shortcuts(o: AclOptions) -> None:
         for flag, present in (("--operation", o.operations), ("--deny-principal", o.deny_principals),
                               ("--deny-host", o.deny_hosts)):
             if present:
-                raise UsageError(f"{which} sets the operations itself and grants only: {flag} cannot be combined with it")
+                raise UsageError(f"{which} sets the operations itself and grants only: {flag} "
+                                 "cannot be combined with it")
     if o.idempotent and not o.producer:
         raise UsageError("--idempotent is only available with --producer")
     if o.producer and not o.topics:
@@ -209,7 +211,8 @@ def bindings_for_create(o: AclOptions) -> list[AclBinding]:
 
 
 def _preset_flags(o: AclOptions) -> list[str]:
-    return [flag for flag, given in (("--streams", o.streams is not None), ("--connect-worker", o.connect_worker is not None),
+    return [flag for flag, given in (("--streams", o.streams is not None),
+                                     ("--connect-worker", o.connect_worker is not None),
                                      ("--connector", o.connector is not None), ("--share-consumer", o.share_consumer),
                                      ("--two-phase-commit", o.two_phase_commit),
                                      ("--mirror-maker", o.mirror_maker is not None)) if given]
@@ -241,7 +244,8 @@ def _preset(o: AclOptions, pattern: PatternType) -> Preset | None:
     if others:
         raise UsageError(f"{flag} sets the resources and operations itself and grants only: {others[0]} cannot be "
                          "combined with it")
-    allowed = {"--streams": {"--output-topic", "--at-least-once"}, "--connect-worker": {"--config-topic", "--offset-topic", "--status-topic"},
+    allowed = {"--streams": {"--output-topic", "--at-least-once"},
+               "--connect-worker": {"--config-topic", "--offset-topic", "--status-topic"},
                "--connector": {"--source", "--sink"}, "--mirror-maker": {"--target-alias", "--side"}}.get(flag, set())
     stray = [x for x in loose if x not in allowed]
     if stray:

@@ -46,7 +46,8 @@ class Confirmation:
         if not self.slowest:
             return "nothing to confirm"
         node, seconds = self.slowest
-        return f"confirmed by {self.brokers} broker{'s' * (self.brokers != 1)}, the slowest (broker {node}) after {seconds:.2f} s"
+        return (f"confirmed by {self.brokers} broker{'s' * (self.brokers != 1)}, the slowest (broker {node}) after "
+                f"{seconds:.2f} s")
 
 
 def lookup_filters(bindings: Sequence[AclBinding]) -> list[AclFilter]:

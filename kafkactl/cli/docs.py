@@ -121,7 +121,8 @@ def page_rst(path: tuple[str, ...], cmd: Any, root: Any, version: str) -> str:
             sub = cmd.get_command(ctx, sub_name)
             if sub is None or sub.hidden:
                 continue
-            out += [f"**{sub_name}**", f"    {_esc(sub.get_short_help_str(limit=200))} See **{name}-{sub_name}**\\(1).", ""]
+            out += [f"**{sub_name}**",
+                    f"    {_esc(sub.get_short_help_str(limit=200))} See **{name}-{sub_name}**\\(1).", ""]
     args = _argument_rows(cmd)
     if args:
         out += ["ARGUMENTS", "=========", ""]
@@ -154,7 +155,8 @@ def page_rst(path: tuple[str, ...], cmd: Any, root: Any, version: str) -> str:
             out += ["::", "", f"    {e}", ""]
     see = ["kafkactl"] + ["-".join(path[:i]) for i in range(2, len(path))]
     see = [s for s in see if s != name]
-    out += ["SEE ALSO", "========", "", ", ".join(f"**{s}**\\(1)" for s in see) or "kafka-acls.sh, kafka-configs.sh", ""]
+    out += ["SEE ALSO", "========", "",
+            ", ".join(f"**{s}**\\(1)" for s in see) or "kafka-acls.sh, kafka-configs.sh", ""]
     return "\n".join(out)
 
 

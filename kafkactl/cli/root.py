@@ -136,7 +136,8 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             names = "/".join(p.opts)
             if not getattr(p, "is_flag", False):
                 choices = getattr(p.type, "choices", None)
-                names += f" {'|'.join(str(getattr(c, 'value', c)) for c in choices)}" if choices else f" {p.metavar or p.name.upper()}"
+                names += (f" {'|'.join(str(getattr(c, 'value', c)) for c in choices)}" if choices
+                          else f" {p.metavar or p.name.upper()}")
             parts.append(names)
         return "Global options, also accepted after the command: " + ", ".join(parts) + " (see kafkactl --help)."
 
@@ -296,14 +297,28 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    context: Annotated[str | None, typer.Option("--context", metavar="NAME", help="Context to use (default: KAFKACTL_CONTEXT, then current-context).", autocompletion=complete.contexts, show_default=False)] = None,
-    bootstrap_server: Annotated[str | None, typer.Option("-b", "--bootstrap-server", metavar="HOST:PORT[,...]", help="Overrides the context's address, keeping its credentials (env KAFKACTL_BOOTSTRAP_SERVERS).", show_default=False)] = None,
-    command_config: Annotated[str | None, typer.Option("--command-config", metavar="FILE", help="Client properties file, as kafka-*.sh take it.", show_default=False)] = None,
-    output: Annotated[OutputFormat | None, typer.Option("-o", "--output", help="Output format; table on a terminal, plain in a pipe (env KAFKACTL_OUTPUT).", show_default=False)] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the cluster.", metavar="SECONDS")] = 10.0,
+    context: Annotated[str | None, typer.Option("--context", metavar="NAME",
+                                                help="Context to use (default: KAFKACTL_CONTEXT, "
+                                                     "then current-context).",
+                                                autocompletion=complete.contexts, show_default=False)] = None,
+    bootstrap_server: Annotated[str | None, typer.Option("-b", "--bootstrap-server", metavar="HOST:PORT[,...]",
+                                                         help="Overrides the context's address, keeping its "
+                                                              "credentials (env KAFKACTL_BOOTSTRAP_SERVERS).",
+                                                         show_default=False)] = None,
+    command_config: Annotated[str | None, typer.Option("--command-config", metavar="FILE",
+                                                       help="Client properties file, as kafka-*.sh take it.",
+                                                       show_default=False)] = None,
+    output: Annotated[OutputFormat | None, typer.Option("-o", "--output",
+                                                        help="Output format; table on a terminal, plain in a pipe "
+                                                             "(env KAFKACTL_OUTPUT).",
+                                                        show_default=False)] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the cluster.",
+                                           metavar="SECONDS")] = 10.0,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="Log client activity and show tracebacks (secrets stay masked).")] = False,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+    debug: Annotated[bool, typer.Option("--debug",
+                                        help="Log client activity and show tracebacks (secrets stay masked).")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
 ) -> None:
     global _current
     from kafkactl.privatefile import forget_reads
@@ -403,8 +418,8 @@ def main() -> None:
     if "pyspark" in sys.modules or not isinstance(code, (int, type(None))):
         sys.exit(code)  # a Spark session (or a message as the code) gets the interpreter's own shutdown
     # Nothing kafkactl runs needs the interpreter's teardown: client handles hold no unsent data (kafkactl never
-    # produces), and the one cleanup registered (private temp files) is done here. Skipping it (librdkafka's destroy, module finalisation) saves
-    # about 20 ms a command.
+    # produces), and the one cleanup registered (private temp files) is done here. Skipping it (librdkafka's
+    # destroy, module finalisation) saves about 20 ms a command.
     code = code or 0
     if "kafkactl.privatefile" in sys.modules:  # (the only cleanup kafkactl registers: its private temp files)
         from kafkactl.privatefile import remove_tempdirs

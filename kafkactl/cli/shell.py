@@ -154,7 +154,8 @@ def _classes() -> dict[str, type]:
         def get_completions(self, args: list[str], incomplete: str) -> list[Any]:
             value_options, flags = global_options(self.cli)
             if args and args[-1] in value_options:  # the value of a global option, wherever it stands
-                ctx = _resolve_context(self.cli, self.ctx_args, self.prog_name, hoist_global_options(self.cli, args[:-1]))
+                ctx = _resolve_context(self.cli, self.ctx_args, self.prog_name,
+                                       hoist_global_options(self.cli, args[:-1]))
                 if args[-1] not in {o for p in ctx.command.params for o in p.opts}:
                     root = next(p for p in self.cli.params if args[-1] in p.opts)
                     return root.shell_complete(ctx.find_root(), incomplete)

@@ -39,15 +39,22 @@ def auth_whoami(ctx: typer.Context) -> None:
 def auth_principal(
     ctx: typer.Context,
     ssl_dn: Annotated[str | None, typer.Option("--ssl-dn", metavar="DN", show_default=False,
-                                               help="A client certificate's subject, as Java writes it (RFC 2253: CN=app,OU=eng,O=Corp\\, Inc).")] = None,
+                                               help="A client certificate's subject, as Java writes it (RFC 2253: "
+                                                    "CN=app,OU=eng,O=Corp\\, Inc).")] = None,
     cert: Annotated[str | None, typer.Option("--cert", metavar="PEM_FILE", show_default=False,
-                                             help="Read the DN from this PEM certificate (its subject, spelt as the broker's Java spells it).")] = None,
+                                             help="Read the DN from this PEM certificate (its subject, spelt as the "
+                                                  "broker's Java spells it).")] = None,
     kerberos: Annotated[str | None, typer.Option("--kerberos", metavar="NAME", show_default=False,
-                                                 help="A Kerberos principal: service/host@REALM or user@REALM.")] = None,
+                                                 help="A Kerberos principal: "
+                                                      "service/host@REALM or user@REALM.")] = None,
     rules: Annotated[str | None, typer.Option("--rules", show_default=False,
-                                              help="The mapping rules (default: the cluster's ssl.principal.mapping.rules or sasl.kerberos.principal.to.local.rules, read from a broker).")] = None,
+                                              help="The mapping rules (default: the cluster's "
+                                                   "ssl.principal.mapping.rules or "
+                                                   "sasl.kerberos.principal.to.local.rules, "
+                                                   "read from a broker).")] = None,
     default_realm: Annotated[str | None, typer.Option("--default-realm", metavar="REALM", show_default=False,
-                                                      help="The brokers' default Kerberos realm (krb5.conf), for the DEFAULT rule.")] = None,
+                                                      help="The brokers' default Kerberos realm (krb5.conf), "
+                                                           "for the DEFAULT rule.")] = None,
 ) -> None:
     """Print the principal the broker builds for a certificate DN or a Kerberos name, as its mapping rules make it.
 
@@ -58,7 +65,8 @@ def auth_principal(
 
     given = [n for n, v in (("--ssl-dn", ssl_dn), ("--cert", cert), ("--kerberos", kerberos)) if v is not None]
     if len(given) != 1:
-        raise UsageError("give one of --ssl-dn, --cert and --kerberos" + (f" (not {' and '.join(given)})" if given else ""))
+        raise UsageError("give one of --ssl-dn, --cert and --kerberos"
+                         + (f" (not {' and '.join(given)})" if given else ""))
     if default_realm is not None and kerberos is None:
         raise UsageError("--default-realm is for --kerberos")
     for option, text in (("--ssl-dn", ssl_dn), ("--kerberos", kerberos), ("--rules", rules)):

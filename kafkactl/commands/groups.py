@@ -41,7 +41,9 @@ def groups_list(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -
 @app.command("describe")
 def groups_describe(
     ctx: typer.Context,
-    group_ids: Annotated[list[str] | None, typer.Argument(metavar="[GROUP]...", help="Group ids (default: every group listed for you).", autocompletion=complete.groups, show_default=False)] = None,
+    group_ids: Annotated[list[str] | None, typer.Argument(metavar="[GROUP]...",
+                                                          help="Group ids (default: every group listed for you).",
+                                                          autocompletion=complete.groups, show_default=False)] = None,
     authorized_ops: AuthorizedOpsFlag = False,
 ) -> None:
     """Describe groups: state, type, assignor, coordinator and members (classic and KIP-848 consumer groups).

@@ -65,7 +65,8 @@ def parse_entities(o: EntityOptions, need_name: bool) -> list[Entity]:
             out.append(Entity(t, None))
     shortcuts = [("topics", o.topic, False), ("brokers", o.broker, False), ("brokers", None, o.broker_defaults),
                  ("broker-loggers", o.broker_logger, False), ("groups", o.group, False),
-                 ("client-metrics", o.client_metrics, False), ("users", o.user, False), ("users", None, o.user_defaults),
+                 ("client-metrics", o.client_metrics, False), ("users", o.user, False),
+                 ("users", None, o.user_defaults),
                  ("clients", o.client, False), ("clients", None, o.client_defaults), ("ips", o.ip, False),
                  ("ips", None, o.ip_defaults)]
     for t, name, is_default in shortcuts:

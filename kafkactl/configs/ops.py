@@ -110,7 +110,8 @@ def _describe_configs(gw: Gateway, entity: Entity, names: list[str], all_values:
         for c in sorted(res or [], key=lambda c: c.name):
             if not all_values and keep is not None and c.source not in keep:
                 continue
-            syn = tuple(f"{s[0]}={'(sensitive)' if c.sensitive else s[1]} ({s[2]})" for s in c.synonyms) if verbose else ()
+            syn = tuple(f"{s[0]}={'(sensitive)' if c.sensitive else s[1]} ({s[2]})"
+                        for s in c.synonyms) if verbose else ()
             rows.append(row_cls(entity.type, label, c.name, None if c.sensitive else c.value, c.source,
                                 c.read_only, c.sensitive, syn))
     return rows, errors

@@ -116,7 +116,8 @@ class _Rows:
         if (enums is None or principal is None or not isinstance(name, str) or not name or find_refused(name)
                 or not isinstance(host, str) or not host or host != host.strip() or find_refused(host)
                 or too_long(name) or too_long(host)
-                or (enums[0] is ResourceType.CLUSTER and (name != CLUSTER_NAME or enums[3] is not PatternType.LITERAL))):
+                or (enums[0] is ResourceType.CLUSTER
+                    and (name != CLUSTER_NAME or enums[3] is not PatternType.LITERAL))):
             return self._checked(n, row)
         return AclBinding(enums[0], name, enums[3], principal, host, enums[1], enums[2])
 

@@ -78,7 +78,8 @@ def _normalise(t: Any) -> Any:
         "host": pc.utf8_trim_whitespace(t.column("host")),
         "operation": op,
         "permission": pc.utf8_upper(pc.utf8_trim_whitespace(t.column("permission"))),
-        "resource_type": pc.utf8_upper(pc.replace_substring(pc.utf8_trim_whitespace(t.column("resource_type")), "-", "_")),
+        "resource_type": pc.utf8_upper(pc.replace_substring(pc.utf8_trim_whitespace(t.column("resource_type")),
+                                                            "-", "_")),
         "resource_name": t.column("resource_name"),
         "pattern_type": pc.utf8_upper(pc.replace_substring_regex(pc.utf8_trim_whitespace(t.column("pattern_type")),
                                                                  "[-_ ]", "")),
@@ -96,7 +97,8 @@ def _validate(path: Path, raw: Any, t: Any, scope: Scope) -> None:
     pair = pc.binary_join_element_wise(t.column("resource_type"), t.column("operation"), "/")
     checks = [(c, pc.match_substring_regex(raw.column(c), REFUSED_RE2)) for c in ("principal", "host", "resource_name")]
     # longer than a protocol STRING (librdkafka crashes on one)
-    checks += [(c, pc.greater(pc.binary_length(raw.column(c)), MAX_STRING_BYTES)) for c in ("principal", "host", "resource_name")]
+    checks += [(c, pc.greater(pc.binary_length(raw.column(c)), MAX_STRING_BYTES))
+               for c in ("principal", "host", "resource_name")]
     checks += [
         ("principal", pc.invert(pc.match_substring_regex(t.column("principal"), "^[^:]+:.+$"))),
         ("permission", pc.invert(pc.is_in(t.column("permission"), pa.array(["ALLOW", "DENY"])))),

@@ -78,6 +78,6 @@ def file_format(fmt: str | None, file: str | None) -> str:
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
     if by_suffix is not None and by_suffix != fmt:
-        raise UsageError(f"--format {fmt} with --file {file}: plan reads a {Path(file or '').suffix} file as {by_suffix}; "
-                         f"name the file for its format, or leave --format out")
+        raise UsageError(f"--format {fmt} with --file {file}: plan reads a {Path(file or '').suffix} file as "
+                         f"{by_suffix}; name the file for its format, or leave --format out")
     return fmt

@@ -247,7 +247,8 @@ class Guards:
             touched = sorted({r.binding.principal for r in c.rows if self.protected(r.binding.principal, supers)})
             if touched:
                 raise UsageError(f"{c.cluster}: the saved plan changes ACLs of protected principal {touched[0]}"
-                                 f"{f' (and {len(touched) - 1} more)' if len(touched) > 1 else ''}; nothing was changed")
+                                 f"{f' (and {len(touched) - 1} more)' if len(touched) > 1 else ''}; nothing was "
+                                 "changed")
             if self.max_deletes is not None:
                 in_scope = in_scope_now(c.cluster) if self.max_deletes.strip().endswith("%") else 0
                 self.check_deletes(c.cluster, len(deletes), in_scope, "the saved plan")
@@ -408,7 +409,8 @@ def _load_saved(plandir: str) -> Plan:
         plan.materialize()
         for cp, c in zip(plan.clusters, meta["clusters"]):
             if list(cp.fingerprint()) != c["fingerprint"]:
-                raise StateFileError(f"{d / 'rows'}: does not match the fingerprint in plan.json (changed or truncated)")
+                raise StateFileError(f"{d / 'rows'}: does not match the fingerprint in plan.json "
+                                     "(changed or truncated)")
         _check_rows(d, plan)
         return plan
     for cp, c in zip(clusters, meta["clusters"]):

@@ -602,7 +602,8 @@ def validate_flat(spark: SparkSession, path: str, df: DataFrame, scope: Scope | 
                 raise StateFileError(f"{path}: {_row_hint(r)}: {exc.message}") from None
             raise StateFileError(f"{path}: {_row_hint(r)}: holds a control character")
         if field_name == "scope":
-            raise StateFileError(f"{path}: {_row_hint(r)}: outside the declared scope {json.dumps(scope.to_json() if scope else None)}")
+            raise StateFileError(f"{path}: {_row_hint(r)}: outside the declared scope "
+                                 f"{json.dumps(scope.to_json() if scope else None)}")
         if field_name == "operation":
             raise StateFileError(f"{path}: {_row_hint(r)}: operation: {shown(r['operation'])} is not an operation of "
                                  f"{shown(r['resource_type'])} resources")

@@ -54,7 +54,8 @@ class Scope:
 
     def contains(self, b: AclBinding) -> bool:
         if self.principals or self.principal_prefixes:
-            if b.principal not in self.principals and not any(b.principal.startswith(p) for p in self.principal_prefixes):
+            if b.principal not in self.principals \
+                    and not any(b.principal.startswith(p) for p in self.principal_prefixes):
                 return False
         if self.resource_prefixes:
             prefixes = self.resource_prefixes.get(b.resource_type)
@@ -91,7 +92,8 @@ class Scope:
             return Scope(self.principals, self.principal_prefixes, res)
         if self._resource_key() == other._resource_key():
             return Scope(self.principals | other.principals,
-                         tuple(dict.fromkeys(self.principal_prefixes + other.principal_prefixes)), self.resource_prefixes)
+                         tuple(dict.fromkeys(self.principal_prefixes + other.principal_prefixes)),
+                         self.resource_prefixes)
         raise StateFileError(
             f"{where}: its scope {json.dumps(other.to_json())} and the scope read before it "
             f"{json.dumps(self.to_json())} differ in principals and in resources, so no one scope is their union "

@@ -93,10 +93,11 @@ class AclRpcs(_Host):
         `bulk` reads (expected to be large) go straight to kafka-python, which decodes 2.4x faster.
         `node`: ask that broker (by id), for its own authorizer's view; otherwise any broker answers."""
         check_lengths([f])
-        if node is None and not bulk and f.resource_type in _CONFLUENT_TYPES | {ResourceType.ANY} and f.operation in _CONFLUENT_OPS | {AclOperation.ANY}:
+        if (node is None and not bulk and f.resource_type in _CONFLUENT_TYPES | {ResourceType.ANY}
+                and f.operation in _CONFLUENT_OPS | {AclOperation.ANY}):
             found = self._describe_acls_confluent(f)
-            if (found or trust_empty) and not any(b.resource_type is ResourceType.UNKNOWN or b.operation is AclOperation.UNKNOWN
-                                 for b in found):
+            if (found or trust_empty) and not any(b.resource_type is ResourceType.UNKNOWN
+                                                  or b.operation is AclOperation.UNKNOWN for b in found):
                 return found
         return self._describe_acls_kafka_python(f, node)
 

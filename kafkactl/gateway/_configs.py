@@ -61,7 +61,8 @@ class ConfigRpcs(_Host):
                 and (sources is None or r[0] == BROKER)]
         # librdkafka takes one BROKER resource per call (_CONFLICT otherwise), the others together
         brokers = [r for r in ours if r[0] == BROKER]
-        for batch in [[r] for r in brokers] + ([[r for r in ours if r[0] != BROKER]] if len(ours) > len(brokers) else []):
+        for batch in [[r] for r in brokers] + ([[r for r in ours if r[0] != BROKER]]
+                                               if len(ours) > len(brokers) else []):
             out.update(self._describe_configs_confluent(batch, synonyms, sources))
         taken = set(ours)
         theirs = [r for r in resources if r not in taken]
@@ -255,8 +256,9 @@ class ConfigRpcs(_Host):
         def mech(m: str) -> Any:
             return getattr(ScramMechanism, m.replace("-", "_"))
 
-        alterations: list[Any] = [UserScramCredentialUpsertion(u, ScramCredentialInfo(mech(m), it), pw.reveal().encode())
-                       for u, m, it, pw in upserts]
+        alterations: list[Any] = [UserScramCredentialUpsertion(u, ScramCredentialInfo(mech(m), it),
+                                                               pw.reveal().encode())
+                                  for u, m, it, pw in upserts]
         alterations += [UserScramCredentialDeletion(u, mech(m)) for u, m in deletes]
         out: dict[str, Exception | None] = {}
         # the broker refuses two alterations of one user in one request (DUPLICATE_RESOURCE): one each
@@ -285,7 +287,8 @@ class ConfigRpcs(_Host):
             raise self.code_error(resp.error_code, resp.error_message, "describe client quotas",
                                   needs="DescribeConfigs on the Cluster")
         order = {"user": 0, "client-id": 1, "ip": 2}
-        return [(tuple(sorted(((e.entity_type, e.entity_name) for e in entry.entity), key=lambda x: order.get(x[0], 9))),
+        return [(tuple(sorted(((e.entity_type, e.entity_name) for e in entry.entity),
+                              key=lambda x: order.get(x[0], 9))),
                  {v.key: v.value for v in entry.values}) for entry in resp.entries or []]
 
     def alter_quotas_many(self, entries: Sequence[tuple[Sequence[tuple[str, str | None]],

@@ -65,7 +65,8 @@ class NodeStatus:
 
     def cell(self) -> str:
         """One node in a table or plain cell (JSON and YAML get the fields)."""
-        return f"{self.roles.replace(',', '+')} {self.node_id} at {self.address} ({'running' if self.running else 'stopped'})"
+        return (f"{self.roles.replace(',', '+')} {self.node_id} at {self.address} "
+                f"({'running' if self.running else 'stopped'})")
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,8 @@ def make_material(files: TlsFiles, identities: tuple[str, ...], keystore_passwor
     until = now + datetime.timedelta(days=DAYS)
 
     def certificate(subject: x509.Name, key: ec.EllipticCurvePrivateKey, issuer: x509.Name,
-                    issuer_key: ec.EllipticCurvePrivateKey, *extensions: tuple[x509.ExtensionType, bool]) -> x509.Certificate:
+                    issuer_key: ec.EllipticCurvePrivateKey,
+                    *extensions: tuple[x509.ExtensionType, bool]) -> x509.Certificate:
         builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(key.public_key())
                    .serial_number(x509.random_serial_number()).not_valid_before(now).not_valid_after(until))
         for ext, critical in extensions:

@@ -207,7 +207,8 @@ class KerberosRule:
         result = None
         if self.default:
             if self.default_realm is None:
-                raise NeedsDefaultRealm("the DEFAULT rule maps a name only in the brokers' default realm: give it with --default-realm")
+                raise NeedsDefaultRealm("the DEFAULT rule maps a name only in the brokers' default realm: give it "
+                                        "with --default-realm")
             if self.default_realm == params[0]:
                 result = params[1]
         elif len(params) - 1 == self.components:

@@ -100,7 +100,8 @@ def parse_jaas(text: str, source: str = "--command-config") -> JaasConfig:
     skip_ws()
     flag = word()
     if not module:
-        raise ConfigError(f"{where} is empty; expected '<LoginModule class> required username=\"...\" password=\"...\";'")
+        raise ConfigError(f"{where} is empty; expected '<LoginModule class> required "
+                          "username=\"...\" password=\"...\";'")
     if flag.lower() not in ("required", "requisite", "sufficient", "optional"):
         raise ConfigError(f"{where} lacks the control flag after the login module (required, requisite, sufficient "
                           "or optional)")
@@ -196,7 +197,8 @@ def settings_from_properties(props: Mapping[str, str], source: str = "--command-
     if "sasl.mechanism" in props or "sasl.mechanisms" in props:
         mech = (props.get("sasl.mechanism") or props.get("sasl.mechanisms", "")).strip().upper()
         if mech not in SASL_MECHANISMS:
-            raise ConfigError(f"{source}: sasl.mechanism {mech} is not supported (use one of {', '.join(SASL_MECHANISMS)})")
+            raise ConfigError(f"{source}: sasl.mechanism {mech} is not supported (use one of "
+                              f"{', '.join(SASL_MECHANISMS)})")
         out["sasl_mechanism"] = mech
     if props.get("sasl.jaas.config"):
         jaas = parse_jaas(props["sasl.jaas.config"], source)
@@ -213,7 +215,8 @@ def settings_from_properties(props: Mapping[str, str], source: str = "--command-
         out["password"] = Secret(jaas.options["password"])
         chosen: str | None = out.get("sasl_mechanism")
         if chosen and not chosen.startswith(family):
-            raise ConfigError(f"{source}: sasl.mechanism {chosen} does not match the {jaas.module.rsplit('.', 1)[-1]} in sasl.jaas.config")
+            raise ConfigError(f"{source}: sasl.mechanism {chosen} does not match the "
+                              f"{jaas.module.rsplit('.', 1)[-1]} in sasl.jaas.config")
     if props.get("sasl.username"):
         out["username"] = props["sasl.username"]
     if props.get("sasl.password"):

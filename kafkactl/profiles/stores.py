@@ -135,7 +135,8 @@ def _read_pkcs12(data: bytes, found: str, kind: str, location: str, password: st
                               "ssl.truststore.password")
         raise ConfigError(f"ssl.{kind}.location {location}: the PKCS12 store cannot be read with the given "
                           f"ssl.{kind}.password (wrong password, or not a PKCS12 store)")
-    certs = ([store.cert.certificate] if store.cert is not None else []) + [c.certificate for c in store.additional_certs]
+    certs = (([store.cert.certificate] if store.cert is not None else [])
+             + [c.certificate for c in store.additional_certs])
     return certs, store.key
 
 
@@ -152,13 +153,15 @@ def _read_jks(data: bytes, found: str, kind: str, location: str, password: str |
                           "integrity check failed)") from None
     except (jks.util.BadKeystoreFormatException, jks.util.UnsupportedKeystoreVersionException,
             jks.util.DuplicateAliasException, ValueError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"ssl.{kind}.location {location}: a damaged {found} store ({exc.__class__.__name__})") from None
+        raise ConfigError(f"ssl.{kind}.location {location}: a damaged {found} store "
+                          f"({exc.__class__.__name__})") from None
 
     def cert(der: bytes) -> Any:
         try:
             return x509.load_der_x509_certificate(der)
         except ValueError:
-            raise ConfigError(f"ssl.{kind}.location {location}: a certificate in the {found} store is damaged") from None
+            raise ConfigError(f"ssl.{kind}.location {location}: a certificate in the "
+                              f"{found} store is damaged") from None
 
     if kind == "truststore":
         # Java's TrustManager trusts every certificate entry (and the chains' certificates of key entries)
@@ -185,7 +188,8 @@ def _read_jks(data: bytes, found: str, kind: str, location: str, password: str |
     try:
         key = load_der_private_key(entry.pkey_pkcs8, password=None)
     except (ValueError, TypeError):
-        raise ConfigError(f"ssl.keystore.location {location}: the key {alias!r} is not a key kafkactl can use") from None
+        raise ConfigError(f"ssl.keystore.location {location}: the key {alias!r} is not a "
+                          "key kafkactl can use") from None
     return [cert(der) for _, der in entry.cert_chain], key
 
 

@@ -80,7 +80,8 @@ def test_plan_detailed_exitcode_reports_every_error_as_1(closed, argv):
     assert run("-b", closed, *plain).exit_code in (2, 7)
 
 
-@pytest.mark.parametrize("argv", [["-b", "127.0.0.1:9092\x00", "topics", "list"], ["acls", "plan", "state.yaml", "--scope", "\x00"],
+@pytest.mark.parametrize("argv", [["-b", "127.0.0.1:9092\x00", "topics", "list"],
+                                  ["acls", "plan", "state.yaml", "--scope", "\x00"],
                                   ["topics", "describe", "t\x00"]])
 def test_a_nul_in_any_argument_is_refused_up_front(closed, argv):
     """No real process receives a NUL (execve cannot pass one); in-process callers can, and paths then crashed."""

@@ -286,7 +286,8 @@ def test_share_consumer_preset(java_clients, sandbox, principals, tmp_path):
              if g["type"] == "share"]
     assert share
     r = run("--context", "local-admin", "-o", "json", "groups", "describe")
-    assert r.exit_code == 0 and "share group" in r.stderr and not set(share) & {g["group"] for g in json.loads(r.stdout)}
+    assert r.exit_code == 0 and "share group" in r.stderr \
+        and not set(share) & {g["group"] for g in json.loads(r.stdout)}
     r = run("--context", "local-admin", "groups", "describe", share[0])
     assert r.exit_code != 0 and f"group '{share[0]}' is a share group" in r.stderr, r.output
 

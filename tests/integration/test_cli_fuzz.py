@@ -96,7 +96,8 @@ def _snapshot(gw) -> str:
     _, _, _, resources = gw.list_config_resources([])
     resources = sorted({r for r in resources if not r[1].startswith("__")} | {(2, t) for t in topics}
                        | {(4, ""), (4, "1"), (8, "1")})
-    configs = {f"{t}:{n}": sorted((c.name, c.value) for c in v if c.source not in ("DEFAULT_CONFIG", "STATIC_BROKER_CONFIG"))
+    configs = {f"{t}:{n}": sorted((c.name, c.value) for c in v
+                                  if c.source not in ("DEFAULT_CONFIG", "STATIC_BROKER_CONFIG"))
                if isinstance(v, list) else type(v).__name__ for (t, n), v in gw.describe_configs(resources).items()}
     quotas = [str(q) for q in gw.describe_quotas([("user", 2, None)], strict=False)]
     quotas += [str(q) for q in gw.describe_quotas([("client-id", 2, None)], strict=False)]
@@ -219,7 +220,8 @@ def test_a_delete_that_names_resources_yet_takes_every_acl_needs_all(scratch):
 
     assert run("--context", "local-admin", "acls", "delete", "--all", "--yes", env=env).exit_code == 0
     for args in (["--topic", "fzm"], ["--topic", "fz", "--resource-pattern-type", "prefixed"], ["--topic", "*"]):
-        assert run("--context", "local-admin", "acls", "create", "--allow-principal", "User:fz", "--operation", "Read", *args, env=env).exit_code == 0
+        assert run("--context", "local-admin", "acls", "create", "--allow-principal", "User:fz", "--operation", "Read",
+                   *args, env=env).exit_code == 0
     before = snapshot(gw)
     assert len(before) == 3
     for spelling in (["--topic", "fzm", "--resource-pattern-type", "match"], ["--principal", "User:fz"],
@@ -227,7 +229,9 @@ def test_a_delete_that_names_resources_yet_takes_every_acl_needs_all(scratch):
         r = run("--context", "local-admin", "acls", "delete", *spelling, "--yes", env=env)
         assert r.exit_code == 2 and "match every ACL of the cluster (3)" in r.stderr, (spelling, r.output)
         assert snapshot(gw) == before
-    r = run("--context", "local-admin", "acls", "delete", "--topic", "fzm", "--yes", env=env)  # one of three: no --all needed
+    # one of three: no --all needed
+    r = run("--context", "local-admin", "acls", "delete", "--topic", "fzm", "--yes", env=env)
     assert r.exit_code == 0 and len(snapshot(gw)) == 2, r.output
-    assert run("--context", "local-admin", "acls", "delete", "--principal", "User:fz", "--all", "--yes", env=env).exit_code == 0
+    assert run("--context", "local-admin", "acls", "delete", "--principal", "User:fz", "--all", "--yes",
+               env=env).exit_code == 0
     assert not snapshot(gw)

@@ -59,8 +59,8 @@ def world(sandbox):
     join_and_commit(sandbox, names["g_new"], "consumer", names["eu"])
     join_and_commit(sandbox, names["g_pay"], "classic", names["pay"])
     grants = [
-        ["--allow-principal", "User:alice", "--operation", "Read", "--topic", names["prefix"], "--group", names["prefix"],
-         "--resource-pattern-type", "prefixed"],
+        ["--allow-principal", "User:alice", "--operation", "Read", "--topic", names["prefix"],
+         "--group", names["prefix"], "--resource-pattern-type", "prefixed"],
         ["--allow-principal", "User:bob", "--operation", "Describe", "--topic", names["bob"]],
         ["--deny-principal", "User:bob", "--operation", "Write", "--topic", names["bob"]],
     ]

@@ -42,7 +42,8 @@ public class DnNames {
             byte[] der = hex.parseHex(kindAndDer[1]);
             try {
                 X500Principal p = kindAndDer[0].equals("cert")
-                    ? ((X509Certificate) certs.generateCertificate(new ByteArrayInputStream(der))).getSubjectX500Principal()
+                    ? ((X509Certificate) certs.generateCertificate(new ByteArrayInputStream(der)))
+                        .getSubjectX500Principal()
                     : new X500Principal(der);
                 out.println("OK " + hex.formatHex(p.getName().getBytes("UTF-8")));
             } catch (Exception e) {

@@ -132,7 +132,8 @@ def test_fault_matrix(sandbox, fault_contexts, silent_port, tmp_path):
             problems.append(f"took {took:.1f} s (limit {spec['max_s']} s)")
         if took < spec.get("min_s", 0):
             problems.append(f"gave up after {took:.1f} s, before --timeout")
-        return f"{fault:17} kafkactl {path} {' '.join(args)}: {'; '.join(problems)} [{err.strip()[:200]}]" if problems else None
+        return (f"{fault:17} kafkactl {path} {' '.join(args)}: {'; '.join(problems)} [{err.strip()[:200]}]"
+                if problems else None)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         failures = [f for f in pool.map(one, cases) if f]
@@ -209,7 +210,8 @@ def test_broker_stopped_during_the_commands(own_sandbox_env, tmp_path):
         os.kill(pid, signal.SIGSTOP)
         before = _established(port)
         for path, args in commands:
-            argv = [sys.executable, "-m", "kafkactl", "--context", "local-admin", "--timeout", "60", *path.split(), *args]
+            argv = [sys.executable, "-m", "kafkactl", "--context", "local-admin", "--timeout", "60", *path.split(),
+                    *args]
             procs.append((path, args, subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                                        env={**os.environ, **env}, stdin=subprocess.DEVNULL)))
         deadline = time.monotonic() + 60

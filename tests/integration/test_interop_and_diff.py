@@ -131,8 +131,10 @@ def _diff_two_clusters(base: str, state: Path) -> None:
     code, rows = diff_rows("--context", "local-admin", "--context", "second")
     assert code == 2 and ours(rows) == set()  # the session's cluster holds other tests' things; ours match
     # one change of each kind on the second cluster, and diff names exactly those
-    ok(run("--context", "second", "configs", "alter", "--topic", f"{base}.orders", "--add-config", "retention.ms=7200000"))
-    ok(run("--context", "second", "configs", "alter", "--user", f"{base}-app", "--add-config", "producer_byte_rate=2048"))
+    ok(run("--context", "second", "configs", "alter", "--topic", f"{base}.orders", "--add-config",
+           "retention.ms=7200000"))
+    ok(run("--context", "second", "configs", "alter", "--user", f"{base}-app", "--add-config",
+           "producer_byte_rate=2048"))
     ok(run("--context", "second", "acls", "create", "--allow-principal", f"User:{base}-app", "--operation", "Delete",
            "--topic", f"{base}.orders"))
     ok(run("--context", "second", "topics", "create", f"{base}.extra"))

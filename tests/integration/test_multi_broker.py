@@ -305,7 +305,8 @@ def test_the_probe_sees_a_naive_swap(cluster3, probe_world, tmp_path):
     thread = threading.Thread(target=probe.run, daemon=True)
     thread.start()
     try:
-        ok(run(*PATIENT, "--context", "local-admin", "acls", "delete", "--allow-principal", f"User:{principal}", "--topic", "mbp-",
+        ok(run(*PATIENT, "--context", "local-admin", "acls", "delete", "--allow-principal", f"User:{principal}",
+               "--topic", "mbp-",
                "--resource-pattern-type", "prefixed", "--operation", "Read", "--operation", "Write",
                "--operation", "Describe", "--yes"))
         time.sleep(1.0)
@@ -424,9 +425,12 @@ def test_config_state_sets_each_brokers_own_configs(cluster3, tmp_path):
         ("<default>", "log.cleaner.threads", "2")}
     ok(run(*PATIENT, "--context", "local-admin", "configs", "apply", str(f), "--yes"))
     for b in ("2", "3"):
-        got = json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "describe", "--broker", b)).stdout)
+        got = json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "describe", "--broker",
+                                b)).stdout)
         assert {(d["name"], d["value"]) for d in got} == {("message.max.bytes", str(2000000 + int(b)))}
-    assert not json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "plan", str(f))).stdout)["changes"]
+    assert not json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "plan",
+                                 str(f))).stdout)["changes"]
     f.write_text(yaml.safe_dump(before))
     ok(run(*PATIENT, "--context", "local-admin", "configs", "apply", str(f), "--yes"))
-    assert not json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "plan", str(f))).stdout)["changes"]
+    assert not json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "plan",
+                                 str(f))).stdout)["changes"]

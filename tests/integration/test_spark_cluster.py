@@ -249,7 +249,8 @@ def test_one_policy_fanned_out_to_three_clusters_on_the_standalone_cluster(sandb
         r = run_process("acls", "apply", str(policy), *where, "--spark-master", cluster.url, "--yes",
                         env=cluster.driver_env, timeout=600)
         assert r.exit_code == 0, r.stderr[-3000:]
-        print(f"\none policy of 2,000 bindings to 3 clusters on the standalone cluster: {time.monotonic() - started:.1f} s")
+        print("\none policy of 2,000 bindings to 3 clusters on the standalone cluster: "
+              f"{time.monotonic() - started:.1f} s")
         for c, gw in zip(contexts, gateways):
             assert len(snapshot(gw, prefix)) == 2_000, c
         r = run_process("acls", "plan", str(policy), *where, "--detailed-exitcode", timeout=300)

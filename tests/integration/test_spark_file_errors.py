@@ -26,12 +26,15 @@ def desired(path):
 
 
 @pytest.mark.parametrize("text,needle", [
-    (HEAD + json.dumps({**ROW, "resource_name": "a\x07b"}) + "\n", r"resource_name 'a\\x07b': contains a control character"),
+    (HEAD + json.dumps({**ROW, "resource_name": "a\x07b"}) + "\n",
+     r"resource_name 'a\\x07b': contains a control character"),
     (HEAD + json.dumps({**ROW, "host": "\x85"}) + "\n", r"host '\\x85': contains a control character"),
-    (HEAD + json.dumps(ROW) + "\n" + json.dumps({**ROW, "kind": "acl"}) + "\n", r"x.jsonl:3: kind: 'acl' is not scope or clusters"),
+    (HEAD + json.dumps(ROW) + "\n" + json.dumps({**ROW, "kind": "acl"}) + "\n",
+     r"x.jsonl:3: kind: 'acl' is not scope or clusters"),
     (HEAD + json.dumps(ROW) + "\n{oops\n", r"x.jsonl:3: not valid JSON"),
     (HEAD + json.dumps({k: v for k, v in ROW.items() if k != "host"}) + "\n", r"x.jsonl:2: host: missing"),
-    (json.dumps({"kind": "scope", "principalPrefixes": "User:"}) + "\n", r"x.jsonl:1: scope.principalPrefixes: 'User:' is"),
+    (json.dumps({"kind": "scope", "principalPrefixes": "User:"}) + "\n",
+     r"x.jsonl:1: scope.principalPrefixes: 'User:' is"),
 ])
 def test_spark_refuses_a_bad_file_naming_it(tmp_path, text, needle):
     f = tmp_path / "x.jsonl"

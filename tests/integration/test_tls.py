@@ -198,14 +198,16 @@ def keystores(sandbox, tmp_path_factory):
         p = subprocess.run([keytool, *args, "-noprompt"], capture_output=True, text=True, timeout=60)
         assert p.returncode == 0, p.stdout + p.stderr
 
-    common = ("-importkeystore", "-srckeystore", str(d / "src.p12"), "-srcstoretype", "PKCS12", "-srcstorepass", pw["src"])
+    common = ("-importkeystore", "-srckeystore", str(d / "src.p12"), "-srcstoretype", "PKCS12", "-srcstorepass",
+              pw["src"])
     keytool_run(*common, "-destkeystore", str(d / "alice.jks"), "-deststoretype", "JKS", "-deststorepass", pw["store"],
                 "-destkeypass", pw["key"])
     keytool_run(*common, "-destkeystore", str(d / "alice.p12"), "-deststoretype", "PKCS12",
                 "-deststorepass", pw["store"])
     # a second, self-signed key beside alice's (its alias sorts first): Java picks per handshake, kafkactl cannot
     shutil.copy(d / "alice.jks", d / "two-keys.jks")
-    keytool_run("-genkeypair", "-alias", "aaa", "-keyalg", "EC", "-dname", "CN=aaa", "-keystore", str(d / "two-keys.jks"),
+    keytool_run("-genkeypair", "-alias", "aaa", "-keyalg", "EC", "-dname", "CN=aaa", "-keystore",
+                str(d / "two-keys.jks"),
                 "-storetype", "JKS", "-storepass", pw["store"], "-keypass", pw["key"])
     for kind in ("JKS", "PKCS12"):
         keytool_run("-importcert", "-file", str(tls / "ca.pem"), "-alias", "sandbox-ca", "-keystore",
@@ -265,7 +267,8 @@ def test_wrong_store_passwords_and_bad_stores_are_one_line_errors(sandbox, keyst
         "wrong-key-pw": ({**base, "ssl.keystore.location": str(d / "alice.jks"), "ssl.keystore.password": pw["store"],
                           "ssl.key.password": "nope-nope"}, 2, "ssl.key.password does not decrypt"),
         "wrong-p12-pw": ({**base, "ssl.keystore.location": str(d / "alice.p12"), "ssl.keystore.type": "PKCS12",
-                          "ssl.keystore.password": "nope-nope"}, 2, "cannot be read with the given ssl.keystore.password"),
+                          "ssl.keystore.password": "nope-nope"}, 2,
+                         "cannot be read with the given ssl.keystore.password"),
         "wrong-trust-pw": ({**base, "ssl.truststore.password": "nope-nope"}, 2, "ssl.truststore.password is wrong"),
         "missing": ({**base, "ssl.keystore.location": str(d / "absent.jks"), "ssl.keystore.password": "x"}, 7,
                     "no such file"),
@@ -451,7 +454,8 @@ def test_a_refused_client_certificate_says_what_is_wrong_with_it(sandbox, tmp_pa
     from kafkactl.local.sandbox import Sandbox
 
     pem = _client_pem(tmp_path / "client.pem", sandbox, days, own_ca)
-    config = _properties(tmp_path, "c", **{"security.protocol": "SSL", "ssl.ca.location": str(sandbox.home / "tls" / "ca.pem"),
+    config = _properties(tmp_path, "c", **{"security.protocol": "SSL",
+                                           "ssl.ca.location": str(sandbox.home / "tls" / "ca.pem"),
                                            "ssl.certificate.location": str(pem), "ssl.key.location": str(pem)})
     r = run("-b", Sandbox().load_state().mtls_bootstrap, "--command-config", str(config), "--timeout", "30",
             "topics", "list")

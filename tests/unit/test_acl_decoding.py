@@ -13,7 +13,8 @@ from kafkactl.profiles import Profile
 
 def test_unknown_operation_and_type_are_listed_as_unknown_with_their_codes():
     b = _binding(9, "x", 3, "User:a", "*", 16, 3)
-    assert (b.resource_type, b.operation, b.permission) == (ResourceType.UNKNOWN, AclOperation.UNKNOWN, Permission.ALLOW)
+    assert (b.resource_type, b.operation, b.permission) == (ResourceType.UNKNOWN, AclOperation.UNKNOWN,
+                                                            Permission.ALLOW)
     assert b.unknown == "resource_type=9,operation=16"
     assert json.dumps(b.to_json())  # renders
     assert not b.is_concrete()

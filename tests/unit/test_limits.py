@@ -145,7 +145,8 @@ def test_a_contexts_file_that_is_not_utf8(tmp_path):
 # ----------------------------------------------------------------------------------------- one line
 
 @pytest.mark.parametrize("text, shown", [
-    ("a\nb", "a\\nb"), ("a\r\nb", "a\\r\\nb"), ("\x1b[31mred", "\\x1b[31mred"), ("a\u2028b\u2029c", "a\\u2028b\\u2029c"),
+    ("a\nb", "a\\nb"), ("a\r\nb", "a\\r\\nb"), ("\x1b[31mred", "\\x1b[31mred"),
+    ("a\u2028b\u2029c", "a\\u2028b\\u2029c"),
     ("a\x85b\x0bc\x0cd\x1ce", "a\\x85b\\x0bc\\x0cd\\x1ce"), ("tab\there", "tab\\there"), ("é ü", "é ü"),
 ])
 def test_error_lines_escape_control_characters(text, shown):

@@ -24,7 +24,8 @@ def test_scrub_removes_registered_values_anywhere():
 
 
 @pytest.mark.parametrize("text", [
-    'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="never-seen-1";',
+    'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="u" '
+    'password="never-seen-1";',
     'failed: org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="never-seen-1";',
     "sasl.password=never-seen-1",
     "ssl.key.password: never-seen-1",

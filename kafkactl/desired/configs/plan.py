@@ -60,8 +60,8 @@ class Current:
     cluster_id: str | None = None  # part of the fingerprint: a saved plan applies to the cluster it was made on
 
     def fingerprint(self) -> str:
-        doc = {"cluster": self.cluster_id, "topics": sorted(self.topics.items()), "configs": sorted((list(k), sorted(v.items()))
-                                                                       for k, v in self.configs.items()),
+        doc = {"cluster": self.cluster_id, "topics": sorted(self.topics.items()),
+               "configs": sorted((list(k), sorted(v.items())) for k, v in self.configs.items()),
                "quotas": sorted((quota_label(k), sorted(v.items())) for k, v in self.quotas.items()),
                "users": sorted((u, sorted(m.items())) for u, m in self.users.items())}
         return hashlib.sha256(json.dumps(doc, default=str).encode()).hexdigest()[:16]
@@ -84,7 +84,8 @@ class ConfigPlan:
 
     def to_json(self) -> dict[str, Any]:
         return {"api_version": "kafkactl/v1", "kind": "ConfigPlan", "cluster_id": self.cluster_id,
-                "fingerprint": self.fingerprint, "sections": self.sections, "changes": [c.to_json() for c in self.changes]}
+                "fingerprint": self.fingerprint, "sections": self.sections,
+                "changes": [c.to_json() for c in self.changes]}
 
 
 # ----------------------------------------------------------------------------------------------- the cluster
@@ -167,15 +168,14 @@ def _topics_not_listed(gw: Gateway, desired: DesiredConfigs, cur: Current) -> No
 
 
 def unknown_config_names(gw: Gateway, desired: DesiredConfigs, cur: Current) -> tuple[list[str], list[str]]:
-    """(warnings, notes): a warning for each topic or group config name the file sets that the cluster does not
-    list, a likely typo, shown with the file's line and the closest listed name when the plan is made. The names are those a
-    full DescribeConfigs of one such resource returns (a topic's or a group's every config, defaults included;
-    for a group even one that does not exist yet): a topic the file names that exists, else any the caller
-    sees; the first group the file names. A warning, not a refusal: a broker accepts a few names it does not
-    list (internal ones), and in a rolling upgrade brokers list different names. The apply sends the plan in
-    validate-only requests first, so a name the brokers refuse changes nothing. A key already set on the
-    entity is not questioned (the cluster took it once); no listing (none to ask, or not allowed): a note says
-    the names were not checked.
+    """(warnings, notes): a warning for each topic or group config name the file sets that the cluster does not list, a
+    likely typo, shown with the file's line and the closest listed name when the plan is made. The names are those a
+    full DescribeConfigs of one such resource returns (a topic's or a group's every config, defaults included; for a
+    group even one that does not exist yet): a topic the file names that exists, else any the caller sees; the first
+    group the file names. A warning, not a refusal: a broker accepts a few names it does not list (internal ones), and
+    in a rolling upgrade brokers list different names. The apply sends the plan in validate-only requests first, so a
+    name the brokers refuse changes nothing. A key already set on the entity is not questioned (the cluster took it
+    once); no listing (none to ask, or not allowed): a note says the names were not checked.
     (A broker's names are not all listed, listener-prefixed ones being open-ended; a client-metrics resource
     lists only what is set on it: neither is checked.)"""
     import difflib
@@ -298,7 +298,8 @@ def _plan_topics(desired: DesiredConfigs, cur: Current, plan: ConfigPlan, delete
                                  f"{e.replication_factor}: kafkactl does not reassign replicas (left as it is)")
         _plan_configs("topics", e.name, cur.configs.get(("topics", e.name), {}), e, plan)
     extra = sorted(n for n, shape in cur.topics.items()
-                   if not shape.internal and desired.manage.holds("topics", n) and ("topics", n) not in desired.entities)
+                   if not shape.internal and desired.manage.holds("topics", n)
+                   and ("topics", n) not in desired.entities)
     plan.managed += len(extra) + sum(1 for e in desired.of("topics") if e.name in cur.topics)
     # a managed topic the files leave out is deleted with --delete-topics; without it, it is left as it is, its
     # configs too: resetting them would be a silent half-deletion (cleanup.policy=compact back to delete, a long
@@ -320,8 +321,8 @@ def _plan_configs(section: str, name: str, have: dict[str, str | None], e: Entit
     plan.managed += len(have)
     for key in sorted(set(have) | set(want)):
         if key not in want:
-            plan.changes.append(Change(section, shown_name, "delete", key, SENSITIVE if have[key] is None else have[key],
-                                       None, where, (section, name)))
+            plan.changes.append(Change(section, shown_name, "delete", key,
+                                       SENSITIVE if have[key] is None else have[key], None, where, (section, name)))
         elif key not in have or (have[key] is not None and (isinstance(want[key], SecretRef)
                                                             or not same_value(str(have[key]), str(want[key])))):
             value = want[key]
@@ -518,7 +519,8 @@ def check_saved(plan: ConfigPlan, fingerprint: str, changes: list[dict[str, Any]
         raise StateFileError(f"{path}: stale: the cluster changed since the plan was made (state {fingerprint}, now "
                              f"{plan.fingerprint}): plan again")
 
-    def what(change: dict[str, Any]) -> dict[str, Any]:  # where a change comes from names its file as given on the command line
+    # where a change comes from names its file as given on the command line
+    def what(change: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in change.items() if k != "where"}
 
     if [what(c.to_json()) for c in plan.changes] != [what(c) for c in changes]:

@@ -33,7 +33,8 @@ class Planned:
         counts = Counter(c.action for c in self.plan.changes)
         shown = ", ".join(f"{n} {a}" for a, n in sorted(counts.items())) or "none"
         return (f"{len(self.plan.changes)} changes ({shown}) in {', '.join(self.plan.sections)}; "
-                f"{self.plan.deletions} deletion{'s' * (self.plan.deletions != 1)}; current state {self.plan.fingerprint}")
+                f"{self.plan.deletions} deletion{'s' * (self.plan.deletions != 1)}; current state "
+                f"{self.plan.fingerprint}")
 
 
 def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: bool, max_deletes: str | None,
@@ -171,5 +172,6 @@ def settle(gw: Gateway, planned: Planned, timeout: float = 30) -> tuple[bool, st
 
     waited, left = confirm(gw, planned.desired, planned.delete_topics, timeout=timeout)
     if left:
-        return False, f"after {waited:.1f} s the broker still does not show {left} of the changes: plan again in a moment"
+        return False, (f"after {waited:.1f} s the broker still does not show {left} of the changes: plan again in a "
+                       "moment")
     return True, f"the broker shows every change ({waited:.1f} s after the apply returned)"

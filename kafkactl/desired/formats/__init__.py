@@ -69,7 +69,8 @@ def read_state(paths: Iterable[str], scope_file: str | None = None, flat_rows: b
                              "or resourcePrefixes; or --scope FILE); deletions are only ever computed inside a scope")
     for b, where in state.bindings.items():
         if not state.scope.contains(b):
-            raise StateFileError(f"{where}: {b.describe()} is outside the declared scope {json.dumps(state.scope.to_json())}")
+            raise StateFileError(f"{where}: {b.describe()} is outside the declared scope "
+                                 f"{json.dumps(state.scope.to_json())}")
     return state
 
 

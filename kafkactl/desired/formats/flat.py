@@ -144,7 +144,8 @@ def checked_rows(path: Path) -> Iterator[dict[str, Any]]:
 
 def flat_row(b: AclBinding) -> dict[str, str]:
     return {"principal": b.principal, "host": b.host, "operation": b.operation.name, "permission": b.permission.name,
-            "resource_type": b.resource_type.name, "resource_name": b.resource_name, "pattern_type": b.pattern_type.name}
+            "resource_type": b.resource_type.name, "resource_name": b.resource_name,
+            "pattern_type": b.pattern_type.name}
 
 
 def write_jsonl(bindings: Iterable[AclBinding], scope: Scope, out: TextIO) -> None:
@@ -169,5 +170,6 @@ def write_parquet(bindings: Iterable[AclBinding], scope: Scope, path: str) -> No
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pylist([flat_row(b) for b in bindings], schema=pa.schema([(f, pa.string()) for f in FLAT_FIELDS]))
+    table = pa.Table.from_pylist([flat_row(b) for b in bindings],
+                                 schema=pa.schema([(f, pa.string()) for f in FLAT_FIELDS]))
     pq.write_table(table.replace_schema_metadata({"kafkactl.scope": json.dumps(scope.to_json())}), path)

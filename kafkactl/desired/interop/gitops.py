@@ -60,7 +60,8 @@ def read_gitops(path: Path, out: Imported) -> None:
                 raise StateFileError(f"{uw}: users.{name}.roles: {role!r} is not reader, writer or operator")
             for rtype, rname, op in grants:
                 out.add(binding(uw, u.get("principal"), rtype, rname, "LITERAL", op), uw)
-    for section, owners in (("customServiceAcls", doc.get("services") or {}), ("customUserAcls", doc.get("users") or {})):
+    for section, owners in (("customServiceAcls", doc.get("services") or {}),
+                            ("customUserAcls", doc.get("users") or {})):
         for owner, acls in mapping(where, doc.get(section), section).items():
             for label, a in mapping(where, acls, f"{section}.{owner}").items():
                 aw = line(path, a, doc)
@@ -103,7 +104,8 @@ def _service(path: Path, out: Imported, name: str, s: Any, describe: bool) -> No
     kind = s.get("type")
     who = s.get("principal")
     produces, consumes = strings(sw, s.get("produces"), "produces"), strings(sw, s.get("consumes"), "consumes")
-    grants: list[tuple[Any, ...]] = [(T, t, "LITERAL", "WRITE") for t in produces] + [(T, t, "LITERAL", "READ") for t in consumes]
+    grants: list[tuple[Any, ...]] = [(T, t, "LITERAL", "WRITE") for t in produces] + [(T, t, "LITERAL", "READ")
+                                                                                      for t in consumes]
     if describe:
         grants += [(T, t, "LITERAL", "DESCRIBE") for t in dict.fromkeys(produces + consumes)]
     # (a 5th element False: the name is one resource (a group, a worker's topic), never every one: breadth.py)
@@ -120,7 +122,8 @@ def _service(path: Path, out: Imported, name: str, s: Any, describe: bool) -> No
         grants = [(T, t, "LITERAL", "WRITE") for t in produces]
         grants += [(T, t, "LITERAL", "DESCRIBE") for t in produces if describe]
         storage = mapping(sw, s.get("storage-topics"), "storage-topics")
-        for key, default in (("config", "connect-configs"), ("offset", "connect-offsets"), ("status", "connect-status")):
+        for key, default in (("config", "connect-configs"), ("offset", "connect-offsets"),
+                             ("status", "connect-status")):
             topic = storage.get(key) or f"{default}-{name}"
             grants += [(T, topic, "LITERAL", "READ", False), (T, topic, "LITERAL", "WRITE", False)]
         grants.append((G, s.get("group-id") or name, "LITERAL", "READ", False))

@@ -69,8 +69,8 @@ def write_strimzi(bindings: Iterable[AclBinding], quotas: dict[str, dict[str, fl
             spec["authorization"] = {"type": "simple", "acls": acls}
         q = quotas.get(name if auth != "tls" else f"CN={name}") or {}
         if q:
-            spec["quotas"] = {_QUOTAS[k]: (int(v) if k != "controller_mutation_rate" else v) for k, v in sorted(q.items())
-                              if k in _QUOTAS}
+            spec["quotas"] = {_QUOTAS[k]: (int(v) if k != "controller_mutation_rate" else v)
+                              for k, v in sorted(q.items()) if k in _QUOTAS}
         docs.append({"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaUser",
                      "metadata": {"name": name, "labels": {"strimzi.io/cluster": cluster}}, "spec": spec})
     yaml.safe_dump_all(docs, out, sort_keys=False, default_flow_style=False, allow_unicode=True)
