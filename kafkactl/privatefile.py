@@ -131,7 +131,7 @@ def _remove_on_signals() -> None:
     directories first, then die of the same signal, so the caller still sees 143 or 129."""
     import signal
 
-    def handler(signum: int, frame: object) -> None:
+    def handler(signum: int, frame: object) -> None:  # noqa: ARG001 (a signal handler's signature)
         remove_tempdirs()
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)

@@ -102,7 +102,7 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.write_line(f"new, of unknown origin (not counted): {', '.join(others[:20])}")
 
 
-def pytest_unconfigure(config) -> None:
+def pytest_unconfigure(config) -> None:  # noqa: ARG001 (pytest's hook signature)
     """The session's contexts and sandbox state go with the session (the secrets sweep has read them by now)."""
     import shutil
 

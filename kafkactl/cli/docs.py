@@ -180,7 +180,7 @@ def generate() -> dict[Path, str]:
     out: dict[Path, str] = {}
     root = app_group()
     for shell, fname in COMPLETION_FILES.items():
-        out[Path("completions") / fname] = script(shell, root)
+        out[Path("completions") / fname] = script(shell)
     for path, cmd in walk(root):
         out[Path("man") / f"{'-'.join(path)}.1"] = render_man(page_rst(path, cmd, root, __version__))
     return out

@@ -58,10 +58,10 @@ class _LazyNoun(_Suggesting, TyperGroup):
     _pending: dict[str, Any]
     _typer: Any
 
-    def list_commands(self, ctx: Any) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:  # noqa: ARG002 (click's signature)
         return [*self._pending, *(n for n in self.commands if n not in self._pending)]
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:  # noqa: ARG002 (click's signature)
         info = self._pending.get(cmd_name)
         if info is not None and cmd_name not in self.commands:
             from typer.main import get_command_from_info
@@ -96,10 +96,10 @@ def _noun_group(typer_app: Any) -> Any:
 class KafkactlGroup(_Suggesting, TyperGroup):
     """Runs the command tree and turns every failure into one stderr line and an exit code."""
 
-    def list_commands(self, ctx: Any) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:  # noqa: ARG002 (click's signature)
         return list(NOUNS)
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:  # noqa: ARG002 (click's signature)
         module = NOUNS.get(cmd_name)
         if module is None:
             return None
@@ -317,8 +317,8 @@ def root(
     no_color: Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")] = False,
     debug: Annotated[bool, typer.Option("--debug",
                                         help="Log client activity and show tracebacks (secrets stay masked).")] = False,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version,  # noqa: ARG001 (the callback acts on it)
+                                          is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
     global _current
     from kafkactl.privatefile import forget_reads

@@ -107,7 +107,7 @@ complete --command kafkactl --no-files --arguments '(__kafkactl_completion)'
 """
 
 
-def script(shell: str, root: Any = None) -> str:
+def script(shell: str) -> str:
     """The completion script for a shell, exactly as the files in completions/ hold it."""
     scripts = {"bash": _BASH, "zsh": _ZSH, "fish": _FISH}
     if shell not in scripts:
@@ -123,7 +123,7 @@ def complete(cli: Any, ctx_args: Any, prog_name: str, instruction: str) -> int:
         return 1
     comp = classes[shell](cli, ctx_args, prog_name, COMPLETE_VAR)
     if action == "source":
-        typer.echo(script(shell, cli), nl=False)
+        typer.echo(script(shell), nl=False)
         return 0
     if action != "complete":
         return 1

@@ -514,7 +514,7 @@ def _desired_df(spark: SparkSession, state: DesiredState, preread: dict[str, Any
                          .select(*BINDING))
             continue
         df = _normalise(df.select(*BINDING, *(["kind"] if "kind" in df.columns else [])))
-        validate_flat(spark, path, df, state.scope)
+        validate_flat(path, df, state.scope)
         parts.append(df.select(*BINDING))
     if not parts:
         return spark.createDataFrame([], schema)
@@ -562,7 +562,7 @@ def _squash(name: str) -> str:
     return name.replace("_", "").upper()
 
 
-def validate_flat(spark: SparkSession, path: str, df: DataFrame, scope: Scope | None = None) -> None:
+def validate_flat(path: str, df: DataFrame, scope: Scope | None = None) -> None:
     """Find the first invalid row in one pass over the data; report file, row and field. If Spark cannot read
     the file (FAILFAST: a malformed line), the Python loader reads it to name the line and field."""
     from pyspark.sql import functions as F

@@ -23,25 +23,25 @@ class OutputFormat(StrEnum):
     csv = "csv"
 
 
-def _render_table(data: Any, out: TextIO, console: Any) -> None:
+def _render_table(data: Any, out: TextIO, console: Any) -> None:  # noqa: ARG001 (the renderers' signature)
     from kafkactl.formatters.table import render_table
 
     render_table(data, console)
 
 
-def _render_plain(data: Any, out: TextIO, console: Any) -> None:
+def _render_plain(data: Any, out: TextIO, console: Any) -> None:  # noqa: ARG001 (the renderers' signature)
     from kafkactl.formatters.text import render_plain
 
     render_plain(table_of(data, vertical=True), out)
 
 
-def _render_csv(data: Any, out: TextIO, console: Any) -> None:
+def _render_csv(data: Any, out: TextIO, console: Any) -> None:  # noqa: ARG001 (the renderers' signature)
     from kafkactl.formatters.text import render_csv
 
     render_csv(table_of(data), out)
 
 
-def _render_json(data: Any, out: TextIO, console: Any) -> None:
+def _render_json(data: Any, out: TextIO, console: Any) -> None:  # noqa: ARG001 (the renderers' signature)
     import orjson
 
     doc = jsonable(data)
@@ -54,7 +54,7 @@ def _render_json(data: Any, out: TextIO, console: Any) -> None:
     out.write(text + "\n")
 
 
-def _render_yaml(data: Any, out: TextIO, console: Any) -> None:
+def _render_yaml(data: Any, out: TextIO, console: Any) -> None:  # noqa: ARG001 (the renderers' signature)
     import yaml
 
     yaml.safe_dump(jsonable(data), out, sort_keys=False, default_flow_style=False, allow_unicode=True)

@@ -218,8 +218,9 @@ class PlanLinesView:
     plan: Any
 
 
+# a view's signature: the flag chose the format, and JSON lines need no console
 @view(PlanLinesView)
-def _plan_lines(v: PlanLinesView, fmt: OutputFormat, out: TextIO, console: Any) -> None:
+def _plan_lines(v: PlanLinesView, fmt: OutputFormat, out: TextIO, console: Any) -> None:  # noqa: ARG001
     import json
 
     for r in v.plan.rows():

@@ -319,7 +319,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
                 return
             # error_cb only fires from poll(); that is where SASL failures surface
             self.admin.poll(0)
-            self._raise_fatal_client_error(what)
+            self._raise_fatal_client_error()
             if time.monotonic() >= deadline or self._every_address_refuses():
                 raise self._unreachable(what)
 
@@ -348,7 +348,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         with self._lock:
             return Reach.of(self.profile.bootstrap_servers, self._brokers, self._failures)
 
-    def _raise_fatal_client_error(self, what: str) -> None:
+    def _raise_fatal_client_error(self) -> None:
         with self._lock:
             errors = list(self._client_errors)
         for e in errors:
@@ -376,7 +376,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         return self._reach().every_address_refuses(since - _REFUSED_GRACE_S)
 
     def _unreachable(self, what: str) -> KafkactlError:
-        self._raise_fatal_client_error(what)
+        self._raise_fatal_client_error()
         if self._every_address_refuses():
             with self._lock:
                 since = (self._all_down_at or time.monotonic()) - _REFUSED_GRACE_S
@@ -406,7 +406,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         if isinstance(exc, KafkactlError):
             return exc
         info = error_info(exc)
-        self._raise_fatal_client_error(what)
+        self._raise_fatal_client_error()
         if info.code in _AUTHZ:
             need = f": needs {needs}" if needs else ""
             return NotAuthorizedError(f"{self.who()} is not authorized to {what}{need} ({info.name})")

@@ -63,14 +63,14 @@ class ConfigRpcs(_Host):
         brokers = [r for r in ours if r[0] == BROKER]
         for batch in [[r] for r in brokers] + ([[r for r in ours if r[0] != BROKER]]
                                                if len(ours) > len(brokers) else []):
-            out.update(self._describe_configs_confluent(batch, synonyms, sources))
+            out.update(self._describe_configs_confluent(batch, sources))
         taken = set(ours)
         theirs = [r for r in resources if r not in taken]
         if theirs:
             out.update(self._describe_configs_kp(theirs, synonyms, sources))
         return out
 
-    def _describe_configs_confluent(self, resources: Sequence[tuple[int, str]], synonyms: bool,
+    def _describe_configs_confluent(self, resources: Sequence[tuple[int, str]],
                                     sources: Callable[[int, str], set[str] | None] | None = None
                                     ) -> dict[tuple[int, str], list[RawConfig] | Exception]:
         from confluent_kafka.admin import ConfigResource, ResourceType

@@ -202,7 +202,7 @@ class Sandbox:
                 n.pid = self._spawn(libs, n, state)
             self._save_state(state)
             bound_by = time.monotonic() + 60
-            while not self._bound(state, stopped) and time.monotonic() < bound_by:
+            while not self._bound(stopped) and time.monotonic() < bound_by:
                 time.sleep(0.1)
         self._wait_ready(state, ready_probe, timeout, started)
         self._write_contexts(state)
@@ -237,7 +237,7 @@ class Sandbox:
             self._write_configs(state)
         return state, stopped
 
-    def _bound(self, state: SandboxState, nodes: list[NodeState]) -> bool:
+    def _bound(self, nodes: list[NodeState]) -> bool:
         """Whether each of `nodes` listens on all its ports (or has exited: _wait_ready says why)."""
         return all(not pid_alive(n.pid or 0) or not any(port_free(p) for p in n.ports) for n in nodes)
 

@@ -258,7 +258,7 @@ class _Translator:
                 for ch in quoted:  # each character an atom of its own, as Java reads it
                     self.atom(re.escape(ch))
             return
-        literal = self.escaped_char(in_class=False)
+        literal = self.escaped_char()
         if literal is not None:
             self.atom(re.escape(literal))
             return
@@ -280,7 +280,7 @@ class _Translator:
         else:
             raise JavaPatternError("Illegal/unsupported escape sequence")
 
-    def escaped_char(self, in_class: bool) -> str | None:
+    def escaped_char(self) -> str | None:
         """After a backslash: the literal character it escapes, or None for a class or an anchor (not consumed)."""
         c = self.peek()
         if not c.isalnum() or not c.isascii():
@@ -345,7 +345,7 @@ class _Translator:
                 self.i += 1
                 if self.peek() == "Q":
                     raise Unsupported("not reproduced by kafkactl's preview (\\Q inside a class)")
-                literal = self.escaped_char(in_class=True)
+                literal = self.escaped_char()
                 if literal is None:
                     k = self.peek()
                     self.i += 1
@@ -366,7 +366,7 @@ class _Translator:
                     raise Unsupported("not reproduced by kafkactl's preview (class union)")
                 if self.peek() == "\\":
                     self.i += 1
-                    high = self.escaped_char(in_class=True)
+                    high = self.escaped_char()
                     if high is None:
                         raise JavaPatternError("Illegal character range")
                 else:

@@ -117,8 +117,8 @@ def pem_from_store(props: Mapping[str, str], kind: str) -> PemMaterial | None:
     return PemMaterial(certfile=str(path), key_password=Secret(fresh))
 
 
-def _read_pkcs12(data: bytes, found: str, kind: str, location: str, password: str | None,
-                 key_password: str | None) -> tuple[list[Any], Any]:
+def _read_pkcs12(data: bytes, found: str,  # noqa: ARG001 (called alike with _read_jks)
+                 kind: str, location: str, password: str | None, key_password: str | None) -> tuple[list[Any], Any]:
     from cryptography.hazmat.primitives.serialization import pkcs12
 
     tried: list[str | None] = [p for p in dict.fromkeys((password, key_password)) if p is not None] or [None]

@@ -41,7 +41,7 @@ def test_bad_bootstrap_addresses(value, named):
     assert r.stderr.count("\n") == 1
 
 
-def test_bootstrap_from_the_environment_is_checked_and_named(monkeypatch):
+def test_bootstrap_from_the_environment_is_checked_and_named():
     r = run("topics", "list", env={"KAFKACTL_BOOTSTRAP_SERVERS": "kafka:70000"})
     assert r.exit_code == 2 and "KAFKACTL_BOOTSTRAP_SERVERS 'kafka:70000'" in r.stderr, r.output
 

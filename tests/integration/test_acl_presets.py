@@ -235,8 +235,8 @@ def test_streams_preset_is_what_an_exactly_once_streams_app_needs(java_clients, 
 
 
 @pytest.mark.timeout(900)
-def test_connect_worker_and_connector_presets_run_filestream_source_and_sink(java_clients, sandbox, principals,
-                                                                             tmp_path):
+@pytest.mark.usefixtures("sandbox")
+def test_connect_worker_and_connector_presets_run_filestream_source_and_sink(java_clients, principals, tmp_path):
     """A distributed Connect worker (it creates its config, offset and status topics) running a FileStream source
     (a file to a topic) and sink (the topic to a file): the worker's preset and the two connectors' together."""
     from kafkactl.acl import presets
@@ -292,7 +292,8 @@ def test_share_consumer_preset(java_clients, sandbox, principals, tmp_path):
     assert r.exit_code != 0 and f"group '{share[0]}' is a share group" in r.stderr, r.output
 
 
-def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, sandbox, principals, tmp_path):
+@pytest.mark.usefixtures("sandbox")
+def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, principals, tmp_path):
     """A transactional producer configured for two-phase commit (transaction.two.phase.commit.enable, which the
     sandbox's brokers allow): Write on the topic and on the id are each needed. TwoPhaseCommit is not: the Java
     clients of 4.3.1 and 4.4.0 never set InitProducerId's enable2Pc, and 4.4.0 brokers keep InitProducerId v6

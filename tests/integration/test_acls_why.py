@@ -155,7 +155,8 @@ def produce(c: Client) -> str | None:
     errors: list[str] = []
     p = Producer({**_quiet(c.gw.confluent_config()), "enable.idempotence": False, "acks": "all",
                   "message.timeout.ms": 8000, "topic.metadata.refresh.interval.ms": 1000})
-    p.produce(c.topic, b"v", on_delivery=lambda e, m: errors.append(e.name()) if e else None)
+    p.produce(c.topic, b"v",
+              on_delivery=lambda e, m: errors.append(e.name()) if e else None)  # noqa: ARG005 (a delivery callback)
     p.flush(15)
     return errors[0] if errors else None
 

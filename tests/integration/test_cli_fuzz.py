@@ -203,7 +203,8 @@ def test_hostile_argv_never_crashes_and_bad_input_changes_nothing(scratch, case)
         STATS["settled"] = after  # unchanged: the next case starts from it
 
 
-def test_fuzzer_report(scratch):  # (after the fuzzer, in its module's group)
+@pytest.mark.usefixtures("scratch")
+def test_fuzzer_report():  # (after the fuzzer, in its module's group)
     """How many cases ran and how they ended (printed for the closing note; fails if the fuzzer did not run)."""
     print(f"CLI fuzzer: {STATS['cases']} cases, seed {SEED}, exit codes {dict(sorted(STATS['exit'].items()))}")
     for line in sorted(STATS.get("errors", ())):

@@ -255,7 +255,8 @@ def test_lcr_with_describe_configs_on_cluster_lists_everything(sandbox, lcr_worl
     assert r.stdout == "" and EMPTY_WARN in r.stderr.splitlines() and "LIST_CONFIG_RESOURCES v1" in r.stderr
 
 
-def test_lcr_with_only_describe_on_cluster_explains_and_falls_back(sandbox, lcr_world):
+@pytest.mark.usefixtures("lcr_world")
+def test_lcr_with_only_describe_on_cluster_explains_and_falls_back(sandbox):
     r = ok(sandbox.as_user("bob", "configs", "list", "--entity-type", "groups"))
     assert "needs DescribeConfigs on CLUSTER" in r.stderr and "possibly incomplete" in r.stderr
     assert "left out: reading their configs needs DescribeConfigs" in r.stderr  # bob sees groups, not configs
@@ -281,7 +282,8 @@ def test_lcr_with_nothing(sandbox, lcr_world, tmp_path):
     assert "needs DescribeConfigs on CLUSTER" in r.stderr and "possibly incomplete" in r.stderr
 
 
-def test_describe_groups_without_lcr_permission_says_what_may_be_missing(sandbox, lcr_world):
+@pytest.mark.usefixtures("lcr_world")
+def test_describe_groups_without_lcr_permission_says_what_may_be_missing(sandbox):
     r = sandbox.as_user("bob", "configs", "describe", "--entity-type", "groups")
     assert "needs DescribeConfigs on CLUSTER" in r.stderr
 

@@ -206,7 +206,8 @@ def test_options_that_would_be_dropped_are_refused(acl_set, argv, named):
 
 
 @pytest.mark.parametrize("fresh_listing", [False, True])
-def test_an_acl_created_after_the_listing_survives_the_delete(sandbox, acl_set, fresh_listing):
+@pytest.mark.usefixtures("sandbox")
+def test_an_acl_created_after_the_listing_survives_the_delete(acl_set, fresh_listing):
     """Adversary passes on issue 13: a delete sent the operator's own filter, so an ACL created between the listing
     and the request went too ('deleted-unlisted'). Up to 2,000 bindings each goes by an exact filter; after a
     confirmation the delete is planned against a fresh listing (kafkactl acls delete does that past 1 s)."""

@@ -162,7 +162,7 @@ def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_pat
         new_ops = {"WRITE", "DESCRIBE"}
         seen = []
 
-        def probe(cluster, phase):
+        def probe(cluster, phase):  # noqa: ARG001 (the apply's probe signature)
             found, _ = describe_topics(probe_gw, [topic], authorized_operations=True)
             ops = set(found[0].authorized_operations.names()) if found else set()
             seen.append((phase, ops))
@@ -227,7 +227,8 @@ def test_in_process_and_spark_plans_are_identical(sandbox, spark, team, tmp_path
 
 @pytest.mark.parametrize("cur_n,want_n", [(2, 2), (0, 2), (2, 0), (0, 0), (3, 1)])
 @pytest.mark.parametrize("no_delete", [False, True])
-def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(spark, tmp_path, cur_n, want_n, no_delete):
+@pytest.mark.usefixtures("spark")
+def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(tmp_path, cur_n, want_n, no_delete):
     """The Spark plan observes its statistics during the join: an empty side must not lose them."""
     from kafkactl.desired.formats import read_state
     from kafkactl.desired.formats.flat import flat_row
@@ -253,7 +254,8 @@ def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(spark, tmp_p
     assert got.counts() == want.counts() and got.fingerprint() == want.fingerprint()
 
 
-def test_binding_key_equals_sparks_xxhash64(spark):
+@pytest.mark.usefixtures("spark")
+def test_binding_key_equals_sparks_xxhash64():
     from pyspark.sql import functions as F
 
     from kafkactl.desired.plan import KEY_SEP, binding_key
@@ -268,7 +270,8 @@ def test_binding_key_equals_sparks_xxhash64(spark):
     assert keys == [binding_key(b) for b in bs]
 
 
-def test_apply_on_spark(sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("spark")
+def test_apply_on_spark(sandbox, team, tmp_path):
     gw = sandbox.gateway("admin")
     app = f"User:{team}app"
     f = tmp_path / "s.yaml"
@@ -287,7 +290,8 @@ def test_apply_on_spark(sandbox, spark, team, tmp_path):
     assert mine(gw, team) == set()
 
 
-def test_bad_file_fails_before_any_request(sandbox, tmp_path):
+@pytest.mark.usefixtures("sandbox")
+def test_bad_file_fails_before_any_request(tmp_path):
     f = tmp_path / "bad.yaml"
     f.write_text(state_yaml("x", [{"principal": "User:x1", "allow": [{"topic": "t", "operations": ["Raed"]}]}]))
     r = run("-b", "127.0.0.1:1", "--timeout", "1", "acls", "apply", str(f), "--yes")
@@ -544,7 +548,8 @@ def test_an_acls_file_is_judged_with_the_contexts_super_users(sandbox, tmp_path)
     assert online["decision"] == offline["decision"] == "ALLOWED" and offline["reason"] == "super-user"
 
 
-def test_spark_runs_quietly_and_leaves_no_temporary_file(sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("sandbox", "spark")
+def test_spark_runs_quietly_and_leaves_no_temporary_file(team, tmp_path):
     """Issue 16: no JVM or Spark start-up lines on stderr (only --debug shows them), and nothing left in the
     temporary directory (the log configuration, the plan and the results are private and removed at exit)."""
     from tests.conftest import run_process
@@ -584,7 +589,8 @@ def _jsonl_state(path, team: str, n: int) -> None:
         for i in range(n)))
 
 
-def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("spark")
+def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, team, tmp_path):
     """Issue 16: with no engine flag the plan is auto's: in-process while it fits in half the memory available,
     said on stderr with the size and the memory; --no-spark and --spark force and say nothing of a choice."""
     f = tmp_path / "s.yaml"
@@ -601,7 +607,8 @@ def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, spar
         assert json.loads(r.stdout)["engine"] == engine and "engine: " not in r.stderr, r.stderr
 
 
-def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_result(sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("spark")
+def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_result(sandbox, team, tmp_path):
     """KAFKACTL_MEMORY stands for a small machine: 3,000 bindings (counted from the file, not loaded) need about
     1.8 MiB in-process, more than half of 1 MiB, so auto plans on Spark, and the plan is the one --no-spark makes."""
     gw = sandbox.gateway("admin")
@@ -644,7 +651,8 @@ def test_contradictory_engine_choices_are_refused_before_any_change(sandbox, tea
     assert mine(sandbox.gateway("admin"), team) == set()
 
 
-def test_two_contexts_of_one_cluster_are_refused_before_any_change(sandbox, tls_sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("tls_sandbox", "spark")
+def test_two_contexts_of_one_cluster_are_refused_before_any_change(sandbox, team, tmp_path):
     """Issue 16 new-user pass: local-admin and local-tls-admin reach the same cluster (another listener); a fan-out
     to both planned every change twice and reported 400 created where 200 were. Refused, on both engines, naming
     the two contexts; nothing changed."""
@@ -678,7 +686,8 @@ def test_spark_without_java_is_one_line_and_auto_says_it_stays(sandbox, team, tm
     assert "but Spark needs Java, and JAVA_HOME=" in r.stderr
 
 
-def test_out_replaces_a_plan_saved_before_and_refuses_anything_else(sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("spark")
+def test_out_replaces_a_plan_saved_before_and_refuses_anything_else(sandbox, team, tmp_path):
     """Issue 16 new-user pass: a plan saved with --out into a directory holding an earlier plan kept the earlier
     plan's partitions beside the new ones (Spark) or its rows/ beside the new changes file (in-process), and apply
     --plan refused the mix as 'changed or truncated'. Now the earlier plan is replaced whole; a file, or a directory

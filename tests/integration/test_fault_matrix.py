@@ -117,7 +117,8 @@ def _problems(code: int, stdout: str, stderr: str, expected: set[int]) -> list[s
     return problems
 
 
-def test_fault_matrix(sandbox, fault_contexts, silent_port, tmp_path):
+@pytest.mark.usefixtures("sandbox", "fault_contexts")
+def test_fault_matrix(silent_port, tmp_path):
     commands = cluster_commands(tmp_path)
     faults = _faults(silent_port)
     cases = [(path, args, fault, spec) for path, args in commands for fault, spec in faults.items()]
@@ -140,7 +141,8 @@ def test_fault_matrix(sandbox, fault_contexts, silent_port, tmp_path):
     assert not failures, f"{len(failures)} of {len(cases)} runs broke:\n" + "\n".join(failures)
 
 
-def test_commands_naming_their_own_clusters_under_each_fault(sandbox, fault_contexts, silent_port):
+@pytest.mark.usefixtures("sandbox", "fault_contexts")
+def test_commands_naming_their_own_clusters_under_each_fault(silent_port):
     """`diff --context A --context B`: each fault on the first cluster, the second healthy; a refused, unresolvable
     or silent address needs a context of its own here (a root -b beside the command's --context is refused)."""
     from kafkactl.profiles import Context, ContextStore
@@ -170,7 +172,7 @@ def test_commands_naming_their_own_clusters_under_each_fault(sandbox, fault_cont
     assert not failures, "\n".join(failures)
 
 
-def test_offline_commands_do_not_need_a_cluster(tmp_path):
+def test_offline_commands_do_not_need_a_cluster():
     """OFFLINE's claim, checked: under a refused address none of these waits for or reports a cluster."""
     closed = _closed_port()
     for path, args in (("acls decode-ops", ["3576"]), ("context list", []), ("completion bash", []),
@@ -243,7 +245,8 @@ def test_broker_stopped_during_the_commands(own_sandbox_env, tmp_path):
         _kafkactl(["local", "down", "--purge"], env=env, timeout=120)
 
 
-def test_no_command_hangs_on_a_silent_address_beyond_its_timeout(sandbox, silent_port):
+@pytest.mark.usefixtures("sandbox")
+def test_no_command_hangs_on_a_silent_address_beyond_its_timeout(silent_port):
     """The one-line message names the address and the timeout (the credentials are the session's local-admin)."""
     code, out, err, took = _kafkactl(["--context", "local-admin", "-b", f"127.0.0.1:{silent_port}", "--timeout", "1",
                                       "topics", "list"])

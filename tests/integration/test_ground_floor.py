@@ -97,7 +97,8 @@ def test_plain_mechanism_via_command_config_works(sandbox, tmp_path):
     assert json.loads(r.stdout)["controller_id"] == 1
 
 
-def test_nothing_listening_is_unreachable_within_the_timeout(sandbox):
+@pytest.mark.usefixtures("sandbox")
+def test_nothing_listening_is_unreachable_within_the_timeout():
     from kafkactl.local.sandbox import _free_port
 
     t0 = time.monotonic()

@@ -222,7 +222,8 @@ class Probe:
         partition = self.leaders[topic][node]
         outcome: list = []
         try:
-            producer.produce(topic, b"probe", partition=partition, on_delivery=lambda err, msg: outcome.append(err))
+            producer.produce(topic, b"probe", partition=partition,
+                             on_delivery=lambda err, msg: outcome.append(err))  # noqa: ARG005 (a delivery callback)
         except KafkaException as exc:  # refused before sending: the broker refused this producer earlier
             outcome.append(exc.args[0])
         producer.flush(10)
@@ -403,7 +404,8 @@ def test_a_node_killed_mid_apply_then_a_rerun_converges(cluster3, tmp_path, vict
     ok(run(*PATIENT, "--context", "local-admin", "acls", "apply", str(empty), "--yes", "--max-deletes", "30000"))
 
 
-def test_config_state_sets_each_brokers_own_configs(cluster3, tmp_path):
+@pytest.mark.usefixtures("cluster3")
+def test_config_state_sets_each_brokers_own_configs(tmp_path):
     """configs apply with per-broker entries: each broker's resource goes to that broker (another refuses it),
     the cluster-wide default to any; then the exported state, applied again, takes them away."""
     import yaml

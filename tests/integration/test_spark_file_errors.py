@@ -59,7 +59,8 @@ def test_spark_reads_the_spellings_the_python_loader_reads(tmp_path):
     ("--spark-remote", "sc://127.0.0.1:{port}", "Spark Connect server at 127.0.0.1:{port}"),
     ("--spark-master", "spark://127.0.0.1:{port}", "Spark master at 127.0.0.1:{port}"),
 ])
-def test_an_unreachable_spark_is_exit_4_at_once(sandbox, tmp_path, option, url, named):
+@pytest.mark.usefixtures("sandbox")
+def test_an_unreachable_spark_is_exit_4_at_once(tmp_path, option, url, named):
     """Adversary pass on issue 13: an unreachable Spark Connect server hung for minutes, an unreachable master gave a
     Py4J traceback. The desired-state file is fine; nothing reaches a cluster."""
     import socket

@@ -63,7 +63,7 @@ def test_secrets_in_clear_are_refused_without_being_repeated(tmp_path):
     assert "jaaspw1" not in e.value.message and "required" not in e.value.message
 
 
-def test_max_deletes_takes_a_count_or_a_percentage_and_nothing_else(tmp_path):
+def test_max_deletes_takes_a_count_or_a_percentage_and_nothing_else():
     from kafkactl.desired.configs.plan import ConfigPlan
 
     plan = ConfigPlan([], "x", [])
