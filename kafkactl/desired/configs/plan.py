@@ -110,35 +110,10 @@ def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
         cur.brokers = sorted((str(b.id) for b in describe_cluster(gw).brokers), key=int)
     wanted: list[tuple[int, str]] = []
     for section, ctype in CONFIG_SECTIONS.items():
-        if section not in sections:
-            continue
-        if section == "topics":
-            existing = [t for t, shape in cur.topics.items() if not shape.internal]
-            names = [n for n in managed_names(desired, section, existing) if n in cur.topics]
-        elif section == "brokers":
-            names = sorted({e.name for e in desired.of(section)} | set(desired.manage.prefixes.get(section, ())))
-            for n in names:
-                if n and n not in cur.brokers:
-                    where = next((e.where for e in desired.of(section) if e.name == n), "manage.brokers")
-                    raise NotFoundError(f"{where}: broker {n} does not exist (brokers: {', '.join(cur.brokers)})")
-        else:
-            names = managed_names(desired, section, _listed(gw, section) if section in desired.manage.prefixes
-                                  else [])
-        wanted += [(ctype, n) for n in names]
+        if section in sections:
+            wanted += [(ctype, n) for n in _config_names(gw, desired, cur, section)]
     if wanted:
-        section_of = {v: k for k, v in CONFIG_SECTIONS.items()}
-        for (ctype, name), res in gw.describe_configs(wanted, sources=explicit_sources).items():
-            if isinstance(res, Exception) and ctype == TOPIC and _code(res) == UNKNOWN_TOPIC:
-                cur.topics.pop(name, None)  # deleted since the listing (the check after an apply that deletes)
-                continue
-            if isinstance(res, Exception):
-                noun = NOUN[section_of[ctype]]
-                raise gw.translate(res, f"describe configs of {noun} {DEFAULT if name == '' else name!r}",
-                                   needs=f"DescribeConfigs on {noun.capitalize()}:{name}"
-                                   if ctype in (TOPIC, GROUP) else "DescribeConfigs on the Cluster")
-            keep = explicit_sources(ctype, name)
-            cur.configs[(section_of[ctype], name)] = {c.name: (None if c.sensitive else c.value)
-                                                      for c in res if keep is None or c.source in keep}
+        _read_configs(gw, cur, wanted)
     if "quotas" in sections:
         cur.quotas = {tuple((t, n) for t, n in ent): values for ent, values in gw.describe_quotas([], strict=False)}
     if "users" in sections:
@@ -147,6 +122,38 @@ def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
                 raise gw.translate(creds, "describe SCRAM credentials", needs="Describe on the Cluster")
             cur.users[str(user)] = {m: it for m, it in creds}
     return cur
+
+
+def _config_names(gw: Gateway, desired: DesiredConfigs, cur: Current, section: str) -> list[str]:
+    """The entities of a config section whose configs the plan compares: those the file names or manages."""
+    if section == "topics":
+        existing = [t for t, shape in cur.topics.items() if not shape.internal]
+        return [n for n in managed_names(desired, section, existing) if n in cur.topics]
+    if section == "brokers":
+        names = sorted({e.name for e in desired.of(section)} | set(desired.manage.prefixes.get(section, ())))
+        for n in names:
+            if n and n not in cur.brokers:
+                where = next((e.where for e in desired.of(section) if e.name == n), "manage.brokers")
+                raise NotFoundError(f"{where}: broker {n} does not exist (brokers: {', '.join(cur.brokers)})")
+        return names
+    return managed_names(desired, section, _listed(gw, section) if section in desired.manage.prefixes else [])
+
+
+def _read_configs(gw: Gateway, cur: Current, wanted: list[tuple[int, str]]) -> None:
+    """The explicit configs of `wanted` (config type, name) into `cur`; a topic deleted since is dropped."""
+    section_of = {v: k for k, v in CONFIG_SECTIONS.items()}
+    for (ctype, name), res in gw.describe_configs(wanted, sources=explicit_sources).items():
+        if isinstance(res, Exception) and ctype == TOPIC and _code(res) == UNKNOWN_TOPIC:
+            cur.topics.pop(name, None)  # deleted since the listing (the check after an apply that deletes)
+            continue
+        if isinstance(res, Exception):
+            noun = NOUN[section_of[ctype]]
+            raise gw.translate(res, f"describe configs of {noun} {DEFAULT if name == '' else name!r}",
+                               needs=f"DescribeConfigs on {noun.capitalize()}:{name}"
+                               if ctype in (TOPIC, GROUP) else "DescribeConfigs on the Cluster")
+        keep = explicit_sources(ctype, name)
+        cur.configs[(section_of[ctype], name)] = {c.name: (None if c.sensitive else c.value)
+                                                  for c in res if keep is None or c.source in keep}
 
 
 def _topics_not_listed(gw: Gateway, desired: DesiredConfigs, cur: Current) -> None:
