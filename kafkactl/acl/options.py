@@ -165,21 +165,47 @@ def bindings_for_create(o: AclOptions) -> list[AclBinding]:
     preset = _preset(o, pattern)
     _check_shortcuts(o)
     if preset is not None:
-        if not o.allow_principals:
-            raise UsageError("give --allow-principal (Type:name, e.g. User:alice): a preset grants")
-        entries = _entries(o, [Op.READ])
-        return preset.bindings(sorted({p for p, _, _, _ in entries}), sorted({h for _, h, _, _ in entries}))
+        return _preset_bindings(o, preset)
+    _check_resources_and_principals(o)
+    resources = _resources(o, pattern)
+    _check_user_resources(resources)
+    bindings = set()
+    for (rtype, name, pt), planned in _operations_by_resource(o, resources).items():
+        for op in sorted(planned):
+            check_operation_supported(rtype, op)
+        for principal, host, op, perm in _entries(o, sorted(planned)):
+            bindings.add(AclBinding(rtype, name, pt, principal, host, op, perm))
+    # every principal and resource is one the options name (the cluster resource of --idempotent is one name)
+    Written("acls create", {p for p, _, _, _ in _entries(o, [Op.ALL])}, set(resources)).bindings(bindings)
+    return sorted(bindings)
+
+
+def _preset_bindings(o: AclOptions, preset: Preset) -> list[AclBinding]:
+    if not o.allow_principals:
+        raise UsageError("give --allow-principal (Type:name, e.g. User:alice): a preset grants")
+    entries = _entries(o, [Op.READ])
+    return preset.bindings(sorted({p for p, _, _, _ in entries}), sorted({h for _, h, _, _ in entries}))
+
+
+def _check_resources_and_principals(o: AclOptions) -> None:
     if not o.has_resource() and not o.idempotent:
         raise UsageError("give at least one resource: --topic, --group, --cluster, --transactional-id, "
                          "--delegation-token or --user-principal")
     if not o.allow_principals and not o.deny_principals:
         raise UsageError("give --allow-principal or --deny-principal (Type:name, e.g. User:alice)")
-    resources = _resources(o, pattern)
+
+
+def _check_user_resources(resources: list[tuple[ResourceType, str, PatternType]]) -> None:
     for rtype, name, pt in resources:
         # the broker checks CreateTokens/DescribeTokens against the owner's principal string ("User:bob"): a
         # literal USER resource named otherwise never matches (kafka-acls.sh creates it all the same)
         if rtype is ResourceType.USER and pt is PatternType.LITERAL and name != "*":
             validate_principal(name, "--user-principal")
+
+
+def _operations_by_resource(o: AclOptions, resources: list[tuple[ResourceType, str, PatternType]]
+                            ) -> dict[tuple[ResourceType, str, PatternType], set[AclOperation]]:
+    """The operations to grant on each resource: --operation's, or the --producer and --consumer shortcuts'."""
     plan: dict[tuple[ResourceType, str, PatternType], set[AclOperation]] = {}
     if not (o.producer or o.consumer):
         ops = _operations(o)
@@ -199,15 +225,7 @@ def bindings_for_create(o: AclOptions) -> list[AclBinding]:
                 plan.setdefault(r, set()).update({Op.READ, Op.DESCRIBE})
             elif r[0] is ResourceType.GROUP:
                 plan.setdefault(r, set()).add(Op.READ)
-    bindings = set()
-    for (rtype, name, pt), planned in plan.items():
-        for op in sorted(planned):
-            check_operation_supported(rtype, op)
-        for principal, host, op, perm in _entries(o, sorted(planned)):
-            bindings.add(AclBinding(rtype, name, pt, principal, host, op, perm))
-    # every principal and resource is one the options name (the cluster resource of --idempotent is one name)
-    Written("acls create", {p for p, _, _, _ in _entries(o, [Op.ALL])}, set(resources)).bindings(bindings)
-    return sorted(bindings)
+    return plan
 
 
 def _preset_flags(o: AclOptions) -> list[str]:
