@@ -161,22 +161,30 @@ class KafkactlGroup(_Suggesting, TyperGroup):
 
     def main(self, args: Any = None, prog_name: Any = None, complete_var: Any = None,  # type: ignore[override]
              standalone_mode: bool = True, **extra: Any) -> Any:
-        from click import exceptions as click_exc
-
         argv = list(sys.argv[1:] if args is None else args)
         # no process receives a NUL in its arguments (execve cannot pass one); an in-process caller can
         bad = next((a for a in argv if "\x00" in a), None)
         if bad is not None:
             error_line(f"{bad[:60]!r}: an argument may not contain a NUL character")
-            if standalone_mode:
-                sys.exit(int(ExitCode.USAGE))
-            return int(ExitCode.USAGE)
+            return _exit(ExitCode.USAGE, standalone_mode)
         argv = hoist_global_options(self, argv)
         debug = "--debug" in argv or os.environ.get("KAFKACTL_DEBUG", "") not in ("", "0")
         # terraform's convention for a CI gate: 2 means changes, so every error (bad input too) is 1
         # any spelling (--detailed-exitcode=true is a usage error, which must not read as "changes" either)
         head = argv[:argv.index("--")] if "--" in argv else argv
         detailed = any(a.split("=", 1)[0] == "--detailed-exitcode" for a in head)
+        code, ran = self._run(argv, prog_name, complete_var, debug, extra)
+        # a command that ran: its own exit code (0 or 2) stands
+        if detailed and not ran and code not in (ExitCode.OK, ExitCode.INTERRUPTED, ExitCode.BROKEN_PIPE):
+            code = ExitCode.ERROR
+        return _exit(code, standalone_mode)
+
+    def _run(self, argv: list[str], prog_name: Any, complete_var: Any, debug: bool, extra: dict[str, Any]
+             ) -> tuple[int, bool]:
+        """The command run: its exit code, and whether it ran to its end (else every failure became one stderr
+        line and its exit code)."""
+        from click import exceptions as click_exc
+
         try:
             argv = optional_values(argv)
             check_argument_lengths(self, argv)
@@ -186,7 +194,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             code = rv if isinstance(rv, int) else 0
             if code == ExitCode.INTERRUPTED:  # typer makes a Ctrl-C in a command a silent Exit(130)
                 error_line("interrupted")
-            detailed = False  # the command's own exit code (0 or 2) stands
+            return code, True
         except click_exc.NoArgsIsHelpError as exc:
             exc.show()
             code = ExitCode.USAGE
@@ -201,15 +209,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             error_line("aborted")
             code = ExitCode.INTERRUPTED
         except KafkactlError as exc:
-            result = getattr(exc, "result", None)
-            if result is not None:
-                _render_partial(result)
-            error_line(exc.message)
-            if exc.hint:
-                stderr_line(f"hint: {one_line(exc.hint)}")
-            if debug:
-                traceback_lines()
-            code = exc.exit_code
+            code = _kafkactl_error(exc, debug)
         except KeyboardInterrupt:
             error_line("interrupted")
             code = ExitCode.INTERRUPTED
@@ -221,13 +221,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
                 raise
             code = _broken_pipe()
         except OSError as exc:
-            if exc.filename is None:  # not about a file the operator named: a bug or a client failure
-                code = _unexpected(exc, debug)
-            else:  # a path given on the command line that cannot be read or written
-                error_line(f"{exc.filename}: {exc.strerror or type(exc).__name__}")
-                if debug:
-                    traceback_lines()
-                code = ExitCode.NOT_FOUND if isinstance(exc, FileNotFoundError) else ExitCode.USAGE
+            code = _os_error(exc, debug)
         except Exception as exc:  # a bug or an unexpected client failure: one line unless --debug
             spark = sys.modules.get("kafkactl.desired.spark")
             if spark is not None and spark.interrupted() and not debug:  # py4j made Ctrl-C an error of its own
@@ -235,11 +229,36 @@ class KafkactlGroup(_Suggesting, TyperGroup):
                 code = ExitCode.INTERRUPTED
             else:
                 code = _unexpected(exc, debug)
-        if detailed and code not in (ExitCode.OK, ExitCode.INTERRUPTED, ExitCode.BROKEN_PIPE):
-            code = ExitCode.ERROR
-        if standalone_mode:
-            sys.exit(int(code))
-        return int(code)
+        return code, False
+
+
+def _exit(code: int, standalone_mode: bool) -> int:
+    if standalone_mode:
+        sys.exit(int(code))
+    return int(code)
+
+
+def _kafkactl_error(exc: KafkactlError, debug: bool) -> int:
+    """kafkactl's own error: what the command did before it (a partial result), the line, a hint."""
+    result = getattr(exc, "result", None)
+    if result is not None:
+        _render_partial(result)
+    error_line(exc.message)
+    if exc.hint:
+        stderr_line(f"hint: {one_line(exc.hint)}")
+    if debug:
+        traceback_lines()
+    return exc.exit_code
+
+
+def _os_error(exc: OSError, debug: bool) -> int:
+    if exc.filename is None:  # not about a file the operator named: a bug or a client failure
+        return _unexpected(exc, debug)
+    # a path given on the command line that cannot be read or written
+    error_line(f"{exc.filename}: {exc.strerror or type(exc).__name__}")
+    if debug:
+        traceback_lines()
+    return ExitCode.NOT_FOUND if isinstance(exc, FileNotFoundError) else ExitCode.USAGE
 
 
 def _unexpected(exc: BaseException, debug: bool) -> ExitCode:
