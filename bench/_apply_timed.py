@@ -5,8 +5,8 @@ import sys
 import time
 
 from kafkactl.desired.apply import apply
-from kafkactl.desired.plan import Guards, make_plan
 from kafkactl.desired.formats import read_state
+from kafkactl.desired.plan import Guards, make_plan
 from kafkactl.desired.targets import resolve_targets
 from kafkactl.profiles import Selection
 

@@ -8,8 +8,8 @@ import time
 import pyarrow.parquet as pq
 
 from kafkactl.desired.arrow_diff import diff_tables, read_flat
-from kafkactl.desired.plan import Guards
 from kafkactl.desired.formats import read_state
+from kafkactl.desired.plan import Guards
 
 d = sys.argv[1]
 t = time.perf_counter()

@@ -8,8 +8,8 @@ import tempfile
 import time
 
 from kafkactl.desired import spark as kspark
-from kafkactl.desired.plan import Guards
 from kafkactl.desired.formats import read_state
+from kafkactl.desired.plan import Guards
 from kafkactl.desired.targets import Target
 from kafkactl.profiles import Profile
 

@@ -39,7 +39,13 @@ def main() -> None:
             assert all(r.error_code == 0 for r in resp.results)
         print(f"created {args.n - have} ACLs in {time.perf_counter() - t:.1f} s")
 
-    from confluent_kafka.admin import AclBindingFilter, AclOperation, AclPermissionType, ResourcePatternType, ResourceType
+    from confluent_kafka.admin import (
+        AclBindingFilter,
+        AclOperation,
+        AclPermissionType,
+        ResourcePatternType,
+        ResourceType,
+    )
 
     anyf = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY,
                             AclPermissionType.ANY)
@@ -54,7 +60,8 @@ def main() -> None:
         counts["kafka-python"] = _kp_count(kp, DescribeAclsRequest)
         times["kafka-python"].append(time.perf_counter() - t)
     for name, ts in times.items():
-        print(f"{name:16s} median {statistics.median(ts):6.2f} s  runs {[round(x, 2) for x in ts]}  ACLs {counts[name]}")
+        print(f"{name:16s} median {statistics.median(ts):6.2f} s  "
+              f"runs {[round(x, 2) for x in ts]}  ACLs {counts[name]}")
     ratio = statistics.median(times["confluent-kafka"]) / statistics.median(times["kafka-python"])
     print(f"confluent-kafka / kafka-python = {ratio:.2f}")
 

@@ -68,7 +68,8 @@ def main() -> None:
             results["kafka-acls.sh list"].append(timed(java + ["--list"]))
             one = ["--allow-principal", principal, "--operation", "Write", "--topic", f"bench{tag}.one{i}"]
             results["kafkactl create"].append(timed(kafkactl + ["acls", "create", *one]))
-            results["kafka-acls.sh create"].append(timed(java + ["--add", *[o.replace(f"one{i}", f"two{i}") for o in one]]))
+            results["kafka-acls.sh create"].append(timed(java + ["--add",
+                                                                 *[o.replace(f"one{i}", f"two{i}") for o in one]]))
     finally:
         subprocess.run(kafkactl + ["acls", "delete", "--principal", principal, "--yes"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
@@ -80,7 +81,9 @@ def main() -> None:
     for what in ("list", "create"):
         a, b = med[f"kafkactl {what}"], med[f"kafka-acls.sh {what}"]
         lines.append(f"| `acls {what}` | {a:.3f} s | {b:.3f} s | {b / a:.1f}x |")
-    lines += ["", f"Reproduce: `kafkactl local up && .venv/bin/python bench/acls_vs_kafka_acls.py --rounds {args.rounds}`", ""]
+    lines += ["",
+              f"Reproduce: `kafkactl local up && .venv/bin/python bench/acls_vs_kafka_acls.py --rounds {args.rounds}`",
+              ""]
     text = "\n".join(lines)
     print(text)
     if args.write:

@@ -53,7 +53,8 @@ def main() -> None:
     print("| call | median | minus the floor | runs (min-max) |\n|---|---|---|---|")
     for name, ts in times.items():
         m = statistics.median(ts)
-        print(f"| {name} | {m * 1000:.0f} ms | {(m - floor) * 1000:.0f} ms | {min(ts) * 1000:.0f}-{max(ts) * 1000:.0f} ms |")
+        print(f"| {name} | {m * 1000:.0f} ms | {(m - floor) * 1000:.0f} ms | "
+              f"{min(ts) * 1000:.0f}-{max(ts) * 1000:.0f} ms |")
 
 
 if __name__ == "__main__":

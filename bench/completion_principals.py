@@ -24,8 +24,8 @@ def main() -> None:
     args = ap.parse_args()
 
     from kafkactl.acl.model import AclBinding, AclFilter, AclOperation, PatternType, Permission, ResourceType
-    from kafkactl.gateway import Gateway
     from kafkactl.cli.lookups import LOOKUP_BUDGET
+    from kafkactl.gateway import Gateway
     from kafkactl.profiles import Selection, resolve
 
     def gateway() -> Gateway:

@@ -76,7 +76,8 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, cmd in cases.items():
             times[name].append(wall(cmd)[0])
-    floor = statistics.median(times["floor: kafkactl acls list"]) + statistics.median(times["floor: kafkactl topics list"])
+    floor = (statistics.median(times["floor: kafkactl acls list"])
+             + statistics.median(times["floor: kafkactl topics list"]))
     print(f"### acls report and lint over {len(rows):,} ACLs and {len(topics):,} topics "
           f"({time.strftime('%Y-%m-%d')}, {args.rounds} interleaved rounds)\n")
     print("| command | median | to the floor (acls list + topics list) | runs (min-max) |\n|---|---|---|---|")

@@ -18,7 +18,7 @@ class KafkactlError(Exception):
         self.hint = hint
 
     @classmethod
-    def like(cls, other: "KafkactlError", message: str) -> "KafkactlError":
+    def like(cls, other: KafkactlError, message: str) -> KafkactlError:
         """A new error of the same class (and so exit code) as `other`."""
         return type(other)(message)
 

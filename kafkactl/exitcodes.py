@@ -24,8 +24,10 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     ExitCode.USAGE: "bad input (option, value, file); nothing was sent to the cluster",
     ExitCode.NOT_AUTHORIZED: "the broker denied the request (missing ACL)",
     ExitCode.UNREACHABLE: "no broker reachable, or the request timed out (--timeout)",
-    ExitCode.PARTIAL: "partial failure: some items succeeded, others failed or were not sent (when every item failed for one reason, that reason's code)",
-    ExitCode.AUTHENTICATION: "authentication failed (wrong user or password, SASL mechanism refused, TLS certificate refused or not trusted)",
+    ExitCode.PARTIAL: "partial failure: some items succeeded, others failed or were not sent (when every item failed "
+                      "for one reason, that reason's code)",
+    ExitCode.AUTHENTICATION: "authentication failed (wrong user or password, SASL mechanism refused, TLS certificate "
+                             "refused or not trusted)",
     ExitCode.NOT_FOUND: "the named topic, group, context or file does not exist",
     ExitCode.DENIED: "acls check: the operation would be denied; acls why: a check is missing",
     ExitCode.FINDINGS: "acls lint: findings at or above --fail-on",

@@ -9,9 +9,8 @@ the path (a link planted there by someone else) and creates the file anew.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
-
 
 # every file this process reads for a command (State files, scope files, saved plans, secret files, client
 # properties), by identity: an output path that is one of them is refused, whatever name or link reaches it
@@ -132,7 +131,7 @@ def _remove_on_signals() -> None:
     directories first, then die of the same signal, so the caller still sees 143 or 129."""
     import signal
 
-    def handler(signum: int, frame: object) -> None:
+    def handler(signum: int, frame: object) -> None:  # noqa: ARG001 (a signal handler's signature)
         remove_tempdirs()
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)

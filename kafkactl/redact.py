@@ -20,7 +20,8 @@ _lock = threading.Lock()
 # a whole JAAS line, then single assignments like  password="..."  or  sasl.password=...
 _JAAS_LINE = re.compile(r"(?i)(sasl\.jaas\.config\s*[=:]\s*)[^\n]*")
 _JAAS_MODULE = re.compile(r"(?i)\b[\w.]+LoginModule\s+(required|requisite|sufficient|optional)\b[^;\n]*;?")
-_ASSIGNMENT = re.compile(r"""(?i)\b((?:sasl\.|ssl\.key\.|ssl\.keystore\.|ssl\.truststore\.)?password)(['"]?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s;,]+)""")
+_ASSIGNMENT = re.compile(r"""(?i)\b((?:sasl\.|ssl\.key\.|ssl\.keystore\.|ssl\.truststore\.)?password)"""
+                         r"""(['"]?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s;,]+)""")
 
 
 class Secret:

@@ -102,7 +102,7 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.write_line(f"new, of unknown origin (not counted): {', '.join(others[:20])}")
 
 
-def pytest_unconfigure(config) -> None:
+def pytest_unconfigure(config) -> None:  # noqa: ARG001 (pytest's hook signature)
     """The session's contexts and sandbox state go with the session (the secrets sweep has read them by now)."""
     import shutil
 
@@ -137,9 +137,7 @@ def run(*args: str, input: str | None = None, env: dict[str, str] | None = None)
     """Run the real command tree in-process (typer's CliRunner), stdout and stderr kept apart."""
     from typer.testing import CliRunner
 
-    from kafkactl.cli.root import app
-
-    from kafkactl.cli.root import close_clients
+    from kafkactl.cli.root import app, close_clients
 
     loggers = {name: logging.getLogger(name) for name in ("kafkactl", "kafka")}
     saved = {name: (lg.level, list(lg.handlers), lg.propagate) for name, lg in loggers.items()}
@@ -155,7 +153,7 @@ def run(*args: str, input: str | None = None, env: dict[str, str] | None = None)
     return _swept(Result(r.exit_code, r.stdout, r.stderr))
 
 
-def _swept(result: "Result") -> "Result":
+def _swept(result: Result) -> Result:
     """Every command's output goes through the secrets sweep, whether or not the test prints it."""
     from tests.secrets_sweep import fail_on_leaks
 

@@ -17,7 +17,8 @@ and pexpect's spawns; the fixtures of such tests must say what they start.
 from __future__ import annotations
 
 import subprocess
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -109,7 +110,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ARG001 (pytest's hook signature)
     report = yield
     if _violations and call.when in ("setup", "call", "teardown"):
         said = str(report.longrepr or "")

@@ -75,7 +75,8 @@ _state = {"in_test": False, "started": time.time()}
 _offsets: dict[str, tuple[int, int, bytes, int]] = {}
 _vocabulary: list[str] = []
 _in_vocabulary: dict[str, bool] = {}
-_index: dict[tuple, tuple[dict[str, str], dict[str, str], object, bool]] = {}  # (secrets, piece length) -> _owner's answer
+# (secrets, piece length) -> _owner's answer
+_index: dict[tuple, tuple[dict[str, str], dict[str, str], object, bool]] = {}
 
 
 def register(secret: str | None, label: str = "a test secret") -> None:
@@ -335,7 +336,7 @@ def secret() -> str:
     return new_secret("the `secret` fixture's password")
 
 
-def pytest_configure(config) -> None:
+def pytest_configure(config) -> None:  # noqa: ARG001 (pytest's hook signature)
     _state["started"] = time.time()
     # kafkactl's in-process `local down --purge` removes the sandbox home, broker.log with it: sweep it first
     from kafkactl.local import sandbox
@@ -363,7 +364,7 @@ def pytest_collection_modifyitems(items) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item, nextitem):
+def pytest_runtest_protocol(item, nextitem):  # noqa: ARG001 (pytest's hook signature)
     _state["in_test"] = True
     try:
         return (yield)
@@ -398,7 +399,7 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
-def pytest_sessionfinish(session, exitstatus) -> None:
+def pytest_sessionfinish(session, exitstatus) -> None:  # noqa: ARG001 (pytest's hook signature)
     factory = getattr(session.config, "_tmp_path_factory", None)
     base = factory.getbasetemp() if getattr(factory, "_basetemp", None) is not None else None
     if base is not None:

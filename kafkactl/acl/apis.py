@@ -206,14 +206,16 @@ TXN_GROUP_APIS = ("AddOffsetsToTxn", "TxnOffsetCommit")
 def find_api(name: str) -> Api:
     api = BY_NAME.get(name.replace("_", "").replace("-", "").lower())
     if api is None:
-        raise UsageError(f"--api {shown(name)} is not an API kafkactl knows{did_you_mean(name, [a.name for a in APIS])}")
+        raise UsageError(f"--api {shown(name)} is not an API kafkactl "
+                         f"knows{did_you_mean(name, [a.name for a in APIS])}")
     return api
 
 
 def find_role(name: str) -> Role:
     role = ROLE_BY_NAME.get(name.lower())
     if role is None:
-        raise UsageError(f"--role {shown(name)} is not a role kafkactl knows{did_you_mean(name, [r.name for r in ROLES])}")
+        raise UsageError(f"--role {shown(name)} is not a role kafkactl "
+                         f"knows{did_you_mean(name, [r.name for r in ROLES])}")
     return role
 
 

@@ -16,11 +16,19 @@ Each decision carries the bindings that made it, so kafkactl can say why.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import ClassVar, Iterable
+from typing import ClassVar
 
-from kafkactl.acl.model import (SUPPORTED_OPERATIONS, WILDCARD, AclBinding, AclOperation, PatternType, Permission,
-                                ResourceType)
+from kafkactl.acl.model import (
+    SUPPORTED_OPERATIONS,
+    WILDCARD,
+    AclBinding,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+)
 
 Op = AclOperation
 WILDCARD_PRINCIPAL = "User:*"
@@ -191,7 +199,7 @@ class Authorizer:
         return {op: self.authorize(principal, host, op, resource_type, name) for op in ops}
 
     def who_can(self, operation: AclOperation, resource_type: ResourceType, name: str,
-                host: str | None = None) -> list["Access"]:
+                host: str | None = None) -> list[Access]:
         """Who may do the operation on the resource: the super users, each principal an applying ALLOW names
         (and `User:*`, standing for every principal not listed), with the DENYs that block some of them.
 
@@ -244,7 +252,7 @@ class Check:
     why: str
 
     @classmethod
-    def of(cls, principal: str, host: str, op: AclOperation, rtype: ResourceType, name: str, d: Decision) -> "Check":
+    def of(cls, principal: str, host: str, op: AclOperation, rtype: ResourceType, name: str, d: Decision) -> Check:
         return cls(principal, host, op.name, rtype.name, name, "ALLOWED" if d.allowed else "DENIED", d.reason,
                    d.explain())
 

@@ -8,8 +8,9 @@ the resource type (a future operation) is kept as unknown(N) for raw and JSON ou
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from kafkactl.acl.model import SUPPORTED_OPERATIONS, AclOperation, ResourceType
 

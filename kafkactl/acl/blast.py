@@ -13,12 +13,21 @@ SCRAM credentials are changed through them), is refused unless the operator adds
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from kafkactl.acl.authorizer import WILDCARD_PRINCIPAL, Authorizer, principal_applies
-from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, WILDCARD, AclBinding, AclOperation, PatternType,
-                                Permission, ResourceType)
+from kafkactl.acl.model import (
+    CLUSTER_NAME,
+    SUPPORTED_OPERATIONS,
+    WILDCARD,
+    AclBinding,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+)
 from kafkactl.errors import UsageError
 
 Op, RT = AclOperation, ResourceType

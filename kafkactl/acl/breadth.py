@@ -12,8 +12,8 @@ never a wide value: a binding that would make it one is refused, exit 2, naming 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from kafkactl.acl.model import WILDCARD, AclBinding, PatternType, ResourceType, shown
 from kafkactl.errors import UsageError

@@ -6,7 +6,8 @@ typing: these protocols say what acl uses of them, and mypy checks the Gateway a
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkactl.acl.model import AclBinding, AclFilter
 from kafkactl.errors import KafkactlError

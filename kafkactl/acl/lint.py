@@ -16,12 +16,20 @@ import bisect
 import functools
 import ipaddress
 from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Iterator, Sequence
+from typing import Any, ClassVar
 
 from kafkactl.acl.authorizer import IMPLIES_DESCRIBE, IMPLIES_DESCRIBE_CONFIGS, WILDCARD_PRINCIPAL, Authorizer
-from kafkactl.acl.model import (SUPPORTED_OPERATIONS, WILDCARD, AclBinding, AclOperation, PatternType,
-                                Permission, ResourceType)
+from kafkactl.acl.model import (
+    SUPPORTED_OPERATIONS,
+    WILDCARD,
+    AclBinding,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+)
 
 Op = AclOperation
 L, P = PatternType.LITERAL, PatternType.PREFIXED
@@ -52,7 +60,7 @@ def effective_ops(b: AclBinding) -> frozenset[AclOperation]:
     return _effective(b.resource_type, b.operation, b.permission)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _effective(rtype: ResourceType, op: AclOperation, permission: Permission) -> frozenset[AclOperation]:
     supported = SUPPORTED_OPERATIONS.get(rtype, frozenset())
     if op is Op.ALL:
@@ -334,7 +342,8 @@ def _producers(bindings: Sequence[AclBinding], supers: frozenset[str], allow_eve
             out.append(Finding("warning", "transactional-id-without-write", p,
                                "has transactional-id ACLs but no Write on any: InitProducerId, Produce and EndTxn "
                                "with a transactional.id need Write on it", tuple(acls)))
-        elif not authorizer(ResourceType.TOPIC, p).authorize_by_resource_type(p, WILDCARD, Op.WRITE, ResourceType.TOPIC):
+        elif not authorizer(ResourceType.TOPIC, p).authorize_by_resource_type(p, WILDCARD, Op.WRITE,
+                                                                              ResourceType.TOPIC):
             out.append(Finding("warning", "transactional-without-topic-write", p,
                                "may Write a transactional id but no topic: its transactions can hold no records",
                                tuple(acls)))

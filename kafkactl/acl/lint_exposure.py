@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from kafkactl.acl.authorizer import WILDCARD_PRINCIPAL, Authorizer
 from kafkactl.acl.lint import Finding

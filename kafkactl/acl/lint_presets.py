@@ -13,7 +13,7 @@ worker's group and topics, not the topics its connectors use) are decided by the
 from __future__ import annotations
 
 import shlex
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from kafkactl.acl import presets
 from kafkactl.acl.authorizer import Authorizer

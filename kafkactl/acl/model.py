@@ -5,9 +5,10 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, ClassVar, Iterable, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from kafkactl.errors import UsageError
 from kafkactl.limits import check_string
@@ -142,7 +143,8 @@ def parse_pattern_type(text: str, for_create: bool, option: str = "--resource-pa
         return _parse_enum(PatternType, text, option, allowed, "a pattern type")
     except UsageError:
         if for_create and _squash(text) in ("ANY", "MATCH"):
-            raise UsageError(f"{option} {shown(text)}: not valid when creating ACLs (use literal or prefixed)") from None
+            raise UsageError(f"{option} {shown(text)}: not valid when creating ACLs (use "
+                             "literal or prefixed)") from None
         raise
 
 
@@ -151,7 +153,8 @@ def parse_permission(text: str, option: str = "--permission") -> Permission:
 
 
 def parse_resource_type(text: str, option: str = "--resource-type") -> ResourceType:
-    return _parse_enum(ResourceType, text, option, [t for t in ResourceType if t not in (ResourceType.UNKNOWN, ResourceType.ANY)],
+    return _parse_enum(ResourceType, text, option,
+                       [t for t in ResourceType if t not in (ResourceType.UNKNOWN, ResourceType.ANY)],
                        "a resource type")
 
 
@@ -238,7 +241,7 @@ class AclBinding:
                 and self.operation in BINDABLE_OPERATIONS
                 and self.permission in (Permission.ALLOW, Permission.DENY))
 
-    def to_filter(self) -> "AclFilter":
+    def to_filter(self) -> AclFilter:
         return AclFilter(self.resource_type, self.resource_name, self.pattern_type, self.principal, self.host,
                          self.operation, self.permission)
 

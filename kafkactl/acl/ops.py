@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Sequence, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from kafkactl.acl.client import AclClient, ErrorLike
 from kafkactl.acl.model import AclBinding, AclFilter, AclOperation
 from kafkactl.acl.visibility import Confirmation, await_visible, lookup_filters
-from kafkactl.errors import (BrokerError, KafkactlError, NotAuthorizedError, PartialFailure, UsageError)
+from kafkactl.errors import BrokerError, KafkactlError, NotAuthorizedError, PartialFailure, UsageError
 from kafkactl.results import ChangeResult
 
 # CreateAcls and DeleteAcls refuse more than 10,000 records per request (kafka-semantics §5)
@@ -122,7 +123,7 @@ class DeletePreview:
         return sorted({b for r in self.roots for b in r.delete})
 
     @classmethod
-    def exactly(cls, delete: Sequence[AclBinding], universe: Sequence[AclBinding]) -> "DeletePreview":
+    def exactly(cls, delete: Sequence[AclBinding], universe: Sequence[AclBinding]) -> DeletePreview:
         """Delete these bindings and nothing else; `universe` must be every ACL the cluster holds now."""
         return cls((DeleteRoot(AclFilter(), tuple(universe), tuple(delete)),))
 
@@ -158,7 +159,8 @@ def preview_delete(gw: AclClient, filters: Sequence[AclFilter]) -> DeletePreview
 EXACT_DELETES_UP_TO = 2000
 
 
-def delete_acls(gw: AclClient, preview: DeletePreview, dry_run: bool = False, progress: Progress | None = None) -> ChangeResult:
+def delete_acls(gw: AclClient, preview: DeletePreview, dry_run: bool = False,
+                progress: Progress | None = None) -> ChangeResult:
     """Delete what the preview listed, through filters refined from the operator's own (see deletes.py)."""
     from kafkactl.acl.deletes import PlannedFilter, batch, plan_filters
 
@@ -229,5 +231,6 @@ def _raise_on_failures(gw: AclClient, result: ChangeResult, what: str, needs: st
 
 def resource_summary(bindings: Sequence[AclBinding]) -> str:
     n_res = len({b.resource for b in bindings})
-    return f"{len(bindings)} ACL binding{'s' if len(bindings) != 1 else ''} on {n_res} resource{'s' if n_res != 1 else ''}"
+    return (f"{len(bindings)} ACL binding{'s' if len(bindings) != 1 else ''} on {n_res} "
+            f"resource{'s' if n_res != 1 else ''}")
 

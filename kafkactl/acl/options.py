@@ -93,7 +93,8 @@ def _resources(o: AclOptions, pattern: PatternType) -> list[tuple[ResourceType, 
     res += [(ResourceType.TOPIC, n, pattern) for n in _names(o.topics, "--topic")]
     res += [(ResourceType.GROUP, n, pattern) for n in _names(o.groups, "--group")]
     # AclCommand does not trim transactional ids; neither do we
-    res += [(ResourceType.TRANSACTIONAL_ID, n, pattern) for n in _names(o.transactional_ids, "--transactional-id", trim=False)]
+    res += [(ResourceType.TRANSACTIONAL_ID, n, pattern)
+            for n in _names(o.transactional_ids, "--transactional-id", trim=False)]
     res += [(ResourceType.DELEGATION_TOKEN, n, pattern) for n in _names(o.delegation_tokens, "--delegation-token")]
     res += [(ResourceType.USER, n, pattern) for n in _names(o.user_principals, "--user-principal")]
     if o.cluster:
@@ -119,7 +120,8 @@ def _check_shortcuts(o: AclOptions) -> None:
         for flag, present in (("--operation", o.operations), ("--deny-principal", o.deny_principals),
                               ("--deny-host", o.deny_hosts)):
             if present:
-                raise UsageError(f"{which} sets the operations itself and grants only: {flag} cannot be combined with it")
+                raise UsageError(f"{which} sets the operations itself and grants only: {flag} "
+                                 "cannot be combined with it")
     if o.idempotent and not o.producer:
         raise UsageError("--idempotent is only available with --producer")
     if o.producer and not o.topics:
@@ -163,21 +165,47 @@ def bindings_for_create(o: AclOptions) -> list[AclBinding]:
     preset = _preset(o, pattern)
     _check_shortcuts(o)
     if preset is not None:
-        if not o.allow_principals:
-            raise UsageError("give --allow-principal (Type:name, e.g. User:alice): a preset grants")
-        entries = _entries(o, [Op.READ])
-        return preset.bindings(sorted({p for p, _, _, _ in entries}), sorted({h for _, h, _, _ in entries}))
+        return _preset_bindings(o, preset)
+    _check_resources_and_principals(o)
+    resources = _resources(o, pattern)
+    _check_user_resources(resources)
+    bindings = set()
+    for (rtype, name, pt), planned in _operations_by_resource(o, resources).items():
+        for op in sorted(planned):
+            check_operation_supported(rtype, op)
+        for principal, host, op, perm in _entries(o, sorted(planned)):
+            bindings.add(AclBinding(rtype, name, pt, principal, host, op, perm))
+    # every principal and resource is one the options name (the cluster resource of --idempotent is one name)
+    Written("acls create", {p for p, _, _, _ in _entries(o, [Op.ALL])}, set(resources)).bindings(bindings)
+    return sorted(bindings)
+
+
+def _preset_bindings(o: AclOptions, preset: Preset) -> list[AclBinding]:
+    if not o.allow_principals:
+        raise UsageError("give --allow-principal (Type:name, e.g. User:alice): a preset grants")
+    entries = _entries(o, [Op.READ])
+    return preset.bindings(sorted({p for p, _, _, _ in entries}), sorted({h for _, h, _, _ in entries}))
+
+
+def _check_resources_and_principals(o: AclOptions) -> None:
     if not o.has_resource() and not o.idempotent:
         raise UsageError("give at least one resource: --topic, --group, --cluster, --transactional-id, "
                          "--delegation-token or --user-principal")
     if not o.allow_principals and not o.deny_principals:
         raise UsageError("give --allow-principal or --deny-principal (Type:name, e.g. User:alice)")
-    resources = _resources(o, pattern)
+
+
+def _check_user_resources(resources: list[tuple[ResourceType, str, PatternType]]) -> None:
     for rtype, name, pt in resources:
         # the broker checks CreateTokens/DescribeTokens against the owner's principal string ("User:bob"): a
         # literal USER resource named otherwise never matches (kafka-acls.sh creates it all the same)
         if rtype is ResourceType.USER and pt is PatternType.LITERAL and name != "*":
             validate_principal(name, "--user-principal")
+
+
+def _operations_by_resource(o: AclOptions, resources: list[tuple[ResourceType, str, PatternType]]
+                            ) -> dict[tuple[ResourceType, str, PatternType], set[AclOperation]]:
+    """The operations to grant on each resource: --operation's, or the --producer and --consumer shortcuts'."""
     plan: dict[tuple[ResourceType, str, PatternType], set[AclOperation]] = {}
     if not (o.producer or o.consumer):
         ops = _operations(o)
@@ -197,19 +225,12 @@ def bindings_for_create(o: AclOptions) -> list[AclBinding]:
                 plan.setdefault(r, set()).update({Op.READ, Op.DESCRIBE})
             elif r[0] is ResourceType.GROUP:
                 plan.setdefault(r, set()).add(Op.READ)
-    bindings = set()
-    for (rtype, name, pt), planned in plan.items():
-        for op in sorted(planned):
-            check_operation_supported(rtype, op)
-        for principal, host, op, perm in _entries(o, sorted(planned)):
-            bindings.add(AclBinding(rtype, name, pt, principal, host, op, perm))
-    # every principal and resource is one the options name (the cluster resource of --idempotent is one name)
-    Written("acls create", {p for p, _, _, _ in _entries(o, [Op.ALL])}, set(resources)).bindings(bindings)
-    return sorted(bindings)
+    return plan
 
 
 def _preset_flags(o: AclOptions) -> list[str]:
-    return [flag for flag, given in (("--streams", o.streams is not None), ("--connect-worker", o.connect_worker is not None),
+    return [flag for flag, given in (("--streams", o.streams is not None),
+                                     ("--connect-worker", o.connect_worker is not None),
                                      ("--connector", o.connector is not None), ("--share-consumer", o.share_consumer),
                                      ("--two-phase-commit", o.two_phase_commit),
                                      ("--mirror-maker", o.mirror_maker is not None)) if given]
@@ -241,7 +262,8 @@ def _preset(o: AclOptions, pattern: PatternType) -> Preset | None:
     if others:
         raise UsageError(f"{flag} sets the resources and operations itself and grants only: {others[0]} cannot be "
                          "combined with it")
-    allowed = {"--streams": {"--output-topic", "--at-least-once"}, "--connect-worker": {"--config-topic", "--offset-topic", "--status-topic"},
+    allowed = {"--streams": {"--output-topic", "--at-least-once"},
+               "--connect-worker": {"--config-topic", "--offset-topic", "--status-topic"},
                "--connector": {"--source", "--sink"}, "--mirror-maker": {"--target-alias", "--side"}}.get(flag, set())
     stray = [x for x in loose if x not in allowed]
     if stray:

@@ -11,8 +11,8 @@ What each grant is for, as those runs showed (kafka-clients, kafka-streams and c
   creates them for the app, which otherwise waits with MISSING_INTERNAL_TOPICS), Read, Write, and Delete (the
   app purges consumed repartition records: denied, it logs an authorization error at each purge); Read on the
   group `APP_ID`; Write on the transactional ids prefixed `APP_ID-` (exactly-once v2; left out for an
-  at-least-once app, whose other grants are the same). Not needed: DescribeConfigs (not asked on a first start nor on a restart), IdempotentWrite
-  on the cluster (KIP-679).
+  at-least-once app, whose other grants are the same). Not needed: DescribeConfigs (not asked on a first start nor
+  on a restart), IdempotentWrite on the cluster (KIP-679).
 - connect-worker: Read on the group; Read, Write and Create on each of its config, offset and status topics.
 - connector: a source Writes its topics; a sink Reads its topics and its group `connect-NAME`.
 - share-consumer: Read on the topics and on the share group (KIP-932).
@@ -21,10 +21,11 @@ What each grant is for, as those runs showed (kafka-clients, kafka-streams and c
   released Java client sends InitProducerId with enable2Pc, and 4.4.0 brokers keep the version carrying it unstable.
 - mirror-maker (MirrorMaker 2 4.3.1, dedicated mode, from a second sandbox's view as target): on the source, Read
   and DescribeConfigs (topic config sync) on the topics, Create, Write, Read on mm2-offset-syncs.TARGET.internal,
-  Describe on the groups it checkpoints; on the target, Create, Write, AlterConfigs on SOURCE.topic (for '*': prefixed SOURCE.), Create, Read,
-  Write on its worker's mm2-configs|offsets|status.SOURCE.internal, Read on the group SOURCE-mm2, Create and
-  Write on heartbeats, Create, Write and Read on SOURCE.checkpoints.internal (a restarted MirrorMaker reads back
-  the checkpoints it wrote; without Read it warns and translates group offsets only from fresh checkpoints).
+  Describe on the groups it checkpoints; on the target, Create, Write, AlterConfigs on SOURCE.topic (for '*':
+  prefixed SOURCE.), Create, Read, Write on its worker's mm2-configs|offsets|status.SOURCE.internal, Read on the
+  group SOURCE-mm2, Create and Write on heartbeats, Create, Write and Read on SOURCE.checkpoints.internal (a
+  restarted MirrorMaker reads back the checkpoints it wrote; without Read it warns and translates group offsets only
+  from fresh checkpoints).
 """
 
 from __future__ import annotations
@@ -32,8 +33,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafkactl.acl.breadth import Pattern, TooWide, Written
-from kafkactl.acl.model import (WILDCARD, AclBinding, AclOperation, PatternType, Permission, ResourceType, shown,
-                                validate_text)
+from kafkactl.acl.model import (
+    WILDCARD,
+    AclBinding,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+    shown,
+    validate_text,
+)
 from kafkactl.errors import UsageError
 
 Op, RT = AclOperation, ResourceType

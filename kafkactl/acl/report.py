@@ -3,8 +3,9 @@ Prefixed and `*` ACLs are expanded against what exists, since the question is ab
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Mapping, Sequence
+from typing import ClassVar
 
 from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.model import CLUSTER_NAME, SUPPORTED_OPERATIONS, ResourceType

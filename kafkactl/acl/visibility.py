@@ -10,8 +10,9 @@ meanwhile is waited for until the cluster stops listing it (its session times ou
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from kafkactl.acl.client import AclClient
 from kafkactl.acl.model import AclBinding, AclFilter
@@ -45,7 +46,8 @@ class Confirmation:
         if not self.slowest:
             return "nothing to confirm"
         node, seconds = self.slowest
-        return f"confirmed by {self.brokers} broker{'s' * (self.brokers != 1)}, the slowest (broker {node}) after {seconds:.2f} s"
+        return (f"confirmed by {self.brokers} broker{'s' * (self.brokers != 1)}, the slowest (broker {node}) after "
+                f"{seconds:.2f} s")
 
 
 def lookup_filters(bindings: Sequence[AclBinding]) -> list[AclFilter]:

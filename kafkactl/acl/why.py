@@ -59,7 +59,7 @@ def _decide(az: Authorizer, principal: str, host: str, check: Check) -> Why:
     (op, kind, name), d = allowed[0] if allowed else min(decided, key=lambda x: _breadth(x[0][1]))
     rtype = KIND_TYPES[kind]
     others = [alt for alt, _ in decided if alt != (op, kind, name)]
-    why = _why(d, kind)
+    why = _why(d)
     if others:
         why += "; " + ("also enough: " if allowed else "or else: ") + ", ".join(_said(o) for o in others)
     if check.note:
@@ -81,7 +81,7 @@ def _said(alt: tuple[AclOperation, str, str]) -> str:
     return f"{op.name} on {KIND_TYPES[kind].name}:{name}"
 
 
-def _why(d: Decision | bool, kind: str) -> str:
+def _why(d: Decision | bool) -> str:
     if isinstance(d, bool):
         return ("an ACL allows it on some topic (authorizeByResourceType)" if d
                 else "no ACL allows it on any topic, or a DENY covers each that does")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def report_errors(app_ctx: Any, errors: Sequence[Any], found: int) -> None:

@@ -42,7 +42,7 @@ def principals(ctx: Any, incomplete: str) -> list[str]:
     return _lookup(ctx, "principals", fetch, incomplete)
 
 
-def contexts(ctx: Any, incomplete: str) -> list[str]:
+def contexts(ctx: Any, incomplete: str) -> list[str]:  # noqa: ARG001 (Typer's signature)
     from kafkactl.cli.lookups import context_names, matching
 
     return matching(context_names(), incomplete)

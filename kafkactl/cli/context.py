@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Any
+from typing import Any
 
 from kafkactl.errors import UsageError
 from kafkactl.formatters import OutputFormat, render

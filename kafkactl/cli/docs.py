@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -104,7 +105,38 @@ def page_rst(path: tuple[str, ...], cmd: Any, root: Any, version: str) -> str:
     name = "-".join(path)
     ctx = click.Context(cmd, info_name=" ".join(path))
     first, rest, examples = _split_help(cmd.help or "")
-    title = name
+    out = _page_head(path, cmd, ctx, version, first, rest)
+    if isinstance(cmd, click.Group):
+        out += _definitions("COMMANDS", _command_rows(cmd, ctx, name))
+    args = [(f"**{_esc(a)}**", _esc(h) or "-") for a, h in _argument_rows(cmd)]
+    if args:
+        out += _definitions("ARGUMENTS", args)
+    opts = [(f"**{_esc(o)}**", _esc(h) or "-") for o, h in _option_rows(cmd, ctx)]
+    if opts:
+        out += _definitions("OPTIONS", opts)
+    if cmd is not root:
+        out += _definitions("GLOBAL OPTIONS", [(f"**{_esc(o)}**", _esc(h) or "-")
+                                               for o, h in _option_rows(root, click.Context(root))],
+                            "These may come before or after the subcommand. See **kafkactl**\\(1).")
+    out += _definitions("EXIT STATUS", [(f"**{int(code)}**", _esc(text)) for code, text in DESCRIPTIONS.items()])
+    out += _definitions("ENVIRONMENT", [(f"**{var}**", _esc(text)) for var, text in ENVIRONMENT])
+    out += _definitions("FILES", [(f"*{_esc(f)}*", _esc(text)) for f, text in FILES])
+    if isinstance(cmd, click.Group) and not examples:
+        examples = _group_examples(cmd)
+    if examples:
+        out += ["EXAMPLES", "========", ""]
+        for e in examples:
+            out += ["::", "", f"    {e}", ""]
+    see = ["kafkactl"] + ["-".join(path[:i]) for i in range(2, len(path))]
+    see = [s for s in see if s != name]
+    out += ["SEE ALSO", "========", "",
+            ", ".join(f"**{s}**\\(1)" for s in see) or "kafka-acls.sh, kafka-configs.sh", ""]
+    return "\n".join(out)
+
+
+def _page_head(path: tuple[str, ...], cmd: Any, ctx: Any, version: str, first: str, rest: str) -> list[str]:
+    """The title (the page's NAME line), SYNOPSIS and DESCRIPTION."""
+    title = "-".join(path)
     subtitle = _esc(first) or "kafkactl"
     # over- and underlined: the title and subtitle become the page's NAME line
     out = ["=" * len(title), title, "=" * len(title), "-" * len(subtitle), subtitle, "-" * len(subtitle), "",
@@ -114,47 +146,26 @@ def page_rst(path: tuple[str, ...], cmd: Any, root: Any, version: str) -> str:
     if rest:
         out += ["", _esc(rest)]
     out.append("")
-    if isinstance(cmd, click.Group):
-        out += ["COMMANDS", "========", ""]
-        for sub_name in cmd.list_commands(ctx):
-            sub = cmd.get_command(ctx, sub_name)
-            if sub is None or sub.hidden:
-                continue
-            out += [f"**{sub_name}**", f"    {_esc(sub.get_short_help_str(limit=200))} See **{name}-{sub_name}**\\(1).", ""]
-    args = _argument_rows(cmd)
-    if args:
-        out += ["ARGUMENTS", "=========", ""]
-        for a, h in args:
-            out += [f"**{_esc(a)}**", f"    {_esc(h) or '-'}", ""]
-    opts = _option_rows(cmd, ctx)
-    if opts:
-        out += ["OPTIONS", "=======", ""]
-        for o, h in opts:
-            out += [f"**{_esc(o)}**", f"    {_esc(h) or '-'}", ""]
-    if cmd is not root:
-        out += ["GLOBAL OPTIONS", "==============", "",
-                "These may come before or after the subcommand. See **kafkactl**\\(1).", ""]
-        for o, h in _option_rows(root, click.Context(root)):
-            out += [f"**{_esc(o)}**", f"    {_esc(h) or '-'}", ""]
-    out += ["EXIT STATUS", "===========", ""]
-    for code, text in DESCRIPTIONS.items():
-        out += [f"**{int(code)}**", f"    {_esc(text)}", ""]
-    out += ["ENVIRONMENT", "===========", ""]
-    for var, text in ENVIRONMENT:
-        out += [f"**{var}**", f"    {_esc(text)}", ""]
-    out += ["FILES", "=====", ""]
-    for f, text in FILES:
-        out += [f"*{_esc(f)}*", f"    {_esc(text)}", ""]
-    if isinstance(cmd, click.Group) and not examples:
-        examples = _group_examples(cmd)
-    if examples:
-        out += ["EXAMPLES", "========", ""]
-        for e in examples:
-            out += ["::", "", f"    {e}", ""]
-    see = ["kafkactl"] + ["-".join(path[:i]) for i in range(2, len(path))]
-    see = [s for s in see if s != name]
-    out += ["SEE ALSO", "========", "", ", ".join(f"**{s}**\\(1)" for s in see) or "kafka-acls.sh, kafka-configs.sh", ""]
-    return "\n".join(out)
+    return out
+
+
+def _command_rows(group: Any, ctx: Any, name: str) -> list[tuple[str, str]]:
+    """A group's listed commands, each with its short help and its own page."""
+    rows = []
+    for sub_name in group.list_commands(ctx):
+        sub = group.get_command(ctx, sub_name)
+        if sub is None or sub.hidden:
+            continue
+        rows.append((f"**{sub_name}**", f"{_esc(sub.get_short_help_str(limit=200))} See **{name}-{sub_name}**\\(1)."))
+    return rows
+
+
+def _definitions(title: str, rows: list[tuple[str, str]], intro: str | None = None) -> list[str]:
+    """A section of terms (marked up already), each with its definition indented below it."""
+    out = [title, "=" * len(title), ""] + ([intro, ""] if intro else [])
+    for term, text in rows:
+        out += [term, f"    {text}", ""]
+    return out
 
 
 def render_man(rst: str) -> str:
@@ -172,13 +183,12 @@ def generate() -> dict[Path, str]:
     """Every generated file, by path under the repository."""
     from kafkactl import __version__
     from kafkactl.cli.root import app_group
-    from kafkactl.cli.shell import FILES as COMPLETION_FILES
-    from kafkactl.cli.shell import script
+    from kafkactl.cli.shell import FILES as COMPLETION_FILES, script
 
     out: dict[Path, str] = {}
     root = app_group()
     for shell, fname in COMPLETION_FILES.items():
-        out[Path("completions") / fname] = script(shell, root)
+        out[Path("completions") / fname] = script(shell)
     for path, cmd in walk(root):
         out[Path("man") / f"{'-'.join(path)}.1"] = render_man(page_rst(path, cmd, root, __version__))
     return out

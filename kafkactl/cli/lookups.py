@@ -13,9 +13,9 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 from kafkactl.profiles import Selection
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 
 @contextmanager
 def progress_bar(app_ctx, total: int, label: str, threshold: int = 1) -> Iterator[Callable[[int], None]]:
     if total <= threshold or not app_ctx.stderr_is_tty():
-        yield lambda n: None
+        yield lambda n: None  # noqa: ARG005 (the bar's advance takes the count)
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -19,7 +19,6 @@ from kafkactl.errors import KafkactlError
 from kafkactl.exitcodes import ExitCode
 from kafkactl.formatters import OutputFormat
 from kafkactl.profiles import Selection
-
 
 # noun -> module under kafkactl.commands holding its Typer `app`. Sub-apps are imported and turned into
 # click commands only when invoked (or listed by --help): building the whole tree costs more than a command.
@@ -59,10 +58,10 @@ class _LazyNoun(_Suggesting, TyperGroup):
     _pending: dict[str, Any]
     _typer: Any
 
-    def list_commands(self, ctx: Any) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:  # noqa: ARG002 (click's signature)
         return [*self._pending, *(n for n in self.commands if n not in self._pending)]
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:  # noqa: ARG002 (click's signature)
         info = self._pending.get(cmd_name)
         if info is not None and cmd_name not in self.commands:
             from typer.main import get_command_from_info
@@ -97,10 +96,10 @@ def _noun_group(typer_app: Any) -> Any:
 class KafkactlGroup(_Suggesting, TyperGroup):
     """Runs the command tree and turns every failure into one stderr line and an exit code."""
 
-    def list_commands(self, ctx: Any) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:  # noqa: ARG002 (click's signature)
         return list(NOUNS)
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:  # noqa: ARG002 (click's signature)
         module = NOUNS.get(cmd_name)
         if module is None:
             return None
@@ -128,7 +127,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             self.commands[cmd_name] = cached
         return cached
 
-    def global_help(self, leave_out: "set[str] | frozenset[str]" = frozenset()) -> str:
+    def global_help(self, leave_out: set[str] | frozenset[str] = frozenset()) -> str:
         """The epilog of every subcommand's --help: the root's options, which may follow the command too."""
         parts = []
         for p in self.params:
@@ -137,7 +136,8 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             names = "/".join(p.opts)
             if not getattr(p, "is_flag", False):
                 choices = getattr(p.type, "choices", None)
-                names += f" {'|'.join(str(getattr(c, 'value', c)) for c in choices)}" if choices else f" {p.metavar or p.name.upper()}"
+                names += (f" {'|'.join(str(getattr(c, 'value', c)) for c in choices)}" if choices
+                          else f" {p.metavar or p.name.upper()}")
             parts.append(names)
         return "Global options, also accepted after the command: " + ", ".join(parts) + " (see kafkactl --help)."
 
@@ -161,22 +161,30 @@ class KafkactlGroup(_Suggesting, TyperGroup):
 
     def main(self, args: Any = None, prog_name: Any = None, complete_var: Any = None,  # type: ignore[override]
              standalone_mode: bool = True, **extra: Any) -> Any:
-        from click import exceptions as click_exc
-
         argv = list(sys.argv[1:] if args is None else args)
         # no process receives a NUL in its arguments (execve cannot pass one); an in-process caller can
         bad = next((a for a in argv if "\x00" in a), None)
         if bad is not None:
             error_line(f"{bad[:60]!r}: an argument may not contain a NUL character")
-            if standalone_mode:
-                sys.exit(int(ExitCode.USAGE))
-            return int(ExitCode.USAGE)
+            return _exit(ExitCode.USAGE, standalone_mode)
         argv = hoist_global_options(self, argv)
         debug = "--debug" in argv or os.environ.get("KAFKACTL_DEBUG", "") not in ("", "0")
         # terraform's convention for a CI gate: 2 means changes, so every error (bad input too) is 1
         # any spelling (--detailed-exitcode=true is a usage error, which must not read as "changes" either)
         head = argv[:argv.index("--")] if "--" in argv else argv
         detailed = any(a.split("=", 1)[0] == "--detailed-exitcode" for a in head)
+        code, ran = self._run(argv, prog_name, complete_var, debug, extra)
+        # a command that ran: its own exit code (0 or 2) stands
+        if detailed and not ran and code not in (ExitCode.OK, ExitCode.INTERRUPTED, ExitCode.BROKEN_PIPE):
+            code = ExitCode.ERROR
+        return _exit(code, standalone_mode)
+
+    def _run(self, argv: list[str], prog_name: Any, complete_var: Any, debug: bool, extra: dict[str, Any]
+             ) -> tuple[int, bool]:
+        """The command run: its exit code, and whether it ran to its end (else every failure became one stderr
+        line and its exit code)."""
+        from click import exceptions as click_exc
+
         try:
             argv = optional_values(argv)
             check_argument_lengths(self, argv)
@@ -186,7 +194,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             code = rv if isinstance(rv, int) else 0
             if code == ExitCode.INTERRUPTED:  # typer makes a Ctrl-C in a command a silent Exit(130)
                 error_line("interrupted")
-            detailed = False  # the command's own exit code (0 or 2) stands
+            return code, True
         except click_exc.NoArgsIsHelpError as exc:
             exc.show()
             code = ExitCode.USAGE
@@ -201,15 +209,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             error_line("aborted")
             code = ExitCode.INTERRUPTED
         except KafkactlError as exc:
-            result = getattr(exc, "result", None)
-            if result is not None:
-                _render_partial(result)
-            error_line(exc.message)
-            if exc.hint:
-                stderr_line(f"hint: {one_line(exc.hint)}")
-            if debug:
-                traceback_lines()
-            code = exc.exit_code
+            code = _kafkactl_error(exc, debug)
         except KeyboardInterrupt:
             error_line("interrupted")
             code = ExitCode.INTERRUPTED
@@ -221,13 +221,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
                 raise
             code = _broken_pipe()
         except OSError as exc:
-            if exc.filename is None:  # not about a file the operator named: a bug or a client failure
-                code = _unexpected(exc, debug)
-            else:  # a path given on the command line that cannot be read or written
-                error_line(f"{exc.filename}: {exc.strerror or type(exc).__name__}")
-                if debug:
-                    traceback_lines()
-                code = ExitCode.NOT_FOUND if isinstance(exc, FileNotFoundError) else ExitCode.USAGE
+            code = _os_error(exc, debug)
         except Exception as exc:  # a bug or an unexpected client failure: one line unless --debug
             spark = sys.modules.get("kafkactl.desired.spark")
             if spark is not None and spark.interrupted() and not debug:  # py4j made Ctrl-C an error of its own
@@ -235,11 +229,36 @@ class KafkactlGroup(_Suggesting, TyperGroup):
                 code = ExitCode.INTERRUPTED
             else:
                 code = _unexpected(exc, debug)
-        if detailed and code not in (ExitCode.OK, ExitCode.INTERRUPTED, ExitCode.BROKEN_PIPE):
-            code = ExitCode.ERROR
-        if standalone_mode:
-            sys.exit(int(code))
-        return int(code)
+        return code, False
+
+
+def _exit(code: int, standalone_mode: bool) -> int:
+    if standalone_mode:
+        sys.exit(int(code))
+    return int(code)
+
+
+def _kafkactl_error(exc: KafkactlError, debug: bool) -> int:
+    """kafkactl's own error: what the command did before it (a partial result), the line, a hint."""
+    result = getattr(exc, "result", None)
+    if result is not None:
+        _render_partial(result)
+    error_line(exc.message)
+    if exc.hint:
+        stderr_line(f"hint: {one_line(exc.hint)}")
+    if debug:
+        traceback_lines()
+    return exc.exit_code
+
+
+def _os_error(exc: OSError, debug: bool) -> int:
+    if exc.filename is None:  # not about a file the operator named: a bug or a client failure
+        return _unexpected(exc, debug)
+    # a path given on the command line that cannot be read or written
+    error_line(f"{exc.filename}: {exc.strerror or type(exc).__name__}")
+    if debug:
+        traceback_lines()
+    return ExitCode.NOT_FOUND if isinstance(exc, FileNotFoundError) else ExitCode.USAGE
 
 
 def _unexpected(exc: BaseException, debug: bool) -> ExitCode:
@@ -297,14 +316,28 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    context: Annotated[Optional[str], typer.Option("--context", metavar="NAME", help="Context to use (default: KAFKACTL_CONTEXT, then current-context).", autocompletion=complete.contexts, show_default=False)] = None,
-    bootstrap_server: Annotated[Optional[str], typer.Option("-b", "--bootstrap-server", metavar="HOST:PORT[,...]", help="Overrides the context's address, keeping its credentials (env KAFKACTL_BOOTSTRAP_SERVERS).", show_default=False)] = None,
-    command_config: Annotated[Optional[str], typer.Option("--command-config", metavar="FILE", help="Client properties file, as kafka-*.sh take it.", show_default=False)] = None,
-    output: Annotated[Optional[OutputFormat], typer.Option("-o", "--output", help="Output format; table on a terminal, plain in a pipe (env KAFKACTL_OUTPUT).", show_default=False)] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the cluster.", metavar="SECONDS")] = 10.0,
+    context: Annotated[str | None, typer.Option("--context", metavar="NAME",
+                                                help="Context to use (default: KAFKACTL_CONTEXT, "
+                                                     "then current-context).",
+                                                autocompletion=complete.contexts, show_default=False)] = None,
+    bootstrap_server: Annotated[str | None, typer.Option("-b", "--bootstrap-server", metavar="HOST:PORT[,...]",
+                                                         help="Overrides the context's address, keeping its "
+                                                              "credentials (env KAFKACTL_BOOTSTRAP_SERVERS).",
+                                                         show_default=False)] = None,
+    command_config: Annotated[str | None, typer.Option("--command-config", metavar="FILE",
+                                                       help="Client properties file, as kafka-*.sh take it.",
+                                                       show_default=False)] = None,
+    output: Annotated[OutputFormat | None, typer.Option("-o", "--output",
+                                                        help="Output format; table on a terminal, plain in a pipe "
+                                                             "(env KAFKACTL_OUTPUT).",
+                                                        show_default=False)] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the cluster.",
+                                           metavar="SECONDS")] = 10.0,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colours (also NO_COLOR).")] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="Log client activity and show tracebacks (secrets stay masked).")] = False,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+    debug: Annotated[bool, typer.Option("--debug",
+                                        help="Log client activity and show tracebacks (secrets stay masked).")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version,  # noqa: ARG001 (the callback acts on it)
+                                          is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
     global _current
     from kafkactl.privatefile import forget_reads
@@ -404,8 +437,8 @@ def main() -> None:
     if "pyspark" in sys.modules or not isinstance(code, (int, type(None))):
         sys.exit(code)  # a Spark session (or a message as the code) gets the interpreter's own shutdown
     # Nothing kafkactl runs needs the interpreter's teardown: client handles hold no unsent data (kafkactl never
-    # produces), and the one cleanup registered (private temp files) is done here. Skipping it (librdkafka's destroy, module finalisation) saves
-    # about 20 ms a command.
+    # produces), and the one cleanup registered (private temp files) is done here. Skipping it (librdkafka's
+    # destroy, module finalisation) saves about 20 ms a command.
     code = code or 0
     if "kafkactl.privatefile" in sys.modules:  # (the only cleanup kafkactl registers: its private temp files)
         from kafkactl.privatefile import remove_tempdirs

@@ -107,7 +107,7 @@ complete --command kafkactl --no-files --arguments '(__kafkactl_completion)'
 """
 
 
-def script(shell: str, root: Any = None) -> str:
+def script(shell: str) -> str:
     """The completion script for a shell, exactly as the files in completions/ hold it."""
     scripts = {"bash": _BASH, "zsh": _ZSH, "fish": _FISH}
     if shell not in scripts:
@@ -123,7 +123,7 @@ def complete(cli: Any, ctx_args: Any, prog_name: str, instruction: str) -> int:
         return 1
     comp = classes[shell](cli, ctx_args, prog_name, COMPLETE_VAR)
     if action == "source":
-        typer.echo(script(shell, cli), nl=False)
+        typer.echo(script(shell), nl=False)
         return 0
     if action != "complete":
         return 1
@@ -134,8 +134,15 @@ def complete(cli: Any, ctx_args: Any, prog_name: str, instruction: str) -> int:
 
 
 def _classes() -> dict[str, type]:
-    from click.shell_completion import (BashComplete, CompletionItem, FishComplete, ZshComplete, _resolve_context,
-                                        _resolve_incomplete, split_arg_string)
+    from click.shell_completion import (
+        BashComplete,
+        CompletionItem,
+        FishComplete,
+        ZshComplete,
+        _resolve_context,
+        _resolve_incomplete,
+        split_arg_string,
+    )
 
     from kafkactl.cli.argv import global_options, hoist_global_options
 
@@ -147,7 +154,8 @@ def _classes() -> dict[str, type]:
         def get_completions(self, args: list[str], incomplete: str) -> list[Any]:
             value_options, flags = global_options(self.cli)
             if args and args[-1] in value_options:  # the value of a global option, wherever it stands
-                ctx = _resolve_context(self.cli, self.ctx_args, self.prog_name, hoist_global_options(self.cli, args[:-1]))
+                ctx = _resolve_context(self.cli, self.ctx_args, self.prog_name,
+                                       hoist_global_options(self.cli, args[:-1]))
                 if args[-1] not in {o for p in ctx.command.params for o in p.opts}:
                     root = next(p for p in self.cli.params if args[-1] in p.opts)
                     return root.shell_complete(ctx.find_root(), incomplete)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,8 +18,8 @@ def auth_whoami(ctx: typer.Context) -> None:
 
     Example:  kafkactl --context local-alice auth whoami
     """
-    from kafkactl.formatters.views import WhoamiView
     from kafkactl.describe.whoami import whoami
+    from kafkactl.formatters.views import WhoamiView
 
     app_ctx: AppContext = ctx.obj
     me = whoami(app_ctx.gateway())
@@ -38,27 +38,35 @@ def auth_whoami(ctx: typer.Context) -> None:
 @app.command("principal")
 def auth_principal(
     ctx: typer.Context,
-    ssl_dn: Annotated[Optional[str], typer.Option("--ssl-dn", metavar="DN", show_default=False,
-                                                  help="A client certificate's subject, as Java writes it (RFC 2253: CN=app,OU=eng,O=Corp\\, Inc).")] = None,
-    cert: Annotated[Optional[str], typer.Option("--cert", metavar="PEM_FILE", show_default=False,
-                                                help="Read the DN from this PEM certificate (its subject, spelt as the broker's Java spells it).")] = None,
-    kerberos: Annotated[Optional[str], typer.Option("--kerberos", metavar="NAME", show_default=False,
-                                                    help="A Kerberos principal: service/host@REALM or user@REALM.")] = None,
-    rules: Annotated[Optional[str], typer.Option("--rules", show_default=False,
-                                                 help="The mapping rules (default: the cluster's ssl.principal.mapping.rules or sasl.kerberos.principal.to.local.rules, read from a broker).")] = None,
-    default_realm: Annotated[Optional[str], typer.Option("--default-realm", metavar="REALM", show_default=False,
-                                                         help="The brokers' default Kerberos realm (krb5.conf), for the DEFAULT rule.")] = None,
+    ssl_dn: Annotated[str | None, typer.Option("--ssl-dn", metavar="DN", show_default=False,
+                                               help="A client certificate's subject, as Java writes it (RFC 2253: "
+                                                    "CN=app,OU=eng,O=Corp\\, Inc).")] = None,
+    cert: Annotated[str | None, typer.Option("--cert", metavar="PEM_FILE", show_default=False,
+                                             help="Read the DN from this PEM certificate (its subject, spelt as the "
+                                                  "broker's Java spells it).")] = None,
+    kerberos: Annotated[str | None, typer.Option("--kerberos", metavar="NAME", show_default=False,
+                                                 help="A Kerberos principal: "
+                                                      "service/host@REALM or user@REALM.")] = None,
+    rules: Annotated[str | None, typer.Option("--rules", show_default=False,
+                                              help="The mapping rules (default: the cluster's "
+                                                   "ssl.principal.mapping.rules or "
+                                                   "sasl.kerberos.principal.to.local.rules, "
+                                                   "read from a broker).")] = None,
+    default_realm: Annotated[str | None, typer.Option("--default-realm", metavar="REALM", show_default=False,
+                                                      help="The brokers' default Kerberos realm (krb5.conf), "
+                                                           "for the DEFAULT rule.")] = None,
 ) -> None:
     """Print the principal the broker builds for a certificate DN or a Kerberos name, as its mapping rules make it.
 
     Example:  kafkactl --context prod auth principal --ssl-dn 'CN=app,OU=eng,O=Corp'
     """
-    from kafkactl.errors import UsageError
     from kafkactl.describe.mapping import KERBEROS_RULES, SSL_RULES, map_dn, map_kerberos_name
+    from kafkactl.errors import UsageError
 
     given = [n for n, v in (("--ssl-dn", ssl_dn), ("--cert", cert), ("--kerberos", kerberos)) if v is not None]
     if len(given) != 1:
-        raise UsageError("give one of --ssl-dn, --cert and --kerberos" + (f" (not {' and '.join(given)})" if given else ""))
+        raise UsageError("give one of --ssl-dn, --cert and --kerberos"
+                         + (f" (not {' and '.join(given)})" if given else ""))
     if default_realm is not None and kerberos is None:
         raise UsageError("--default-realm is for --kerberos")
     for option, text in (("--ssl-dn", ssl_dn), ("--kerberos", kerberos), ("--rules", rules)):
@@ -89,8 +97,8 @@ def _rules(app_ctx: AppContext, rules: str | None, key: str) -> tuple[str | None
 def _cert_dn(path: str) -> str:
     from pathlib import Path
 
-    from kafkactl.mapping.certdn import pem_subject
     from kafkactl.errors import MissingFileError
+    from kafkactl.mapping.certdn import pem_subject
 
     try:
         if Path(path).exists() and not Path(path).is_file():

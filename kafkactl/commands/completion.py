@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import click
 import typer
 
 app = typer.Typer(help="Print the shell completion script.", no_args_is_help=True)
@@ -11,7 +10,7 @@ app = typer.Typer(help="Print the shell completion script.", no_args_is_help=Tru
 def _print(shell: str) -> None:
     from kafkactl.cli.shell import script
 
-    typer.echo(script(shell, click.get_current_context().find_root().command), nl=False)
+    typer.echo(script(shell), nl=False)
 
 
 @app.command("bash")

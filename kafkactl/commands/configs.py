@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -13,22 +13,43 @@ app = typer.Typer(help="Describe and change configs, SCRAM credentials and quota
                   no_args_is_help=True)
 
 _E = "Entity"
-EntityType = Annotated[Optional[list[str]], typer.Option("--entity-type", metavar="topics|brokers|broker-loggers|groups|client-metrics|users|clients|ips", autocompletion=complete.entity_types, help="topics, brokers, broker-loggers, groups, client-metrics, users, clients or ips (repeatable: users with clients).", rich_help_panel=_E, show_default=False)]
-EntityName = Annotated[Optional[list[str]], typer.Option("--entity-name", autocompletion=complete.entity_names, help="Name of the entity (repeatable, pairs with --entity-type).", rich_help_panel=_E, show_default=False)]
-EntityDefault = Annotated[bool, typer.Option("--entity-default", help="The default entity (brokers, users, clients, ips).", rich_help_panel=_E)]
-Topic = Annotated[Optional[str], typer.Option("--topic", help="Shortcut: --entity-type topics --entity-name T.", autocompletion=complete.topics, rich_help_panel=_E, show_default=False)]
-Broker = Annotated[Optional[str], typer.Option("--broker", help="Shortcut for a broker id.", rich_help_panel=_E, show_default=False)]
-BrokerDefaults = Annotated[bool, typer.Option("--broker-defaults", help="The cluster-wide broker default.", rich_help_panel=_E)]
-BrokerLogger = Annotated[Optional[str], typer.Option("--broker-logger", help="The loggers of a broker id.", rich_help_panel=_E, show_default=False)]
-Group = Annotated[Optional[str], typer.Option("--group", help="A group.", autocompletion=complete.groups, rich_help_panel=_E, show_default=False)]
-ClientMetrics = Annotated[Optional[str], typer.Option("--client-metrics", help="A client-metrics subscription.", rich_help_panel=_E, show_default=False)]
-User = Annotated[Optional[str], typer.Option("--user", help="A user (quotas and SCRAM credentials).", rich_help_panel=_E, show_default=False)]
+EntityType = Annotated[list[str] | None, typer.Option("--entity-type",
+                                                      metavar="topics|brokers|broker-loggers|groups|client-metrics|"
+                                                              "users|clients|ips",
+                                                      autocompletion=complete.entity_types,
+                                                      help="topics, brokers, broker-loggers, groups, client-metrics, "
+                                                           "users, clients or ips (repeatable: users with clients).",
+                                                      rich_help_panel=_E, show_default=False)]
+EntityName = Annotated[list[str] | None, typer.Option("--entity-name", autocompletion=complete.entity_names,
+                                                      help="Name of the entity (repeatable, pairs with --entity-type).",
+                                                      rich_help_panel=_E, show_default=False)]
+EntityDefault = Annotated[bool, typer.Option("--entity-default",
+                                             help="The default entity (brokers, users, clients, ips).",
+                                             rich_help_panel=_E)]
+Topic = Annotated[str | None, typer.Option("--topic", help="Shortcut: --entity-type topics --entity-name T.",
+                                           autocompletion=complete.topics, rich_help_panel=_E, show_default=False)]
+Broker = Annotated[str | None, typer.Option("--broker", help="Shortcut for a broker id.", rich_help_panel=_E,
+                                            show_default=False)]
+BrokerDefaults = Annotated[bool, typer.Option("--broker-defaults", help="The cluster-wide broker default.",
+                                              rich_help_panel=_E)]
+BrokerLogger = Annotated[str | None, typer.Option("--broker-logger", help="The loggers of a broker id.",
+                                                  rich_help_panel=_E, show_default=False)]
+Group = Annotated[str | None, typer.Option("--group", help="A group.", autocompletion=complete.groups,
+                                           rich_help_panel=_E, show_default=False)]
+ClientMetrics = Annotated[str | None, typer.Option("--client-metrics", help="A client-metrics subscription.",
+                                                   rich_help_panel=_E, show_default=False)]
+User = Annotated[str | None, typer.Option("--user", help="A user (quotas and SCRAM credentials).", rich_help_panel=_E,
+                                          show_default=False)]
 UserDefaults = Annotated[bool, typer.Option("--user-defaults", help="The default user quota.", rich_help_panel=_E)]
-Client = Annotated[Optional[str], typer.Option("--client", help="A client id (quotas).", rich_help_panel=_E, show_default=False)]
-ClientDefaults = Annotated[bool, typer.Option("--client-defaults", help="The default client quota.", rich_help_panel=_E)]
-Ip = Annotated[Optional[str], typer.Option("--ip", help="An IP (connection quotas).", rich_help_panel=_E, show_default=False)]
+Client = Annotated[str | None, typer.Option("--client", help="A client id (quotas).", rich_help_panel=_E,
+                                            show_default=False)]
+ClientDefaults = Annotated[bool, typer.Option("--client-defaults", help="The default client quota.",
+                                              rich_help_panel=_E)]
+Ip = Annotated[str | None, typer.Option("--ip", help="An IP (connection quotas).", rich_help_panel=_E,
+                                        show_default=False)]
 IpDefaults = Annotated[bool, typer.Option("--ip-defaults", help="The default IP quota.", rich_help_panel=_E)]
-Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Synonyms of each config; the negotiated LIST_CONFIG_RESOURCES version.")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v",
+                                       help="Synonyms of each config; the negotiated LIST_CONFIG_RESOURCES version.")]
 
 
 def _entities(need_name: bool, **kw):
@@ -75,7 +96,8 @@ def configs_list(ctx: typer.Context, entity_type: EntityType = None, verbose: Ve
 def configs_describe(
     ctx: typer.Context,
     entity_type: EntityType = None, entity_name: EntityName = None, entity_default: EntityDefault = False,
-    topic: Topic = None, broker: Broker = None, broker_defaults: BrokerDefaults = False, broker_logger: BrokerLogger = None,
+    topic: Topic = None, broker: Broker = None, broker_defaults: BrokerDefaults = False,
+    broker_logger: BrokerLogger = None,
     group: Group = None, client_metrics: ClientMetrics = None, user: User = None, user_defaults: UserDefaults = False,
     client: Client = None, client_defaults: ClientDefaults = False, ip: Ip = None, ip_defaults: IpDefaults = False,
     all_: Annotated[bool, typer.Option("--all", help="Static and default values too, not only dynamic ones.")] = False,
@@ -134,14 +156,28 @@ def _report(app_ctx, result) -> None:
 def configs_alter(
     ctx: typer.Context,
     entity_type: EntityType = None, entity_name: EntityName = None, entity_default: EntityDefault = False,
-    topic: Topic = None, broker: Broker = None, broker_defaults: BrokerDefaults = False, broker_logger: BrokerLogger = None,
+    topic: Topic = None, broker: Broker = None, broker_defaults: BrokerDefaults = False,
+    broker_logger: BrokerLogger = None,
     group: Group = None, client_metrics: ClientMetrics = None, user: User = None, user_defaults: UserDefaults = False,
     client: Client = None, client_defaults: ClientDefaults = False, ip: Ip = None, ip_defaults: IpDefaults = False,
-    add_config: Annotated[Optional[list[str]], typer.Option("--add-config", autocompletion=complete.add_config_keys, help="'k1=v1,k2=[a,b]' (SET; SCRAM-SHA-256=[iterations=8192,password=...] for users).", show_default=False)] = None,
-    add_config_file: Annotated[Optional[list[str]], typer.Option("--add-config-file", help="A properties file of configs to SET.", show_default=False)] = None,
-    delete_config: Annotated[Optional[list[str]], typer.Option("--delete-config", help="'k1,k2' to DELETE (back to the default).", autocompletion=complete.config_keys, show_default=False)] = None,
-    append_config: Annotated[Optional[list[str]], typer.Option("--append-config", help="'k=[a,b]': APPEND to a list config.", show_default=False)] = None,
-    subtract_config: Annotated[Optional[list[str]], typer.Option("--subtract-config", help="'k=[a]': SUBTRACT from a list config.", show_default=False)] = None,
+    add_config: Annotated[list[str] | None, typer.Option("--add-config", autocompletion=complete.add_config_keys,
+                                                         help="'k1=v1,k2=[a,b]' (SET; "
+                                                              "SCRAM-SHA-256=[iterations=8192,password=...] for "
+                                                              "users).",
+                                                         show_default=False)] = None,
+    add_config_file: Annotated[list[str] | None, typer.Option("--add-config-file",
+                                                              help="A properties file of configs to SET.",
+                                                              show_default=False)] = None,
+    delete_config: Annotated[list[str] | None, typer.Option("--delete-config",
+                                                            help="'k1,k2' to DELETE (back to the default).",
+                                                            autocompletion=complete.config_keys,
+                                                            show_default=False)] = None,
+    append_config: Annotated[list[str] | None, typer.Option("--append-config",
+                                                            help="'k=[a,b]': APPEND to a list config.",
+                                                            show_default=False)] = None,
+    subtract_config: Annotated[list[str] | None, typer.Option("--subtract-config",
+                                                              help="'k=[a]': SUBTRACT from a list config.",
+                                                              show_default=False)] = None,
     dry_run: DryRun = False,
 ) -> None:
     """Change configs incrementally (SET / DELETE / APPEND / SUBTRACT); --dry-run validates on the broker.
@@ -162,12 +198,16 @@ def configs_alter(
 @app.command("delete")
 def configs_delete(
     ctx: typer.Context,
-    keys: Annotated[Optional[list[str]], typer.Argument(help="Config keys to delete (or --delete-config).", autocompletion=complete.config_keys, show_default=False)] = None,
+    keys: Annotated[list[str] | None, typer.Argument(help="Config keys to delete (or --delete-config).",
+                                                     autocompletion=complete.config_keys, show_default=False)] = None,
     entity_type: EntityType = None, entity_name: EntityName = None, entity_default: EntityDefault = False,
-    topic: Topic = None, broker: Broker = None, broker_defaults: BrokerDefaults = False, broker_logger: BrokerLogger = None,
+    topic: Topic = None, broker: Broker = None, broker_defaults: BrokerDefaults = False,
+    broker_logger: BrokerLogger = None,
     group: Group = None, client_metrics: ClientMetrics = None, user: User = None, user_defaults: UserDefaults = False,
     client: Client = None, client_defaults: ClientDefaults = False, ip: Ip = None, ip_defaults: IpDefaults = False,
-    delete_config: Annotated[Optional[list[str]], typer.Option("--delete-config", help="'k1,k2' to delete.", autocompletion=complete.config_keys, show_default=False)] = None,
+    delete_config: Annotated[list[str] | None, typer.Option("--delete-config", help="'k1,k2' to delete.",
+                                                            autocompletion=complete.config_keys,
+                                                            show_default=False)] = None,
     dry_run: DryRun = False,
 ) -> None:
     """Delete configs (they fall back to their defaults); SCRAM-SHA-256/512 removes a user's credential.

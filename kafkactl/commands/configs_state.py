@@ -3,29 +3,46 @@ the configs group: everything kafka-configs.sh manages, and the topics themselve
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from kafkactl.cli.options import DryRun, Yes
 
-Files = Annotated[list[str], typer.Argument(metavar="FILE...", help="kind: State files (YAML or JSON); their acls: sections are for acls plan.", show_default=False)]
-MaxDeletes = Annotated[Optional[str], typer.Option("--max-deletes", help="Refuse a plan deleting more than N items (config values, quotas, credentials, topics), or P% of those in scope.", show_default=False)]
-DeleteTopics = Annotated[bool, typer.Option("--delete-topics", help="Delete managed topics the files leave out (without it they are left as they are, configs included).")]
-Section = Annotated[Optional[list[str]], typer.Option("--section", metavar="topics|brokers|groups|clientMetrics|quotas|users", help="Only this section (repeatable; default every one).", show_default=False)]
+Files = Annotated[list[str], typer.Argument(metavar="FILE...",
+                                            help="kind: State files (YAML or JSON); their acls: "
+                                                 "sections are for acls plan.",
+                                            show_default=False)]
+MaxDeletes = Annotated[str | None, typer.Option("--max-deletes",
+                                                help="Refuse a plan deleting more than N items (config values, quotas, "
+                                                     "credentials, topics), or P% of those in scope.",
+                                                show_default=False)]
+DeleteTopics = Annotated[bool, typer.Option("--delete-topics",
+                                            help="Delete managed topics the files leave out (without it they are left "
+                                                 "as they are, configs included).")]
+Section = Annotated[list[str] | None, typer.Option("--section",
+                                                   metavar="topics|brokers|groups|clientMetrics|quotas|users",
+                                                   help="Only this section (repeatable; default every one).",
+                                                   show_default=False)]
 
 
 def configs_export(
     ctx: typer.Context,
     section: Section = None,
-    prefix: Annotated[Optional[list[str]], typer.Option("--prefix", help="Only entities whose name starts with this (repeatable); they become the file's manage: prefixes.", show_default=False)] = None,
-    file: Annotated[Optional[str], typer.Option("--file", help="Write here instead of stdout.", show_default=False)] = None,
-    fmt: Annotated[Optional[str], typer.Option("--format", "-f", metavar="yaml|json", show_default=False, help="The file format: yaml or json (default: --file's extension, else yaml; -o keeps its global meaning).")] = None,
+    prefix: Annotated[list[str] | None, typer.Option("--prefix",
+                                                     help="Only entities whose name starts with this (repeatable); "
+                                                          "they become the file's manage: prefixes.",
+                                                     show_default=False)] = None,
+    file: Annotated[str | None, typer.Option("--file", help="Write here instead of stdout.",
+                                             show_default=False)] = None,
+    fmt: Annotated[str | None, typer.Option("--format", "-f", metavar="yaml|json", show_default=False,
+                                            help="The file format: yaml or json (default: --file's extension, else "
+                                                 "yaml; -o keeps its global meaning).")] = None,
 ) -> None:
     """Write the cluster's topics, explicit configs, quotas and SCRAM users as a State file (plan then shows no changes).
 
     Example:  kafkactl configs export --section topics --prefix team-a. > team-a-topics.yaml
-    """
+    """  # noqa: E501 (help text: the man page takes its first line whole)
     from kafkactl.commands import typed_output
     from kafkactl.desired.configs.export import export_to, file_format, unseen_topics
     from kafkactl.privatefile import check_out_file
@@ -54,8 +71,13 @@ def configs_plan(
     ctx: typer.Context,
     files: Files,
     delete_topics: DeleteTopics = False, max_deletes: MaxDeletes = None,
-    out: Annotated[Optional[str], typer.Option("--out", help="Save the plan here (configs apply --plan applies it, refusing it when the files or the cluster changed since).", show_default=False)] = None,
-    detailed_exitcode: Annotated[bool, typer.Option("--detailed-exitcode", help="Exit 0 without changes, 2 with changes, 1 on error.")] = False,
+    out: Annotated[str | None, typer.Option("--out",
+                                            help="Save the plan here (configs apply --plan applies it, refusing it "
+                                                 "when the files or the cluster changed since).",
+                                            show_default=False)] = None,
+    detailed_exitcode: Annotated[bool, typer.Option("--detailed-exitcode",
+                                                    help="Exit 0 without changes, 2 with "
+                                                         "changes, 1 on error.")] = False,
 ) -> None:
     """Show what configs apply would change: topics, configs, quotas and SCRAM users.
 
@@ -80,13 +102,25 @@ def configs_plan(
 
 def configs_apply(
     ctx: typer.Context,
-    files: Annotated[Optional[list[str]], typer.Argument(metavar="FILE...", help="kind: State files (or --plan).", show_default=False)] = None,
-    plan_file: Annotated[Optional[str], typer.Option("--plan", help="Apply a plan saved with configs plan --out (refused, exit 2, when its files or the cluster changed since).", show_default=False)] = None,
+    files: Annotated[list[str] | None, typer.Argument(metavar="FILE...", help="kind: State files (or --plan).",
+                                                      show_default=False)] = None,
+    plan_file: Annotated[str | None, typer.Option("--plan",
+                                                  help="Apply a plan saved with configs plan --out (refused, exit 2, "
+                                                       "when its files or the cluster changed since).",
+                                                  show_default=False)] = None,
     delete_topics: DeleteTopics = False, max_deletes: MaxDeletes = None,
-    report: Annotated[Optional[str], typer.Option("--report", help="Write one JSON line per change (its outcome) here.", show_default=False)] = None,
+    report: Annotated[str | None, typer.Option("--report", help="Write one JSON line per change (its outcome) here.",
+                                               show_default=False)] = None,
     yes: Yes = False, dry_run: DryRun = False,
-    allow_lockout: Annotated[bool, typer.Option("--allow-lockout", help="Apply a plan that deletes the SCRAM credential this command authenticates with, or a super user's (refused without it).")] = False,
-    wait: Annotated[bool, typer.Option("--wait/--no-wait", help="After the changes are taken, wait (up to 30 s) until the brokers show them, so that a plan made next shows none; --no-wait returns when the controller has taken them (brokers apply 20,000 topics' new configs in tens of seconds).")] = True,
+    allow_lockout: Annotated[bool, typer.Option("--allow-lockout",
+                                                help="Apply a plan that deletes the SCRAM credential this command "
+                                                     "authenticates with, or a super user's "
+                                                     "(refused without it).")] = False,
+    wait: Annotated[bool, typer.Option("--wait/--no-wait",
+                                       help="After the changes are taken, wait (up to 30 s) until the brokers show "
+                                            "them, so that a plan made next shows none; --no-wait returns when the "
+                                            "controller has taken them (brokers apply 20,000 topics' new configs "
+                                            "in tens of seconds).")] = True,
 ) -> None:
     """Make the cluster's topics, configs, quotas and SCRAM users match the State files.
 
@@ -104,8 +138,8 @@ def configs_apply(
     """
     from kafkactl.cli.progress import progress_bar
     from kafkactl.desired.configs.run import apply, plan_for_apply, settle
-    from kafkactl.errors import KafkactlError
     from kafkactl.desired.report import Report
+    from kafkactl.errors import KafkactlError
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj

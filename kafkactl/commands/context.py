@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -57,7 +57,8 @@ def context_current(ctx: typer.Context) -> None:
 
 
 @app.command("use")
-def context_use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Context name.", autocompletion=complete.contexts)]) -> None:
+def context_use(ctx: typer.Context,
+                name: Annotated[str, typer.Argument(help="Context name.", autocompletion=complete.contexts)]) -> None:
     """Make NAME the current context.
 
     Example:  kafkactl context use local-alice
@@ -69,23 +70,37 @@ def context_use(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Co
 def context_add(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Context name.")],
-    bootstrap_server: Annotated[str, typer.Option("-b", "--bootstrap-server", metavar="HOST:PORT[,...]", help="The cluster's address(es).")],
-    command_config: Annotated[Optional[str], typer.Option("--command-config", metavar="FILE", help="Client properties file to reference.", show_default=False)] = None,
-    security_protocol: Annotated[Optional[str], typer.Option("--security-protocol", metavar="PLAINTEXT|SSL|SASL_PLAINTEXT|SASL_SSL", help="The security.protocol of the cluster.", show_default=False)] = None,
-    sasl_mechanism: Annotated[Optional[str], typer.Option("--sasl-mechanism", metavar="PLAIN|SCRAM-SHA-256|SCRAM-SHA-512", help="The sasl.mechanism of the cluster.", show_default=False)] = None,
-    username: Annotated[Optional[str], typer.Option("--username", help="SASL user name.", show_default=False)] = None,
-    password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the SASL password from standard input.")] = False,
-    prop: Annotated[Optional[list[str]], typer.Option("--property", help="Extra client property key=value (repeatable).", show_default=False)] = None,
-    super_user: Annotated[Optional[list[str]], typer.Option("--super-user", help="A super.users entry of the cluster, for the authorizer model (repeatable).", show_default=False)] = None,
-    allow_everyone: Annotated[bool, typer.Option("--allow-everyone-if-no-acl-found", help="The cluster sets allow.everyone.if.no.acl.found=true.")] = False,
+    bootstrap_server: Annotated[str, typer.Option("-b", "--bootstrap-server", metavar="HOST:PORT[,...]",
+                                                  help="The cluster's address(es).")],
+    command_config: Annotated[str | None, typer.Option("--command-config", metavar="FILE",
+                                                       help="Client properties file to reference.",
+                                                       show_default=False)] = None,
+    security_protocol: Annotated[str | None, typer.Option("--security-protocol",
+                                                          metavar="PLAINTEXT|SSL|SASL_PLAINTEXT|SASL_SSL",
+                                                          help="The security.protocol of the cluster.",
+                                                          show_default=False)] = None,
+    sasl_mechanism: Annotated[str | None, typer.Option("--sasl-mechanism", metavar="PLAIN|SCRAM-SHA-256|SCRAM-SHA-512",
+                                                       help="The sasl.mechanism of the cluster.",
+                                                       show_default=False)] = None,
+    username: Annotated[str | None, typer.Option("--username", help="SASL user name.", show_default=False)] = None,
+    password_stdin: Annotated[bool, typer.Option("--password-stdin",
+                                                 help="Read the SASL password from standard input.")] = False,
+    prop: Annotated[list[str] | None, typer.Option("--property", help="Extra client property key=value (repeatable).",
+                                                   show_default=False)] = None,
+    super_user: Annotated[list[str] | None, typer.Option("--super-user",
+                                                         help="A super.users entry of the cluster, for the "
+                                                              "authorizer model (repeatable).",
+                                                         show_default=False)] = None,
+    allow_everyone: Annotated[bool, typer.Option("--allow-everyone-if-no-acl-found",
+                                                 help="The cluster sets allow.everyone.if.no.acl.found=true.")] = False,
     use: Annotated[bool, typer.Option("--use", help="Also make it the current context.")] = False,
 ) -> None:
     """Add or replace a context.
 
     Example:  kafkactl context add prod -b kafka1:9092 --command-config ~/prod.properties --use
     """
-    from kafkactl.profiles import Context, parse_bootstrap, settings_from_properties
     from kafkactl.describe.topics import parse_config_pairs
+    from kafkactl.profiles import Context, parse_bootstrap, settings_from_properties
 
     app_ctx = ctx.obj
     props = parse_config_pairs(prop or [], "--property")
@@ -126,7 +141,9 @@ def _password_from_stdin() -> str:
 
 
 @app.command("delete")
-def context_delete(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Context name.", autocompletion=complete.contexts)]) -> None:
+def context_delete(ctx: typer.Context,
+                   name: Annotated[str, typer.Argument(help="Context name.",
+                                                       autocompletion=complete.contexts)]) -> None:
     """Delete a context.
 
     Example:  kafkactl context delete old-prod

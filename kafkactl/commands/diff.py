@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -14,19 +14,29 @@ app.one_command = True  # type: ignore[attr-defined]  # (kafkactl.cli.root build
 @app.command("diff")
 def diff(
     ctx: typer.Context,
-    context: Annotated[list[str], typer.Option("--context", help="A cluster's context: give exactly two, the first and the second.", show_default=False)],
+    context: Annotated[list[str], typer.Option("--context",
+                                               help="A cluster's context: give exactly two, the first and the second.",
+                                               show_default=False)],
     acls: Annotated[bool, typer.Option("--acls", help="Compare ACLs.")] = False,
-    configs: Annotated[bool, typer.Option("--configs", help="Compare topics (partitions, replication factor) and explicit configs of topics, brokers, groups and client-metrics.")] = False,
+    configs: Annotated[bool, typer.Option("--configs",
+                                          help="Compare topics (partitions, replication factor) and explicit configs "
+                                               "of topics, brokers, groups and client-metrics.")] = False,
     quotas: Annotated[bool, typer.Option("--quotas", help="Compare client quotas.")] = False,
-    users: Annotated[bool, typer.Option("--users", help="Compare SCRAM users (mechanisms and iterations; passwords cannot be read).")] = False,
-    topic_map: Annotated[Optional[list[str]], typer.Option("--topic-map", metavar="FIRST=SECOND", help="Topic-name prefix of the first cluster and what it is on the second (repeatable; =source. for MirrorMaker 2's default naming).", show_default=False)] = None,
+    users: Annotated[bool, typer.Option("--users",
+                                        help="Compare SCRAM users (mechanisms and iterations; "
+                                             "passwords cannot be read).")] = False,
+    topic_map: Annotated[list[str] | None, typer.Option("--topic-map", metavar="FIRST=SECOND",
+                                                        help="Topic-name prefix of the first cluster and what it is on "
+                                                             "the second (repeatable; =source. for "
+                                                             "MirrorMaker 2's default naming).",
+                                                        show_default=False)] = None,
 ) -> None:
     """Show what differs between two clusters (every part unless some are chosen); exit 2 when they differ.
 
     Example:  kafkactl diff --context prod-eu --context dr-eu --acls --configs --topic-map =eu.
     """
-    from kafkactl.desired.targets import check_choice, resolve_targets
     from kafkactl.desired.diff import TopicMap, diff_clusters
+    from kafkactl.desired.targets import check_choice, resolve_targets
     from kafkactl.errors import UsageError
 
     app_ctx = ctx.obj

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -41,15 +41,17 @@ def groups_list(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -
 @app.command("describe")
 def groups_describe(
     ctx: typer.Context,
-    group_ids: Annotated[Optional[list[str]], typer.Argument(metavar="[GROUP]...", help="Group ids (default: every group listed for you).", autocompletion=complete.groups, show_default=False)] = None,
+    group_ids: Annotated[list[str] | None, typer.Argument(metavar="[GROUP]...",
+                                                          help="Group ids (default: every group listed for you).",
+                                                          autocompletion=complete.groups, show_default=False)] = None,
     authorized_ops: AuthorizedOpsFlag = False,
 ) -> None:
     """Describe groups: state, type, assignor, coordinator and members (classic and KIP-848 consumer groups).
 
     Example:  kafkactl groups describe orders-app --authorized-ops
     """
-    from kafkactl.describe import groups
     from kafkactl.cli.authz import report_errors
+    from kafkactl.describe import groups
     from kafkactl.formatters.views import AuthorizedOpsView
 
     app_ctx: AppContext = ctx.obj

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -12,25 +12,30 @@ app = typer.Typer(help="Run a local Kafka sandbox (KRaft, SASL users, StandardAu
 @app.command("up")
 def local_up(
     ctx: typer.Context,
-    wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for the brokers to answer.", metavar="SECONDS")] = 120.0,
-    brokers: Annotated[Optional[int], typer.Option("--brokers", metavar="N", show_default=False,
-                                                   help="Brokers, each its own process (1-9; default 1: one node that is also the controller).")] = None,
-    controllers: Annotated[Optional[int], typer.Option("--controllers", metavar="1|3|5", show_default=False,
-                                                       help="A separate controller quorum of this size (default 1 when --brokers is over 1).")] = None,
-    kafka_version: Annotated[Optional[str], typer.Option("--kafka-version", metavar="3.9.1|4.0.1|4.3.1|4.4.0", show_default=False,
-                                                         help="The Kafka version of a new sandbox (default: the newest, 4.4.0).")] = None,
-    tls: Annotated[Optional[bool], typer.Option("--tls/--no-tls", show_default=False,
-                                                help="Also a SASL_SSL listener and an mTLS listener (client certificates), with a CA and certificates made for the sandbox, and local-tls-* and local-mtls-* contexts.")] = None,
+    wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for the brokers to answer.",
+                                        metavar="SECONDS")] = 120.0,
+    brokers: Annotated[int | None, typer.Option("--brokers", metavar="N", show_default=False,
+                                                help="Brokers, each its own process (1-9; default 1: one node that is "
+                                                     "also the controller).")] = None,
+    controllers: Annotated[int | None, typer.Option("--controllers", metavar="1|3|5", show_default=False,
+                                                    help="A separate controller quorum of this size (default 1 when "
+                                                         "--brokers is over 1).")] = None,
+    kafka_version: Annotated[str | None, typer.Option("--kafka-version", metavar="3.9.1|4.0.1|4.3.1|4.4.0",
+                                                      show_default=False,
+                                                      help="The Kafka version of a new sandbox "
+                                                           "(default: the newest, 4.4.0).")] = None,
+    tls: Annotated[bool | None, typer.Option("--tls/--no-tls", show_default=False,
+                                             help="Also a SASL_SSL listener and an mTLS listener (client "
+                                                  "certificates), with a CA and certificates made for the sandbox, and "
+                                                  "local-tls-* and local-mtls-* contexts.")] = None,
 ) -> None:
     """Assemble Kafka from Maven Central (once), start the sandbox and write the local-* contexts.
 
     Example:  kafkactl local up --brokers 3 --controllers 3 --tls && kafkactl local status
     """
     from kafkactl.local.assembly import KAFKA_VERSION, check_version, kafka_home
-    from kafkactl.local.sandbox import Sandbox
+    from kafkactl.local.sandbox import Sandbox, check_topology
     from kafkactl.profiles import check_timeout
-
-    from kafkactl.local.sandbox import check_topology
 
     check_timeout(wait, "--wait")  # before anything starts: 1e999 reads as inf, a wait without end
     check_topology(brokers, controllers)
@@ -53,8 +58,11 @@ def local_up(
 @app.command("down")
 def local_down(
     ctx: typer.Context,
-    purge: Annotated[bool, typer.Option("--purge", help="Also delete its data (topics, ACLs, users, passwords) and its local-* contexts.")] = False,
-    keep: Annotated[bool, typer.Option("--keep", hidden=True, help="The default now: data is kept unless --purge.")] = False,
+    purge: Annotated[bool, typer.Option("--purge",
+                                        help="Also delete its data (topics, ACLs, users, passwords) and "
+                                             "its local-* contexts.")] = False,
+    keep: Annotated[bool, typer.Option("--keep", hidden=True,
+                                       help="The default now: data is kept unless --purge.")] = False,
 ) -> None:
     """Stop every sandbox node; their data and contexts stay for the next up (--purge deletes them).
 
@@ -85,7 +93,9 @@ def local_status(ctx: typer.Context) -> None:
 @app.command("env")
 def local_env(
     ctx: typer.Context,
-    user: Annotated[Optional[str], typer.Option("--user", metavar="admin|alice|bob|carol", help="The sandbox user (default: the current context's user).", show_default=False)] = None,
+    user: Annotated[str | None, typer.Option("--user", metavar="admin|alice|bob|carol",
+                                             help="The sandbox user (default: the current context's user).",
+                                             show_default=False)] = None,
 ) -> None:
     """Print shell exports that point kafkactl (and kafka-*.sh) at the sandbox.
 
@@ -98,7 +108,8 @@ def local_env(
     ctx.obj.render(ShellExports(env.lines(), env.variables, env.kafka_sh_arguments))
 
 
-spark_app = typer.Typer(help="Run a Spark standalone cluster on this machine (a master and workers) for --spark-master.",
+spark_app = typer.Typer(help="Run a Spark standalone cluster on this machine (a master and workers) for "
+                             "--spark-master.",
                         no_args_is_help=True)
 app.add_typer(spark_app, name="spark")
 
@@ -108,13 +119,15 @@ def local_spark_up(
     ctx: typer.Context,
     workers: Annotated[int, typer.Option("--workers", metavar="N", help="Workers, each its own JVM (1-8).")] = 2,
     worker_cores: Annotated[int, typer.Option("--worker-cores", metavar="N", help="Cores each worker offers.")] = 1,
-    worker_memory: Annotated[str, typer.Option("--worker-memory", metavar="SIZE", help="Memory each worker offers (512m, 1g).")] = "1g",
-    wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for every worker to register.", metavar="SECONDS")] = 120.0,
+    worker_memory: Annotated[str, typer.Option("--worker-memory", metavar="SIZE",
+                                               help="Memory each worker offers (512m, 1g).")] = "1g",
+    wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for every worker to register.",
+                                        metavar="SECONDS")] = 120.0,
 ) -> None:
     """Start a Spark master and workers from the installed pyspark; print the master URL for --spark-master.
 
     Example:  kafkactl acls apply policy.yaml --spark-master "$(kafkactl local spark up -o plain | awk '$1 == "master_url" {print $2}')"
-    """
+    """  # noqa: E501 (help text: an example is one command line)
     from kafkactl.local.spark_cluster import SparkCluster
     from kafkactl.profiles import check_timeout
 
@@ -129,7 +142,8 @@ def local_spark_up(
 @spark_app.command("down")
 def local_spark_down(
     ctx: typer.Context,
-    purge: Annotated[bool, typer.Option("--purge", help="Also delete the workers' work directories and the logs.")] = False,
+    purge: Annotated[bool, typer.Option("--purge",
+                                        help="Also delete the workers' work directories and the logs.")] = False,
 ) -> None:
     """Stop the local Spark master and workers.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,7 +18,9 @@ app = typer.Typer(help="List, create and delete topics.", no_args_is_help=True)
 @app.command("list")
 def topics_list(
     ctx: typer.Context,
-    exclude_internal: Annotated[bool, typer.Option("--exclude-internal", help="Leave out __consumer_offsets and other internal topics.")] = False,
+    exclude_internal: Annotated[bool, typer.Option("--exclude-internal",
+                                                   help="Leave out __consumer_offsets and "
+                                                        "other internal topics.")] = False,
     authorized_ops: AuthorizedOpsFlag = False,
 ) -> None:
     """List the topics the caller may describe.
@@ -44,15 +46,16 @@ def topics_list(
 @app.command("describe")
 def topics_describe(
     ctx: typer.Context,
-    names: Annotated[Optional[list[str]], typer.Argument(help="Topic names (default: every topic you may Describe).", autocompletion=complete.topics, show_default=False)] = None,
+    names: Annotated[list[str] | None, typer.Argument(help="Topic names (default: every topic you may Describe).",
+                                                      autocompletion=complete.topics, show_default=False)] = None,
     authorized_ops: AuthorizedOpsFlag = False,
 ) -> None:
     """Describe topics: partitions, leaders, replicas, ISR, offline replicas.
 
     Example:  kafkactl topics describe orders.eu orders.us --authorized-ops
     """
-    from kafkactl.describe import topics
     from kafkactl.cli.authz import report_errors
+    from kafkactl.describe import topics
     from kafkactl.formatters.views import AuthorizedOpsView
 
     app_ctx: AppContext = ctx.obj
@@ -72,9 +75,15 @@ def topics_describe(
 def topics_create(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Topic name.")],
-    partitions: Annotated[Optional[int], typer.Option("--partitions", "-p", help="Partition count (default: the broker's num.partitions).", show_default=False)] = None,
-    replication_factor: Annotated[Optional[int], typer.Option("--replication-factor", "-r", help="Replication factor (default: the broker's default.replication.factor).", show_default=False)] = None,
-    config: Annotated[Optional[list[str]], typer.Option("--config", "-c", help="Topic config key=value (repeatable).", show_default=False)] = None,
+    partitions: Annotated[int | None, typer.Option("--partitions", "-p",
+                                                   help="Partition count (default: the broker's num.partitions).",
+                                                   show_default=False)] = None,
+    replication_factor: Annotated[int | None, typer.Option("--replication-factor", "-r",
+                                                           help="Replication factor (default: the broker's "
+                                                                "default.replication.factor).",
+                                                           show_default=False)] = None,
+    config: Annotated[list[str] | None, typer.Option("--config", "-c", help="Topic config key=value (repeatable).",
+                                                     show_default=False)] = None,
     dry_run: DryRun = False,
 ) -> None:
     """Create a topic.

@@ -49,6 +49,25 @@ class EntityOptions:
 
 def parse_entities(o: EntityOptions, need_name: bool) -> list[Entity]:
     """The entities an invocation names; for alter/delete a name (or --entity-default) is required."""
+    out = _long_form(o) + _shortcuts(o)
+    if not out:
+        raise UsageError("name the entity: --entity-type TYPE [--entity-name NAME | --entity-default], "
+                         "or a shortcut such as --topic NAME or --broker-defaults")
+    for e in out:
+        _check_entity(e)
+    types = {e.type for e in out}
+    if len(out) > 1 and not (types <= {"users", "clients"} and len(out) == 2 and len(types) == 2):
+        raise UsageError("only one entity at a time, except a user together with a client (a user+client quota)")
+    if need_name:
+        for e in out:
+            if e.name is None:
+                raise UsageError(f"name the {e.type} entity to change (--entity-name NAME"
+                                 + (" or --entity-default)" if e.type in DEFAULTABLE else ")"))
+    return out
+
+
+def _long_form(o: EntityOptions) -> list[Entity]:
+    """The entities of --entity-type, each with its --entity-name (in order), the default or every one."""
     out: list[Entity] = []
     for t in o.entity_types:
         if t not in ENTITY_TYPES:
@@ -63,9 +82,16 @@ def parse_entities(o: EntityOptions, need_name: bool) -> list[Entity]:
             out.append(Entity(t, "", default=True))
         else:
             out.append(Entity(t, None))
+    return out
+
+
+def _shortcuts(o: EntityOptions) -> list[Entity]:
+    """The entities of --topic, --broker, --broker-defaults and the other shortcuts."""
+    out: list[Entity] = []
     shortcuts = [("topics", o.topic, False), ("brokers", o.broker, False), ("brokers", None, o.broker_defaults),
                  ("broker-loggers", o.broker_logger, False), ("groups", o.group, False),
-                 ("client-metrics", o.client_metrics, False), ("users", o.user, False), ("users", None, o.user_defaults),
+                 ("client-metrics", o.client_metrics, False), ("users", o.user, False),
+                 ("users", None, o.user_defaults),
                  ("clients", o.client, False), ("clients", None, o.client_defaults), ("ips", o.ip, False),
                  ("ips", None, o.ip_defaults)]
     for t, name, is_default in shortcuts:
@@ -73,26 +99,17 @@ def parse_entities(o: EntityOptions, need_name: bool) -> list[Entity]:
             out.append(Entity(t, "", default=True))
         elif name is not None:
             out.append(Entity(t, name))
-    if not out:
-        raise UsageError("name the entity: --entity-type TYPE [--entity-name NAME | --entity-default], "
-                         "or a shortcut such as --topic NAME or --broker-defaults")
-    for e in out:
-        if e.default and e.type not in DEFAULTABLE:
-            raise UsageError(f"--entity-default is not supported for {e.type} (only {', '.join(sorted(DEFAULTABLE))})")
-        if e.name is not None and not e.default and e.name == "":
-            raise UsageError(f"the {e.type} entity name is empty")
-        if e.type in ("brokers", "broker-loggers") and e.name and bounded_int(e.name, 0, 2**31 - 1) is None:
-            raise UsageError(f"{e.type} entity name {e.name[:40]!r} must be a broker id (an integer)")
-        if e.type == "topics" and e.name:
-            from kafkactl.describe.topics import validate_topic_name
-
-            validate_topic_name(e.name)
-    types = {e.type for e in out}
-    if len(out) > 1 and not (types <= {"users", "clients"} and len(out) == 2 and len(types) == 2):
-        raise UsageError("only one entity at a time, except a user together with a client (a user+client quota)")
-    if need_name:
-        for e in out:
-            if e.name is None:
-                raise UsageError(f"name the {e.type} entity to change (--entity-name NAME"
-                                 + (" or --entity-default)" if e.type in DEFAULTABLE else ")"))
     return out
+
+
+def _check_entity(e: Entity) -> None:
+    if e.default and e.type not in DEFAULTABLE:
+        raise UsageError(f"--entity-default is not supported for {e.type} (only {', '.join(sorted(DEFAULTABLE))})")
+    if e.name is not None and not e.default and e.name == "":
+        raise UsageError(f"the {e.type} entity name is empty")
+    if e.type in ("brokers", "broker-loggers") and e.name and bounded_int(e.name, 0, 2**31 - 1) is None:
+        raise UsageError(f"{e.type} entity name {e.name[:40]!r} must be a broker id (an integer)")
+    if e.type == "topics" and e.name:
+        from kafkactl.describe.topics import validate_topic_name
+
+        validate_topic_name(e.name)

@@ -65,7 +65,8 @@ def list_resources(gw: Gateway, entity_types: list[str]) -> Listing:
         # v0 is ListClientMetricsResources (Kafka 3.7 to 4.0): it takes no types and answers client-metrics only
         out.notes.append("this broker's LIST_CONFIG_RESOURCES is v0, which lists client-metrics resources only "
                          "(before Kafka 4.1); listing the other resources you can see instead")
-        metrics = [ConfigResource("client-metrics", n) for _, n in found] if CLIENT_METRICS in (types or ALL_TYPES) else []
+        metrics = ([ConfigResource("client-metrics", n) for _, n in found]
+                   if CLIENT_METRICS in (types or ALL_TYPES) else [])
         _fallback(gw, others, out)
         out.resources = sorted(out.resources + metrics, key=lambda r: (r.entity_type, r.name))
         return out

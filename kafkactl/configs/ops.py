@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from kafkactl.configs.entities import CONFIG_TYPES, QUOTA_TYPES, Entity
 from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS, ScramChange, parse_scram
-from kafkactl.redact import may_be_secret
 from kafkactl.errors import KafkactlError, NotFoundError, PartialFailure, UsageError
 from kafkactl.gateway import Gateway
 from kafkactl.gateway.configtypes import BROKER, explicit_sources
 from kafkactl.limits import shown
+from kafkactl.redact import may_be_secret
 from kafkactl.results import ChangeResult
 
 if TYPE_CHECKING:
@@ -110,7 +110,8 @@ def _describe_configs(gw: Gateway, entity: Entity, names: list[str], all_values:
         for c in sorted(res or [], key=lambda c: c.name):
             if not all_values and keep is not None and c.source not in keep:
                 continue
-            syn = tuple(f"{s[0]}={'(sensitive)' if c.sensitive else s[1]} ({s[2]})" for s in c.synonyms) if verbose else ()
+            syn = tuple(f"{s[0]}={'(sensitive)' if c.sensitive else s[1]} ({s[2]})"
+                        for s in c.synonyms) if verbose else ()
             rows.append(row_cls(entity.type, label, c.name, None if c.sensitive else c.value, c.source,
                                 c.read_only, c.sensitive, syn))
     return rows, errors
@@ -270,36 +271,7 @@ def alter_needs(entity_type: str, label: str) -> str:
 
 def _alter_user_or_quota(gw: Gateway, entities: list[Entity], ops: list[tuple[str, str | None, str]], dry_run: bool
                          ) -> ChangeResult:
-    scram: list[tuple[str, ScramChange | None, str]] = []
-    quota: list[tuple[str, float | None]] = []
-    qtypes = [QUOTA_TYPES[e.type] for e in entities]
-    for key, value, op in ops:
-        if key in SCRAM_MECHANISMS:
-            if len(entities) != 1 or entities[0].type != "users" or entities[0].default:
-                raise UsageError(f"{key} credentials belong to one named user (--user NAME)")
-            if op == "SET":
-                scram.append((key, parse_scram(key, value or ""), "SET"))
-            elif op == "DELETE":
-                scram.append((key, None, "DELETE"))
-            else:
-                raise UsageError(f"{op.lower()} does not apply to {key}")
-            continue
-        allowed = set().union(*(QUOTA_KEYS[q] for q in qtypes))
-        if key not in allowed:
-            raise UsageError(f"{key!r} is not a quota of {'+'.join(e.type for e in entities)} "
-                             f"(valid: {', '.join(sorted(allowed))}; users also take SCRAM-SHA-256/SCRAM-SHA-512)")
-        if op == "SET":
-            try:
-                number = float(value or "")
-            except ValueError:
-                number = math.nan
-            if not math.isfinite(number):  # float() reads 'nan', 'inf' and a 400-digit number as no rate at all
-                raise UsageError(f"quota {key}={shown(value, 40)} is not a finite number")
-            quota.append((key, number))
-        elif op == "DELETE":
-            quota.append((key, None))
-        else:
-            raise UsageError(f"{op.lower()} does not apply to quota {key}")
+    scram, quota = _scram_and_quota_ops(entities, ops)
     label = ",".join(e.label() for e in entities)
     etype = "+".join(e.type for e in entities)
     rows: list[ConfigChange] = []
@@ -335,6 +307,48 @@ def _alter_user_or_quota(gw: Gateway, entities: list[Entity], ops: list[tuple[st
         raise PartialFailure(f"{len(failed)} of {len(rows)} changes failed; first: {failed[0].name}: "
                              f"{failed[0].error}", result=result)
     return result
+
+
+def _scram_and_quota_ops(entities: list[Entity], ops: list[tuple[str, str | None, str]]
+                         ) -> tuple[list[tuple[str, ScramChange | None, str]], list[tuple[str, float | None]]]:
+    """A user's or a quota entity's changes, checked: (SCRAM credentials, quota values)."""
+    scram: list[tuple[str, ScramChange | None, str]] = []
+    quota: list[tuple[str, float | None]] = []
+    qtypes = [QUOTA_TYPES[e.type] for e in entities]
+    for key, value, op in ops:
+        if key in SCRAM_MECHANISMS:
+            if len(entities) != 1 or entities[0].type != "users" or entities[0].default:
+                raise UsageError(f"{key} credentials belong to one named user (--user NAME)")
+            scram.append(_scram_op(key, value, op))
+            continue
+        allowed = set().union(*(QUOTA_KEYS[q] for q in qtypes))
+        if key not in allowed:
+            raise UsageError(f"{key!r} is not a quota of {'+'.join(e.type for e in entities)} "
+                             f"(valid: {', '.join(sorted(allowed))}; users also take SCRAM-SHA-256/SCRAM-SHA-512)")
+        quota.append(_quota_op(key, value, op))
+    return scram, quota
+
+
+def _scram_op(key: str, value: str | None, op: str) -> tuple[str, ScramChange | None, str]:
+    if op == "SET":
+        return key, parse_scram(key, value or ""), "SET"
+    if op == "DELETE":
+        return key, None, "DELETE"
+    raise UsageError(f"{op.lower()} does not apply to {key}")
+
+
+def _quota_op(key: str, value: str | None, op: str) -> tuple[str, float | None]:
+    if op == "SET":
+        try:
+            number = float(value or "")
+        except ValueError:
+            number = math.nan
+        if not math.isfinite(number):  # float() reads 'nan', 'inf' and a 400-digit number as no rate at all
+            raise UsageError(f"quota {key}={shown(value, 40)} is not a finite number")
+        return key, number
+    if op == "DELETE":
+        return key, None
+    raise UsageError(f"{op.lower()} does not apply to quota {key}")
 
 
 def _scram_shown(c: ScramChange | None) -> str | None:

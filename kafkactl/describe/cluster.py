@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar, Iterable
+from typing import ClassVar
 
 from kafkactl.acl.bitfield import AuthorizedOps, decode
 from kafkactl.acl.model import ResourceType

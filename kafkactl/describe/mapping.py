@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from kafkactl.errors import AuthenticationError, UsageError
-from kafkactl.mapping.rules import (MappingFailure, NeedsDefaultRealm, RuleError, map_kerberos, map_ssl_dn, parse_kerberos_rules,
-                                    parse_ssl_rules, split_kerberos_rules)
+from kafkactl.mapping.rules import (
+    MappingFailure,
+    NeedsDefaultRealm,
+    RuleError,
+    map_kerberos,
+    map_ssl_dn,
+    parse_kerberos_rules,
+    parse_ssl_rules,
+    split_kerberos_rules,
+)
 
 if TYPE_CHECKING:
     from kafkactl.gateway import Gateway

@@ -30,7 +30,8 @@ def validate_topic_name(name: str) -> None:
         raise UsageError(f"topic name {name[:40]}... is {len(name)} characters long; the limit is {MAX_NAME_LENGTH}")
     if not _LEGAL.match(name):
         bad = sorted({c for c in name if not _LEGAL.match(c)})
-        raise UsageError(f"topic name {name!r} contains {''.join(bad)!r}; only ASCII letters, digits, '.', '_' and '-' are legal")
+        raise UsageError(f"topic name {name!r} contains {''.join(bad)!r}; only ASCII letters, digits, '.', "
+                         "'_' and '-' are legal")
 
 
 @dataclass(frozen=True)
@@ -157,8 +158,8 @@ def _lags(record: TopicRecord | None, present: bool) -> bool:
     return False  # not the caller's to see (an authorization error): nothing to wait for
 
 
-def _envelope(gw: Gateway, kind: str, errors: dict[str, ErrorInfo | None], ok_status: str, dry_run: bool, what: str, needs: str
-              ) -> ChangeResult:
+def _envelope(gw: Gateway, kind: str, errors: dict[str, ErrorInfo | None], ok_status: str, dry_run: bool, what: str,
+              needs: str) -> ChangeResult:
     results = []
     failures: dict[str, ErrorInfo] = {}
     for name, info in sorted(errors.items()):
@@ -173,10 +174,12 @@ def _envelope(gw: Gateway, kind: str, errors: dict[str, ErrorInfo | None], ok_st
     if failed and len(failed) == len(results):
         # all failed: surface the (first) translated error with its own exit code
         name = failed[0].name
-        raise gw.item_error(failures[name], f"{what} {name!r}", resource=f"topic {name!r}", needs=needs.format(name=name))
+        raise gw.item_error(failures[name], f"{what} {name!r}", resource=f"topic {name!r}",
+                            needs=needs.format(name=name))
     if failed:
         first = failed[0]
-        raise PartialFailure(f"{len(failed)} of {len(results)} failed; first: {first.name}: {first.error}", result=result)
+        raise PartialFailure(f"{len(failed)} of {len(results)} failed; first: {first.name}: {first.error}",
+                             result=result)
     return result
 
 

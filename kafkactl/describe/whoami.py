@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from kafkactl.acl.bitfield import AuthorizedOps, decode
 from kafkactl.acl.model import ResourceType
 from kafkactl.describe.cluster import describe_cluster
-from kafkactl.gateway import Gateway
 from kafkactl.describe.groups import describe_groups
 from kafkactl.describe.topics import describe_topics
+from kafkactl.gateway import Gateway
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,8 @@ def principal_of(gw: Gateway) -> str | None:
     brokers' ssl.principal.mapping.rules (read from a broker; None when they cannot be read)."""
     if gw.principal or not gw.certificate_dn:
         return gw.principal
-    from kafkactl.errors import KafkactlError
     from kafkactl.describe.mapping import SSL_RULES, cluster_rules, map_dn
+    from kafkactl.errors import KafkactlError
 
     try:
         rules, source = cluster_rules(gw, SSL_RULES)

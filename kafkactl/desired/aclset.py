@@ -9,23 +9,32 @@ the desired-state loader, which names file, row and field when it is wrong.
 
 from __future__ import annotations
 
-from functools import partial
-
 import contextlib
 import gc
 import json
 import re
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from kafkactl.acl.model import (CLUSTER_NAME, AclBinding, AclFilter, AclOperation, PatternType, Permission,
-                                ResourceType, find_refused, validate_principal)
-from kafkactl.desired.formats.text import decode, json_loads, read_bytes
-from kafkactl.desired.state import DesiredState, flat_binding
+from kafkactl.acl.model import (
+    CLUSTER_NAME,
+    AclBinding,
+    AclFilter,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+    find_refused,
+    validate_principal,
+)
 from kafkactl.desired.formats import FLAT_SUFFIXES, read_one
 from kafkactl.desired.formats.flat import flat_records, flat_where
-from kafkactl.limits import too_long
+from kafkactl.desired.formats.text import decode, json_loads, read_bytes
+from kafkactl.desired.state import DesiredState, flat_binding
 from kafkactl.errors import KafkactlError, MissingFileError, StateFileError
+from kafkactl.limits import too_long
 
 if TYPE_CHECKING:
     from kafkactl.gateway import Gateway
@@ -107,7 +116,8 @@ class _Rows:
         if (enums is None or principal is None or not isinstance(name, str) or not name or find_refused(name)
                 or not isinstance(host, str) or not host or host != host.strip() or find_refused(host)
                 or too_long(name) or too_long(host)
-                or (enums[0] is ResourceType.CLUSTER and (name != CLUSTER_NAME or enums[3] is not PatternType.LITERAL))):
+                or (enums[0] is ResourceType.CLUSTER
+                    and (name != CLUSTER_NAME or enums[3] is not PatternType.LITERAL))):
             return self._checked(n, row)
         return AclBinding(enums[0], name, enums[3], principal, host, enums[1], enums[2])
 

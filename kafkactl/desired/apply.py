@@ -9,18 +9,19 @@ existing ACL and deleting a missing one are no-ops, so a re-run after any interr
 from __future__ import annotations
 
 import json
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from collections import deque
-from typing import TYPE_CHECKING, AbstractSet, Any, Callable, ClassVar, Iterable, Iterator, Sequence, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
 
-from kafkactl.results import API_VERSION
 from kafkactl.acl.model import AclBinding
 from kafkactl.acl.ops import chunks
 from kafkactl.acl.visibility import Confirmation, await_visible
-from kafkactl.desired.plan import PHASE_NAMES, PHASES, Plan, PlanRow
 from kafkactl.desired.formats.flat import flat_row
+from kafkactl.desired.plan import PHASE_NAMES, PHASES, Plan, PlanRow
 from kafkactl.errors import BrokerError, PartialFailure, UnreachableError
+from kafkactl.results import API_VERSION
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -129,7 +130,7 @@ def apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], No
 
 
 def phase_failure(gw: Gateway, result: ApplyResult, cluster: str, phase: int, failed: int, total: int,
-                  changed_before: bool, causes: AbstractSet[tuple[int | None, str | None]]) -> Exception:
+                  changed_before: bool, causes: Set[tuple[int | None, str | None]]) -> Exception:
     """The error that stops an apply at a failed phase: the one reason's own (exit 3 when not authorized) when
     nothing was changed and every binding failed for it, else a partial failure (exit 5). The result, printed
     either way, says where it stopped."""
@@ -217,7 +218,7 @@ def pipelined(fn: Callable[[T], R], batches: Iterable[T], in_flight: int = IN_FL
 
 
 def _record(statuses: dict[AclBinding, str], report: TextIO | None, row: PlanRow, chunk: Sequence[AclBinding],
-            errs: Sequence[ErrorInfo | None], ok: str, gone: AbstractSet[AclBinding] = frozenset(),
+            errs: Sequence[ErrorInfo | None], ok: str, gone: Set[AclBinding] = frozenset(),
             errors: dict[AclBinding, ErrorInfo] | None = None) -> None:
     for b, err in zip(chunk, errs):
         status = "failed" if err else ("gone" if b in gone else ok)

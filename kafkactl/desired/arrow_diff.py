@@ -7,15 +7,25 @@ field, as the Python loader does. Only the changed rows become Python objects.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclBinding, AclOperation, PatternType, Permission,
-                                 ResourceType, refused_class, shown)
-from kafkactl.desired.plan import ClusterPlan, Guards, PlanRow, phase_of
+from kafkactl.acl.model import (
+    CLUSTER_NAME,
+    SUPPORTED_OPERATIONS,
+    AclBinding,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+    refused_class,
+    shown,
+)
 from kafkactl.desired.formats.arrow import BINDING, read_arrow
 from kafkactl.desired.formats.flat import binding_where
+from kafkactl.desired.plan import ClusterPlan, Guards, PlanRow, phase_of
 from kafkactl.desired.state import Scope, StateFileError, flat_binding
 from kafkactl.limits import MAX_STRING_BYTES
 
@@ -68,7 +78,8 @@ def _normalise(t: Any) -> Any:
         "host": pc.utf8_trim_whitespace(t.column("host")),
         "operation": op,
         "permission": pc.utf8_upper(pc.utf8_trim_whitespace(t.column("permission"))),
-        "resource_type": pc.utf8_upper(pc.replace_substring(pc.utf8_trim_whitespace(t.column("resource_type")), "-", "_")),
+        "resource_type": pc.utf8_upper(pc.replace_substring(pc.utf8_trim_whitespace(t.column("resource_type")),
+                                                            "-", "_")),
         "resource_name": t.column("resource_name"),
         "pattern_type": pc.utf8_upper(pc.replace_substring_regex(pc.utf8_trim_whitespace(t.column("pattern_type")),
                                                                  "[-_ ]", "")),
@@ -86,7 +97,8 @@ def _validate(path: Path, raw: Any, t: Any, scope: Scope) -> None:
     pair = pc.binary_join_element_wise(t.column("resource_type"), t.column("operation"), "/")
     checks = [(c, pc.match_substring_regex(raw.column(c), REFUSED_RE2)) for c in ("principal", "host", "resource_name")]
     # longer than a protocol STRING (librdkafka crashes on one)
-    checks += [(c, pc.greater(pc.binary_length(raw.column(c)), MAX_STRING_BYTES)) for c in ("principal", "host", "resource_name")]
+    checks += [(c, pc.greater(pc.binary_length(raw.column(c)), MAX_STRING_BYTES))
+               for c in ("principal", "host", "resource_name")]
     checks += [
         ("principal", pc.invert(pc.match_substring_regex(t.column("principal"), "^[^:]+:.+$"))),
         ("permission", pc.invert(pc.is_in(t.column("permission"), pa.array(["ALLOW", "DENY"])))),

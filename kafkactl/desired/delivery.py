@@ -165,7 +165,7 @@ class ExecutorClients:
             while self._dirs:
                 shutil.rmtree(self._dirs.pop(), ignore_errors=True)
 
-    def __enter__(self) -> "ExecutorClients":
+    def __enter__(self) -> ExecutorClients:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -8,8 +8,9 @@ and a sensitive config by whether it is set.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kafkactl.errors import UsageError
 from kafkactl.gateway import Gateway
@@ -42,7 +43,7 @@ class TopicMap:
     pairs: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def parse(cls, specs: Iterable[str]) -> "TopicMap":
+    def parse(cls, specs: Iterable[str]) -> TopicMap:
         pairs: list[tuple[str, str]] = []
         for spec in specs:
             if "=" not in spec:

@@ -5,13 +5,14 @@ flat files, Spark), for new and saved plans alike. It never receives the CLI's c
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
+from kafkactl.desired.formats import FLAT_SUFFIXES, read_state
 from kafkactl.desired.plan import Guards, Plan, make_plan, read_current
 from kafkactl.desired.prerequisites import spark_missing, url_shown
-from kafkactl.desired.formats import FLAT_SUFFIXES, read_state
 from kafkactl.desired.targets import check_choice, resolve_targets
 from kafkactl.profiles import Selection
 
@@ -261,11 +262,11 @@ def radius(plan: Plan, gateways: dict[str, Gateway], request: PlanRequest,
     on the few rows they concern (User:* and the cluster resource): what they refuse raises (exit 2); what a flag
     let through, or what a plan only shown would be refused, is returned as warnings. The radius (kept on the plan
     for display) is computed in-process from the ACLs the plan was made from, within its budget."""
-    from kafkactl.desired.aclset import existing_resources
     from kafkactl.acl.authorizer import WILDCARD_PRINCIPAL
     from kafkactl.acl.blast import blast_radius, check_guards
     from kafkactl.acl.model import AclFilter, ResourceType
     from kafkactl.describe.whoami import principal_of
+    from kafkactl.desired.aclset import existing_resources
     from kafkactl.errors import KafkactlError
 
     warnings: list[str] = []
@@ -432,8 +433,8 @@ def _arrow_plan(files: list[str], scope_file: str | None, targets: Sequence[Targ
     import pyarrow as pa
 
     from kafkactl.desired.arrow_diff import bindings_table, diff_tables, read_flat
-    from kafkactl.desired.plan import read_current
     from kafkactl.desired.formats import FLAT_SUFFIXES
+    from kafkactl.desired.plan import read_current
 
     state = read_state(files, scope_file, flat_rows=False)
     tables = [read_flat(f, state.scope) for f in files if Path(f).suffix.lower() in FLAT_SUFFIXES]
@@ -462,9 +463,8 @@ def gateways_for(chosen: Selection, clusters: Sequence[str], debug: bool = False
 
 
 def _gateway_for(chosen: Selection, name: str, is_context: bool, debug: bool) -> Gateway:
-    from kafkactl.profiles import parse_bootstrap
-
     from kafkactl.errors import UsageError
+    from kafkactl.profiles import parse_bootstrap
 
     if is_context:
         # a saved plan goes where it was made for: a -b or --context naming anything else is refused

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from kafkactl.acl.model import ResourceType, validate_principal
+from kafkactl.desired.formats import FORMATS, format_of, write
 from kafkactl.desired.plan import read_current
 from kafkactl.desired.state import Scope
-from kafkactl.desired.formats import FORMATS, format_of, write
 from kafkactl.errors import UsageError
 
 if TYPE_CHECKING:
@@ -77,6 +78,6 @@ def file_format(fmt: str | None, file: str | None) -> str:
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
     if by_suffix is not None and by_suffix != fmt:
-        raise UsageError(f"--format {fmt} with --file {file}: plan reads a {Path(file or '').suffix} file as {by_suffix}; "
-                         f"name the file for its format, or leave --format out")
+        raise UsageError(f"--format {fmt} with --file {file}: plan reads a {Path(file or '').suffix} file as "
+                         f"{by_suffix}; name the file for its format, or leave --format out")
     return fmt

@@ -8,16 +8,17 @@ policies deny, and no access both allow is interrupted.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from kafkactl.results import API_VERSION
 from kafkactl.acl.model import AclBinding, AclFilter, PatternType, Permission, ResourceType, find_refused, shown
-from kafkactl.desired.state import DesiredState, Scope, StateFileError, flat_binding
 from kafkactl.desired.formats.flat import flat_row
+from kafkactl.desired.state import DesiredState, Scope, StateFileError, flat_binding
 from kafkactl.errors import UsageError
 from kafkactl.limits import delete_limit
+from kafkactl.results import API_VERSION
 
 if TYPE_CHECKING:
     from kafkactl.acl.blast import Shift
@@ -144,7 +145,7 @@ class Plan:
         return [PlanRow(str(d["cluster"]), int(d["phase"]), d["action"], flat_binding(f"plan row {n}", d))
                 for n, d in enumerate(dataset.to_table(filter=wanted).to_pylist(), 1)]
 
-    def materialize(self) -> "Plan":
+    def materialize(self) -> Plan:
         """Rows in memory (for the in-process apply of a plan made on Spark)."""
         if self.location is None:
             return self
@@ -154,7 +155,7 @@ class Plan:
         self.location = None
         return self
 
-    def summary(self) -> list["PlanSummary"]:
+    def summary(self) -> list[PlanSummary]:
         return [PlanSummary(c.cluster, p, PHASE_NAMES[p], n) for c in self.clusters for p, n in c.counts().items()]
 
     def to_json(self, include_changes: bool = True) -> dict[str, Any]:
@@ -232,7 +233,7 @@ class Guards:
             raise UsageError(f"{cluster}: {what} deletes {deletes} ACL bindings, more than --max-deletes "
                              f"{self.max_deletes} allows ({limit}); nothing was changed")
 
-    def check_saved(self, plan: "Plan", super_users: Callable[[str], Sequence[str]],
+    def check_saved(self, plan: Plan, super_users: Callable[[str], Sequence[str]],
                     in_scope_now: Callable[[str], int]) -> None:
         """Hold a saved plan (apply --plan) to the guards given now and to the target's super users: it is
         refused, never trimmed. A percentage is of the ACLs in the plan's scope on the cluster now (the count the
@@ -246,7 +247,8 @@ class Guards:
             touched = sorted({r.binding.principal for r in c.rows if self.protected(r.binding.principal, supers)})
             if touched:
                 raise UsageError(f"{c.cluster}: the saved plan changes ACLs of protected principal {touched[0]}"
-                                 f"{f' (and {len(touched) - 1} more)' if len(touched) > 1 else ''}; nothing was changed")
+                                 f"{f' (and {len(touched) - 1} more)' if len(touched) > 1 else ''}; nothing was "
+                                 "changed")
             if self.max_deletes is not None:
                 in_scope = in_scope_now(c.cluster) if self.max_deletes.strip().endswith("%") else 0
                 self.check_deletes(c.cluster, len(deletes), in_scope, "the saved plan")
@@ -407,7 +409,8 @@ def _load_saved(plandir: str) -> Plan:
         plan.materialize()
         for cp, c in zip(plan.clusters, meta["clusters"]):
             if list(cp.fingerprint()) != c["fingerprint"]:
-                raise StateFileError(f"{d / 'rows'}: does not match the fingerprint in plan.json (changed or truncated)")
+                raise StateFileError(f"{d / 'rows'}: does not match the fingerprint in plan.json "
+                                     "(changed or truncated)")
         _check_rows(d, plan)
         return plan
     for cp, c in zip(clusters, meta["clusters"]):

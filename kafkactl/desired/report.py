@@ -9,8 +9,9 @@ known, so an apply that stops still leaves the outcomes it had.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 from kafkactl.privatefile import check_not_read, write_private
 
@@ -22,7 +23,7 @@ class Report:
         self.started = False
         self._fh: TextIO | None = None
 
-    def start(self) -> "Report":
+    def start(self) -> Report:
         """Create the file empty, once every input file is read and before the cluster is asked anything (so that a
         refusal, too, leaves this run's empty report rather than the last run's)."""
         if self.path and not self.started:
@@ -57,7 +58,7 @@ class Report:
             self._fh.close()
             self._fh = None
 
-    def __enter__(self) -> "Report":
+    def __enter__(self) -> Report:
         return self
 
     def __exit__(self, *exc: object) -> None:

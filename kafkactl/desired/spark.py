@@ -18,15 +18,23 @@ import os
 import re
 import sys
 import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-from kafkactl.acl.model import (CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType, refused_class, shown,
-                                 validate_text)
-from kafkactl.desired.prerequisites import url_shown
-from kafkactl.desired.plan import KEY_SEP, PHASES, SEED, ClusterPlan, Guards, Plan, shard_filters
-from kafkactl.desired.state import DesiredState, Scope, StateFileError
+from kafkactl.acl.model import (
+    CLUSTER_NAME,
+    SUPPORTED_OPERATIONS,
+    AclOperation,
+    ResourceType,
+    refused_class,
+    shown,
+    validate_text,
+)
 from kafkactl.desired.formats.flat import checked_rows, flat_row
+from kafkactl.desired.plan import KEY_SEP, PHASES, SEED, ClusterPlan, Guards, Plan, shard_filters
+from kafkactl.desired.prerequisites import url_shown
+from kafkactl.desired.state import DesiredState, Scope, StateFileError
 from kafkactl.errors import KafkactlError, UsageError
 from kafkactl.privatefile import private_tempdir, write_private
 
@@ -506,7 +514,7 @@ def _desired_df(spark: SparkSession, state: DesiredState, preread: dict[str, Any
                          .select(*BINDING))
             continue
         df = _normalise(df.select(*BINDING, *(["kind"] if "kind" in df.columns else [])))
-        validate_flat(spark, path, df, state.scope)
+        validate_flat(path, df, state.scope)
         parts.append(df.select(*BINDING))
     if not parts:
         return spark.createDataFrame([], schema)
@@ -554,7 +562,7 @@ def _squash(name: str) -> str:
     return name.replace("_", "").upper()
 
 
-def validate_flat(spark: SparkSession, path: str, df: DataFrame, scope: Scope | None = None) -> None:
+def validate_flat(path: str, df: DataFrame, scope: Scope | None = None) -> None:
     """Find the first invalid row in one pass over the data; report file, row and field. If Spark cannot read
     the file (FAILFAST: a malformed line), the Python loader reads it to name the line and field."""
     from pyspark.sql import functions as F
@@ -594,7 +602,8 @@ def validate_flat(spark: SparkSession, path: str, df: DataFrame, scope: Scope | 
                 raise StateFileError(f"{path}: {_row_hint(r)}: {exc.message}") from None
             raise StateFileError(f"{path}: {_row_hint(r)}: holds a control character")
         if field_name == "scope":
-            raise StateFileError(f"{path}: {_row_hint(r)}: outside the declared scope {json.dumps(scope.to_json() if scope else None)}")
+            raise StateFileError(f"{path}: {_row_hint(r)}: outside the declared scope "
+                                 f"{json.dumps(scope.to_json() if scope else None)}")
         if field_name == "operation":
             raise StateFileError(f"{path}: {_row_hint(r)}: operation: {shown(r['operation'])} is not an operation of "
                                  f"{shown(r['resource_type'])} resources")

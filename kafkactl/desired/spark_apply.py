@@ -5,15 +5,15 @@ lists the phase's outcome. Planning, sessions and the shared schemas: spark.py."
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+from kafkactl.desired.delivery import ExecutorClients, deliver
 from kafkactl.desired.formats.flat import flat_row
 from kafkactl.desired.plan import PHASES, Plan, shard_filters
+from kafkactl.desired.spark import BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, SparkWatch, session, shard_tasks, tracking
 from kafkactl.desired.state import FLAT_FIELDS
-from kafkactl.desired.delivery import ExecutorClients, deliver
-from kafkactl.desired.spark import (BINDING, PLAN_ROW_SCHEMA, RESULT_SCHEMA, SparkWatch, session, shard_tasks,
-                                   tracking)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -130,7 +130,8 @@ def _apply_partition(rows: Iterator[Any], action: str, where: dict[str, Delivery
             gw = clients[cluster]
             bindings = [b for _, _, b in items]
             if action == "CREATE":
-                outcomes = [("failed", f"{e.message} ({e.name})") if e else ("created", None) for e in gw.create_acls(bindings)]
+                outcomes = [("failed", f"{e.message} ({e.name})") if e else ("created", None)
+                            for e in gw.create_acls(bindings)]
             else:
                 outcomes = [("failed", f"{e.message} ({e.name})") if e else (("deleted" if m else "gone"), None)
                             for m, e in gw.delete_acls([b.to_filter() for b in bindings])]
@@ -201,8 +202,10 @@ def _current_by_broker_df(spark: SparkSession, where: dict[str, Delivery], broke
     """Every shard from each of `brokers` (one task per shard and broker); a broker that cannot be asked gives
     one row with its error instead of its ACLs."""
     (cluster,) = where
-    specs = [(b, int(f.resource_type), int(f.pattern_type), int(f.permission)) for b in brokers for f in shard_filters()]
-    df = spark.createDataFrame(specs, "broker int, rt int, pt int, perm int").repartition(shard_tasks(spark, len(specs)))
+    specs = [(b, int(f.resource_type), int(f.pattern_type), int(f.permission))
+             for b in brokers for f in shard_filters()]
+    df = (spark.createDataFrame(specs, "broker int, rt int, pt int, perm int")
+          .repartition(shard_tasks(spark, len(specs))))
     return df.mapInArrow(lambda batches: _read_broker_shards_arrow(batches, where, cluster), BY_BROKER_SCHEMA)
 
 

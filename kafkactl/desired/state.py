@@ -54,7 +54,8 @@ class Scope:
 
     def contains(self, b: AclBinding) -> bool:
         if self.principals or self.principal_prefixes:
-            if b.principal not in self.principals and not any(b.principal.startswith(p) for p in self.principal_prefixes):
+            if b.principal not in self.principals \
+                    and not any(b.principal.startswith(p) for p in self.principal_prefixes):
                 return False
         if self.resource_prefixes:
             prefixes = self.resource_prefixes.get(b.resource_type)
@@ -72,7 +73,7 @@ class Scope:
             d["resourcePrefixes"] = {TYPE_KEYS[t]: list(p) for t, p in sorted(self.resource_prefixes.items())}
         return d
 
-    def merge(self, other: "Scope", where: str) -> "Scope":
+    def merge(self, other: Scope, where: str) -> Scope:
         """The scope of both, exactly: the files' union, or an error where no one scope is that union.
 
         A scope is a set of principals times a set of resources. Two such products make one product only when
@@ -91,14 +92,15 @@ class Scope:
             return Scope(self.principals, self.principal_prefixes, res)
         if self._resource_key() == other._resource_key():
             return Scope(self.principals | other.principals,
-                         tuple(dict.fromkeys(self.principal_prefixes + other.principal_prefixes)), self.resource_prefixes)
+                         tuple(dict.fromkeys(self.principal_prefixes + other.principal_prefixes)),
+                         self.resource_prefixes)
         raise StateFileError(
             f"{where}: its scope {json.dumps(other.to_json())} and the scope read before it "
             f"{json.dumps(self.to_json())} differ in principals and in resources, so no one scope is their union "
             "(merging them would manage each one's principals on the other's resources): plan them separately, "
             "or give them the same principals or the same resources")
 
-    def within(self, other: "Scope") -> bool:
+    def within(self, other: Scope) -> bool:
         """Every binding this scope holds, `other` holds (judged from the declarations: it may say no when the
         answer is yes, never yes when it is no)."""
         if other.principals or other.principal_prefixes:

@@ -4,8 +4,9 @@ Two of those naming different clusters is an error, never a silent choice."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from kafkactl.errors import UsageError
 from kafkactl.profiles import Profile, Selection, resolve
@@ -50,8 +51,8 @@ def check_choice(contexts: Sequence[str], file_clusters: Sequence[str], flags: S
         named = set(contexts)
         clash = [g for key, g, _ in given if key != "context" or (flags.context and flags.context not in named)]
         if clash:
-            raise UsageError(f"--context {', '.join(dict.fromkeys(contexts))} (the command's) and {' and '.join(clash)} "
-                             "both choose the cluster: leave one out")
+            raise UsageError(f"--context {', '.join(dict.fromkeys(contexts))} (the command's) and "
+                             f"{' and '.join(clash)} both choose the cluster: leave one out")
     elif file_clusters and given:
         only = [g for key, g, value in given if not (key == "context" and set(file_clusters) == {value})]
         if only:

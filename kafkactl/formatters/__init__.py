@@ -8,13 +8,14 @@ the field that holds its rows).
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any, TextIO
 
 from kafkactl.formatters.model import jsonable, table_of
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     table = "table"
     plain = "plain"
     json = "json"
@@ -22,25 +23,25 @@ class OutputFormat(str, Enum):
     csv = "csv"
 
 
-def _render_table(data: Any, out: TextIO, console: Any) -> None:
+def _render_table(data: Any, out: TextIO, console: Any) -> None:  # noqa: ARG001 (the renderers' signature)
     from kafkactl.formatters.table import render_table
 
     render_table(data, console)
 
 
-def _render_plain(data: Any, out: TextIO, console: Any) -> None:
+def _render_plain(data: Any, out: TextIO, console: Any) -> None:  # noqa: ARG001 (the renderers' signature)
     from kafkactl.formatters.text import render_plain
 
     render_plain(table_of(data, vertical=True), out)
 
 
-def _render_csv(data: Any, out: TextIO, console: Any) -> None:
+def _render_csv(data: Any, out: TextIO, console: Any) -> None:  # noqa: ARG001 (the renderers' signature)
     from kafkactl.formatters.text import render_csv
 
     render_csv(table_of(data), out)
 
 
-def _render_json(data: Any, out: TextIO, console: Any) -> None:
+def _render_json(data: Any, out: TextIO, console: Any) -> None:  # noqa: ARG001 (the renderers' signature)
     import orjson
 
     doc = jsonable(data)
@@ -53,7 +54,7 @@ def _render_json(data: Any, out: TextIO, console: Any) -> None:
     out.write(text + "\n")
 
 
-def _render_yaml(data: Any, out: TextIO, console: Any) -> None:
+def _render_yaml(data: Any, out: TextIO, console: Any) -> None:  # noqa: ARG001 (the renderers' signature)
     import yaml
 
     yaml.safe_dump(jsonable(data), out, sort_keys=False, default_flow_style=False, allow_unicode=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from kafkactl.acl.bitfield import AuthorizedOps, supported_columns
 from kafkactl.formatters.model import Tabular

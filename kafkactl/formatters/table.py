@@ -29,7 +29,8 @@ def render_table(data: Any, console: Any) -> None:
         table.add_column(header_label(col), overflow="fold")
     previous: tuple[Any, ...] | None = None
     for row in t.rows:
-        cells: list[str] = ["-" if v is None else _mark(v) if t.checkmarks and isinstance(v, bool) else _fmt(v) for v in row]
+        cells: list[str] = ["-" if v is None else _mark(v) if t.checkmarks and isinstance(v, bool) else _fmt(v)
+                            for v in row]
         if t.group_by:
             group = tuple(row[:t.group_by])
             if previous is not None and group == previous:

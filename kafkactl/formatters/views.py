@@ -7,8 +7,9 @@ pipeline (plain, csv) see instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, TextIO
 
 from kafkactl.formatters import VIEWS, OutputFormat
 
@@ -217,8 +218,9 @@ class PlanLinesView:
     plan: Any
 
 
+# a view's signature: the flag chose the format, and JSON lines need no console
 @view(PlanLinesView)
-def _plan_lines(v: PlanLinesView, fmt: OutputFormat, out: TextIO, console: Any) -> None:
+def _plan_lines(v: PlanLinesView, fmt: OutputFormat, out: TextIO, console: Any) -> None:  # noqa: ARG001
     import json
 
     for r in v.plan.rows():

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from kafkactl.errors import (
     AuthenticationError,
@@ -21,13 +22,28 @@ from kafkactl.errors import (
     UnreachableError,
 )
 from kafkactl.gateway._acls import AclRpcs
-from kafkactl.gateway._base import (AddressFailure, ErrorInfo, Reach, _CodeError, address_failure,
-                                    brokers_not_answering, error_info, protocol_code)
-from kafkactl.gateway.records import (ClusterRecord, GroupRecord, ListedGroup, MemberRecord, NodeRecord,
-                                      PartitionRecord, TopicRecord)
+from kafkactl.gateway._base import (
+    AddressFailure,
+    ErrorInfo,
+    Reach,
+    _CodeError,
+    address_failure,
+    brokers_not_answering,
+    error_info,
+    protocol_code,
+)
 from kafkactl.gateway._configs import ConfigRpcs
 from kafkactl.gateway._describe import DescribeRpcs
 from kafkactl.gateway._kp import KafkaPythonTransport
+from kafkactl.gateway.records import (
+    ClusterRecord,
+    GroupRecord,
+    ListedGroup,
+    MemberRecord,
+    NodeRecord,
+    PartitionRecord,
+    TopicRecord,
+)
 from kafkactl.profiles import Profile
 
 __all__ = ["Gateway", "ErrorInfo", "ClusterRecord", "NodeRecord", "TopicRecord", "PartitionRecord", "ListedGroup",
@@ -70,7 +86,7 @@ def client_certificate_problem(pem_path: str | None) -> str:
             cert = x509.load_pem_x509_certificate(fh.read(1 << 20))
     except (OSError, ValueError):
         return "check the client certificate (ssl.keystore.location or ssl.certificate.location)"
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     subject = cert.subject.rfc4514_string()
     if cert.not_valid_after_utc < now:
         return f"the client certificate {subject} expired on {cert.not_valid_after_utc:%Y-%m-%d %H:%M} UTC"
@@ -303,7 +319,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
                 return
             # error_cb only fires from poll(); that is where SASL failures surface
             self.admin.poll(0)
-            self._raise_fatal_client_error(what)
+            self._raise_fatal_client_error()
             if time.monotonic() >= deadline or self._every_address_refuses():
                 raise self._unreachable(what)
 
@@ -332,7 +348,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         with self._lock:
             return Reach.of(self.profile.bootstrap_servers, self._brokers, self._failures)
 
-    def _raise_fatal_client_error(self, what: str) -> None:
+    def _raise_fatal_client_error(self) -> None:
         with self._lock:
             errors = list(self._client_errors)
         for e in errors:
@@ -360,7 +376,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         return self._reach().every_address_refuses(since - _REFUSED_GRACE_S)
 
     def _unreachable(self, what: str) -> KafkactlError:
-        self._raise_fatal_client_error(what)
+        self._raise_fatal_client_error()
         if self._every_address_refuses():
             with self._lock:
                 since = (self._all_down_at or time.monotonic()) - _REFUSED_GRACE_S
@@ -390,7 +406,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         if isinstance(exc, KafkactlError):
             return exc
         info = error_info(exc)
-        self._raise_fatal_client_error(what)
+        self._raise_fatal_client_error()
         if info.code in _AUTHZ:
             need = f": needs {needs}" if needs else ""
             return NotAuthorizedError(f"{self.who()} is not authorized to {what}{need} ({info.name})")

@@ -4,8 +4,9 @@ shapes into it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ class Reach:
     failures: Mapping[str, AddressFailure]
 
     @classmethod
-    def of(cls, bootstrap: str, brokers: Mapping[int, str], failures: Iterable[AddressFailure]) -> "Reach":
+    def of(cls, bootstrap: str, brokers: Mapping[int, str], failures: Iterable[AddressFailure]) -> Reach:
         latest: dict[str, AddressFailure] = {}
         for f in failures:
             if f.address not in latest or latest[f.address].at <= f.at:

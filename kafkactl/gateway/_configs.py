@@ -8,11 +8,20 @@ quotas, only the protocol classes, which are used as they are).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from kafkactl.gateway.configtypes import (BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP, OPS,
-                                    SOURCES, TOPIC, ListConfigResourcesError)
+from kafkactl.gateway.configtypes import (
+    BROKER,
+    BROKER_LOGGER,
+    CLIENT_METRICS,
+    GROUP,
+    OPS,
+    SOURCES,
+    TOPIC,
+    ListConfigResourcesError,
+)
 
 if TYPE_CHECKING:
     from kafkactl.gateway._host import GatewayHost as _Host
@@ -52,15 +61,16 @@ class ConfigRpcs(_Host):
                 and (sources is None or r[0] == BROKER)]
         # librdkafka takes one BROKER resource per call (_CONFLICT otherwise), the others together
         brokers = [r for r in ours if r[0] == BROKER]
-        for batch in [[r] for r in brokers] + ([[r for r in ours if r[0] != BROKER]] if len(ours) > len(brokers) else []):
-            out.update(self._describe_configs_confluent(batch, synonyms, sources))
+        for batch in [[r] for r in brokers] + ([[r for r in ours if r[0] != BROKER]]
+                                               if len(ours) > len(brokers) else []):
+            out.update(self._describe_configs_confluent(batch, sources))
         taken = set(ours)
         theirs = [r for r in resources if r not in taken]
         if theirs:
             out.update(self._describe_configs_kp(theirs, synonyms, sources))
         return out
 
-    def _describe_configs_confluent(self, resources: Sequence[tuple[int, str]], synonyms: bool,
+    def _describe_configs_confluent(self, resources: Sequence[tuple[int, str]],
                                     sources: Callable[[int, str], set[str] | None] | None = None
                                     ) -> dict[tuple[int, str], list[RawConfig] | Exception]:
         from confluent_kafka.admin import ConfigResource, ResourceType
@@ -236,14 +246,19 @@ class ConfigRpcs(_Host):
     def alter_scram(self, upserts: Sequence[tuple[str, str, int, Secret]], deletes: Sequence[tuple[str, str]]
                     ) -> dict[str, Exception | None]:
         """upserts: (user, mechanism, iterations, Secret password); deletes: (user, mechanism)."""
-        from confluent_kafka.admin import (ScramCredentialInfo, ScramMechanism, UserScramCredentialDeletion,
-                                           UserScramCredentialUpsertion)
+        from confluent_kafka.admin import (
+            ScramCredentialInfo,
+            ScramMechanism,
+            UserScramCredentialDeletion,
+            UserScramCredentialUpsertion,
+        )
 
         def mech(m: str) -> Any:
             return getattr(ScramMechanism, m.replace("-", "_"))
 
-        alterations: list[Any] = [UserScramCredentialUpsertion(u, ScramCredentialInfo(mech(m), it), pw.reveal().encode())
-                       for u, m, it, pw in upserts]
+        alterations: list[Any] = [UserScramCredentialUpsertion(u, ScramCredentialInfo(mech(m), it),
+                                                               pw.reveal().encode())
+                                  for u, m, it, pw in upserts]
         alterations += [UserScramCredentialDeletion(u, mech(m)) for u, m in deletes]
         out: dict[str, Exception | None] = {}
         # the broker refuses two alterations of one user in one request (DUPLICATE_RESOURCE): one each
@@ -272,7 +287,8 @@ class ConfigRpcs(_Host):
             raise self.code_error(resp.error_code, resp.error_message, "describe client quotas",
                                   needs="DescribeConfigs on the Cluster")
         order = {"user": 0, "client-id": 1, "ip": 2}
-        return [(tuple(sorted(((e.entity_type, e.entity_name) for e in entry.entity), key=lambda x: order.get(x[0], 9))),
+        return [(tuple(sorted(((e.entity_type, e.entity_name) for e in entry.entity),
+                              key=lambda x: order.get(x[0], 9))),
                  {v.key: v.value for v in entry.values}) for entry in resp.entries or []]
 
     def alter_quotas_many(self, entries: Sequence[tuple[Sequence[tuple[str, str | None]],

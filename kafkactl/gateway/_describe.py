@@ -10,7 +10,8 @@ always includes Describe, so librdkafka's None there can only mean "not supplied
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from kafkactl.gateway._base import ErrorInfo
 from kafkactl.gateway.records import GroupRecord, ListedGroup, MemberRecord

@@ -4,7 +4,8 @@ the parts' bodies against these signatures, and the Gateway's own definitions ag
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 from kafkactl.errors import KafkactlError
 from kafkactl.profiles import Profile

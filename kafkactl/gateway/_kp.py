@@ -4,7 +4,8 @@ means no answer came. Mixed into Gateway, which provides `kafka_python` and `_tr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kafkactl.gateway._host import GatewayHost as _Host

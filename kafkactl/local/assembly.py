@@ -85,7 +85,8 @@ def _assemble(version: str, artifact: str | tuple[str, ...], home: Path) -> Path
     libs = home / "libs"
     stamp = home / ".complete"
     artifacts = (artifact,) if isinstance(artifact, str) else artifact
-    dependencies = "".join(f"    <dependency>\n      <groupId>org.apache.kafka</groupId>\n      <artifactId>{a}</artifactId>\n"
+    dependencies = "".join("    <dependency>\n      <groupId>org.apache.kafka</groupId>\n"
+                           f"      <artifactId>{a}</artifactId>\n"
                            f"      <version>{version}</version>\n    </dependency>\n" for a in artifacts)
     pom = _POM.format(kafka=version, dependencies=dependencies, log4j=LOG4J_VERSION)
     fingerprint = hashlib.sha256(pom.encode()).hexdigest()[:16]

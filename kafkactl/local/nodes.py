@@ -77,7 +77,7 @@ class SandboxState:
     keystore_password: str | None = field(default=None, repr=False)  # the brokers' PKCS12 keystore (--tls)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "SandboxState":
+    def from_json(cls, data: dict[str, Any]) -> SandboxState:
         data = dict(data)
         if "nodes" not in data:  # written before several nodes: one combined node
             data["nodes"] = [{"node_id": 1, "roles": "broker,controller", "port": data.pop("broker_port"),
@@ -309,7 +309,7 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
     return "\n".join([*lines, ""])
 
 
-def render_client_properties(user: str, password: str, tls: "TlsFiles | None" = None) -> str:
+def render_client_properties(user: str, password: str, tls: TlsFiles | None = None) -> str:
     """kafka-*.sh --command-config for one sandbox user: SASL_PLAINTEXT, or SASL_SSL when given the TLS files."""
     lines = ["# kafka-*.sh --command-config for the kafkactl sandbox user " + user,
              f"security.protocol={'SASL_SSL' if tls else 'SASL_PLAINTEXT'}",
@@ -321,7 +321,7 @@ def render_client_properties(user: str, password: str, tls: "TlsFiles | None" = 
     return "\n".join([*lines, ""])
 
 
-def render_mtls_properties(identity: str, tls: "TlsFiles") -> str:
+def render_mtls_properties(identity: str, tls: TlsFiles) -> str:
     """kafka-*.sh --command-config for a client certificate (the SSL listener): PEM keystore and truststore."""
     return "\n".join([
         f"# kafka-*.sh --command-config for the kafkactl sandbox certificate {identity}",

@@ -13,18 +13,31 @@ import secrets
 import shutil
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 from kafkactl.errors import SandboxError, UsageError
 from kafkactl.local.assembly import KAFKA_VERSION, check_version, ensure_kafka, java_command
-from kafkactl.local.nodes import (CONTROLLER_COUNTS, HEAPS, LOG4J2, MAX_BROKERS, SUPER_USER, USERS, NodeState,
-                                  SandboxState, format_arguments, new_uuid, plan_nodes, render_client_properties,
-                                  render_server_properties)
+from kafkactl.local.nodes import (
+    CLIENT_MECHANISM,
+    CONTROLLER_COUNTS,
+    HEAPS,
+    LOG4J2,
+    MAX_BROKERS,
+    SUPER_USER,
+    USERS,
+    NodeState,
+    SandboxState,
+    format_arguments,
+    new_uuid,
+    plan_nodes,
+    render_client_properties,
+    render_mtls_properties,
+    render_server_properties,
+)
 from kafkactl.local.process import HOST, argfile_line, free_port, is_ours, pid_alive, port_free, stop
-from kafkactl.local.nodes import CLIENT_MECHANISM, render_mtls_properties
 from kafkactl.local.tls import TlsFiles
 from kafkactl.profiles import Context, ContextStore
 
@@ -52,7 +65,8 @@ class NodeStatus:
 
     def cell(self) -> str:
         """One node in a table or plain cell (JSON and YAML get the fields)."""
-        return f"{self.roles.replace(',', '+')} {self.node_id} at {self.address} ({'running' if self.running else 'stopped'})"
+        return (f"{self.roles.replace(',', '+')} {self.node_id} at {self.address} "
+                f"({'running' if self.running else 'stopped'})")
 
 
 @dataclass(frozen=True)
@@ -188,7 +202,7 @@ class Sandbox:
                 n.pid = self._spawn(libs, n, state)
             self._save_state(state)
             bound_by = time.monotonic() + 60
-            while not self._bound(state, stopped) and time.monotonic() < bound_by:
+            while not self._bound(stopped) and time.monotonic() < bound_by:
                 time.sleep(0.1)
         self._wait_ready(state, ready_probe, timeout, started)
         self._write_contexts(state)
@@ -223,7 +237,7 @@ class Sandbox:
             self._write_configs(state)
         return state, stopped
 
-    def _bound(self, state: SandboxState, nodes: list[NodeState]) -> bool:
+    def _bound(self, nodes: list[NodeState]) -> bool:
         """Whether each of `nodes` listens on all its ports (or has exited: _wait_ready says why)."""
         return all(not pid_alive(n.pid or 0) or not any(port_free(p) for p in n.ports) for n in nodes)
 

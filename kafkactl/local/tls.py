@@ -81,11 +81,12 @@ def make_material(files: TlsFiles, identities: tuple[str, ...], keystore_passwor
         # RFC 4514 writes the last RDN first: build it reversed so the DN reads as given
         return x509.Name([x509.NameAttribute(oids[k], v) for k, v in reversed(attributes)])
 
-    now = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=5)
+    now = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=5)
     until = now + datetime.timedelta(days=DAYS)
 
     def certificate(subject: x509.Name, key: ec.EllipticCurvePrivateKey, issuer: x509.Name,
-                    issuer_key: ec.EllipticCurvePrivateKey, *extensions: tuple[x509.ExtensionType, bool]) -> x509.Certificate:
+                    issuer_key: ec.EllipticCurvePrivateKey,
+                    *extensions: tuple[x509.ExtensionType, bool]) -> x509.Certificate:
         builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(key.public_key())
                    .serial_number(x509.random_serial_number()).not_valid_before(now).not_valid_after(until))
         for ext, critical in extensions:

@@ -12,7 +12,8 @@ with Java's X500Principal.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from kafkactl.errors import UsageError
 

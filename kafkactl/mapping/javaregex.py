@@ -75,33 +75,7 @@ def expand(replacement: str, m: re.Match[str], pattern: JavaPattern) -> str:
             out.append(replacement[i])
             i += 1
         elif c == "$":
-            i += 1
-            if i == n:
-                raise ValueError("Illegal group reference: group index is missing")
-            if replacement[i] == "{":
-                i += 1
-                start = i
-                while i < n and replacement[i].isascii() and replacement[i].isalnum():
-                    i += 1
-                name = replacement[start:i]
-                if not name:
-                    raise ValueError("named capturing group has 0 length name")
-                if i == n or replacement[i] != "}":
-                    raise ValueError("named capturing group is missing trailing '}'")
-                if name[0].isdigit():
-                    raise ValueError(f"capturing group name {{{name}}} starts with digit character")
-                if name not in pattern.names:
-                    raise ValueError(f"No group with name {{{name}}}")
-                ref = pattern.names[name]
-                i += 1
-            else:
-                if not "0" <= replacement[i] <= "9":
-                    raise ValueError("Illegal group reference")
-                ref = int(replacement[i])
-                i += 1
-                while i < n and "0" <= replacement[i] <= "9" and ref * 10 + int(replacement[i]) <= pattern.groups:
-                    ref = ref * 10 + int(replacement[i])
-                    i += 1
+            ref, i = _group_reference(replacement, i + 1, pattern)
             if ref > pattern.groups:
                 raise IndexError(f"No group {ref}")
             value = m.group(ref)
@@ -111,6 +85,42 @@ def expand(replacement: str, m: re.Match[str], pattern: JavaPattern) -> str:
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def _group_reference(replacement: str, i: int, pattern: JavaPattern) -> tuple[int, int]:
+    """After a `$` (at `i`): the group it refers to, ${name} or a number (its digits while they make a group),
+    and where the replacement goes on."""
+    n = len(replacement)
+    if i == n:
+        raise ValueError("Illegal group reference: group index is missing")
+    if replacement[i] == "{":
+        return _named_group(replacement, i + 1, pattern)
+    if not "0" <= replacement[i] <= "9":
+        raise ValueError("Illegal group reference")
+    ref = int(replacement[i])
+    i += 1
+    while i < n and "0" <= replacement[i] <= "9" and ref * 10 + int(replacement[i]) <= pattern.groups:
+        ref = ref * 10 + int(replacement[i])
+        i += 1
+    return ref, i
+
+
+def _named_group(replacement: str, i: int, pattern: JavaPattern) -> tuple[int, int]:
+    """After `${` (at `i`): the named group's number, and where the replacement goes on after the `}`."""
+    n = len(replacement)
+    start = i
+    while i < n and replacement[i].isascii() and replacement[i].isalnum():
+        i += 1
+    name = replacement[start:i]
+    if not name:
+        raise ValueError("named capturing group has 0 length name")
+    if i == n or replacement[i] != "}":
+        raise ValueError("named capturing group is missing trailing '}'")
+    if name[0].isdigit():
+        raise ValueError(f"capturing group name {{{name}}} starts with digit character")
+    if name not in pattern.names:
+        raise ValueError(f"No group with name {{{name}}}")
+    return pattern.names[name], i + 1
 
 
 def compile_java(source: str) -> JavaPattern:
@@ -258,7 +268,7 @@ class _Translator:
                 for ch in quoted:  # each character an atom of its own, as Java reads it
                     self.atom(re.escape(ch))
             return
-        literal = self.escaped_char(in_class=False)
+        literal = self.escaped_char()
         if literal is not None:
             self.atom(re.escape(literal))
             return
@@ -280,7 +290,7 @@ class _Translator:
         else:
             raise JavaPatternError("Illegal/unsupported escape sequence")
 
-    def escaped_char(self, in_class: bool) -> str | None:
+    def escaped_char(self) -> str | None:
         """After a backslash: the literal character it escapes, or None for a class or an anchor (not consumed)."""
         c = self.peek()
         if not c.isalnum() or not c.isascii():
@@ -343,37 +353,17 @@ class _Translator:
                 raise Unsupported("not reproduced by kafkactl's preview (class union or intersection)")
             if c == "\\":
                 self.i += 1
-                if self.peek() == "Q":
-                    raise Unsupported("not reproduced by kafkactl's preview (\\Q inside a class)")
-                literal = self.escaped_char(in_class=True)
-                if literal is None:
-                    k = self.peek()
-                    self.i += 1
-                    if k in ("d", "s", "w", "h", "v"):
-                        members.append(("", _CLASSES[k]))
-                        continue
-                    if k in ("D", "S", "W", "H", "V", "p", "P", "R", "X", "N", "b", "B", "G", "Q", "k"):
-                        raise Unsupported(f"not reproduced by kafkactl's preview (\\{k} inside a class)")
-                    raise JavaPatternError("Illegal/unsupported escape sequence")
-                char = literal
+                char, shorthand = self.class_escape()
+                if shorthand is not None:
+                    members.append(("", shorthand))
+                    continue
             else:
                 self.i += 1
                 char = c
             # a range: char - char (a `-` before `]` is literal)
             if self.peek() == "-" and self.peek(1) not in ("]", ""):
                 self.i += 1
-                if self.peek() == "[":
-                    raise Unsupported("not reproduced by kafkactl's preview (class union)")
-                if self.peek() == "\\":
-                    self.i += 1
-                    high = self.escaped_char(in_class=True)
-                    if high is None:
-                        raise JavaPatternError("Illegal character range")
-                else:
-                    high = self.peek()
-                    self.i += 1
-                if ord(high) < ord(char):
-                    raise JavaPatternError("Illegal character range")
+                high = self.range_end(char)
                 members.append((char, f"{_class_char(char)}-{_class_char(high)}"))
                 continue
             members.append((char, None))
@@ -381,6 +371,37 @@ class _Translator:
             parts.append(spec if spec is not None else _class_char(char))
         body = "".join(parts)
         return f"[{'^' if negate else ''}{body}]" if body else ("[^\\s\\S]" if not negate else "[\\s\\S]")
+
+    def class_escape(self) -> tuple[str, str | None]:
+        """After a backslash in a class: (the literal character it escapes, None), or ("", a shorthand class)."""
+        if self.peek() == "Q":
+            raise Unsupported("not reproduced by kafkactl's preview (\\Q inside a class)")
+        literal = self.escaped_char()
+        if literal is not None:
+            return literal, None
+        k = self.peek()
+        self.i += 1
+        if k in ("d", "s", "w", "h", "v"):
+            return "", _CLASSES[k]
+        if k in ("D", "S", "W", "H", "V", "p", "P", "R", "X", "N", "b", "B", "G", "Q", "k"):
+            raise Unsupported(f"not reproduced by kafkactl's preview (\\{k} inside a class)")
+        raise JavaPatternError("Illegal/unsupported escape sequence")
+
+    def range_end(self, low: str) -> str:
+        """After a range's `-` in a class: its last character, which may not come before `low`."""
+        if self.peek() == "[":
+            raise Unsupported("not reproduced by kafkactl's preview (class union)")
+        if self.peek() == "\\":
+            self.i += 1
+            high = self.escaped_char()
+            if high is None:
+                raise JavaPatternError("Illegal character range")
+        else:
+            high = self.peek()
+            self.i += 1
+        if ord(high) < ord(low):
+            raise JavaPatternError("Illegal character range")
+        return high
 
 
 def _class_char(c: str) -> str:

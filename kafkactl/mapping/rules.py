@@ -10,8 +10,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kafkactl.mapping.javaregex import (DOLLAR, DOT, SPACE, JavaPattern, JavaPatternError, Unsupported, compile_java,
-                                        java_lower, java_upper)
+from kafkactl.mapping.javaregex import (
+    DOLLAR,
+    DOT,
+    SPACE,
+    JavaPattern,
+    JavaPatternError,
+    Unsupported,
+    compile_java,
+    java_lower,
+    java_upper,
+)
 
 _WS = f"[{re.escape(SPACE)}]"
 # SslPrincipalMapper's grammar, in Python with Java's `.`, `\s` and `$`
@@ -198,7 +207,8 @@ class KerberosRule:
         result = None
         if self.default:
             if self.default_realm is None:
-                raise NeedsDefaultRealm("the DEFAULT rule maps a name only in the brokers' default realm: give it with --default-realm")
+                raise NeedsDefaultRealm("the DEFAULT rule maps a name only in the brokers' default realm: give it "
+                                        "with --default-realm")
             if self.default_realm == params[0]:
                 result = params[1]
         elif len(params) - 1 == self.components:

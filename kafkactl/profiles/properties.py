@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from kafkactl.errors import ConfigError, MissingFileError
 from kafkactl.redact import Secret
@@ -79,70 +80,71 @@ def parse_jaas(text: str, source: str = "--command-config") -> JaasConfig:
     """
     where = f"{source}: the sasl.jaas.config value"
     s = text.strip()
-    pos = 0
     n = len(s)
-
-    def skip_ws() -> None:
-        nonlocal pos
-        while pos < n and s[pos].isspace():
-            pos += 1
-
-    def word() -> str:
-        nonlocal pos
-        start = pos
-        while pos < n and not s[pos].isspace() and s[pos] not in "=;":
-            pos += 1
-        return s[start:pos]
-
-    skip_ws()
-    module = word()
-    skip_ws()
-    flag = word()
+    module, pos = _word(s, _skip_ws(s, 0))
+    flag, pos = _word(s, _skip_ws(s, pos))
     if not module:
-        raise ConfigError(f"{where} is empty; expected '<LoginModule class> required username=\"...\" password=\"...\";'")
+        raise ConfigError(f"{where} is empty; expected '<LoginModule class> required "
+                          "username=\"...\" password=\"...\";'")
     if flag.lower() not in ("required", "requisite", "sufficient", "optional"):
         raise ConfigError(f"{where} lacks the control flag after the login module (required, requisite, sufficient "
                           "or optional)")
     options: dict[str, str] = {}
     last = None
     while True:
-        skip_ws()
+        pos = _skip_ws(s, pos)
         if pos >= n:
             raise ConfigError(f"{where} is not terminated by ';'")
         if s[pos] == ";":
             break
-        key = word()
-        skip_ws()
+        key, pos = _word(s, pos)
+        pos = _skip_ws(s, pos)
         if not key or pos >= n or s[pos] != "=":
             after = f"after {last}" if last else "in its first option"
             raise ConfigError(f"{where} is malformed {after}: expected key=value (quote a value that holds spaces)")
         named = _option_named(key, options)
-        pos += 1
-        skip_ws()
-        if pos < n and s[pos] in "\"'":
-            quote = s[pos]
-            pos += 1
-            buf = []
-            while pos < n and s[pos] != quote:
-                if s[pos] == "\\" and pos + 1 < n:
-                    pos += 1
-                buf.append(s[pos])
-                pos += 1
-            if pos >= n:
-                raise ConfigError(f"{where} has an unterminated quote in {named}")
-            pos += 1
-            value = "".join(buf)
-        else:
-            value = word()
-            if not value:
-                raise ConfigError(f"{where} has no value for {named}")
-        options[key] = value
+        options[key], pos = _value(s, _skip_ws(s, pos + 1), where, named)
         last = named
-    pos += 1
-    skip_ws()
+    pos = _skip_ws(s, pos + 1)
     if pos < n:  # Kafka takes exactly one login module, and nothing after its ';'
         raise ConfigError(f"{where} has text after its ';' (one login module, ended by ';')")
     return JaasConfig(module=module, flag=flag.lower(), options=options)
+
+
+def _skip_ws(s: str, pos: int) -> int:
+    while pos < len(s) and s[pos].isspace():
+        pos += 1
+    return pos
+
+
+def _word(s: str, pos: int) -> tuple[str, int]:
+    """The word at `pos` (up to a space, '=' or ';'), and the position after it."""
+    start = pos
+    while pos < len(s) and not s[pos].isspace() and s[pos] not in "=;":
+        pos += 1
+    return s[start:pos], pos
+
+
+def _value(s: str, pos: int, where: str, named: str) -> tuple[str, int]:
+    """The option value at `pos`, double- or single-quoted (with backslash escapes) or a bare word, and the
+    position after it."""
+    n = len(s)
+    if pos < n and s[pos] in "\"'":
+        quote = s[pos]
+        pos += 1
+        buf = []
+        while pos < n and s[pos] != quote:
+            if s[pos] == "\\" and pos + 1 < n:
+                pos += 1
+            buf.append(s[pos])
+            pos += 1
+        if pos >= n:
+            raise ConfigError(f"{where} has an unterminated quote in {named}")
+        return "".join(buf), pos + 1
+    value, pos = _word(s, pos)
+    if not value:
+        raise ConfigError(f"{where} has no value for {named}")
+    return value, pos
 
 
 def _option_named(key: str, before: Mapping[str, str]) -> str:
@@ -179,11 +181,7 @@ def _ssl_stores(props: Mapping[str, str]) -> dict[str, Any]:
 
 def settings_from_properties(props: Mapping[str, str], source: str = "--command-config") -> dict[str, Any]:
     """Turn kafka-*.sh client properties (or librdkafka-style equivalents) into Profile fields."""
-    for key, value in props.items():
-        # bytes that are not UTF-8 (Python keeps them as lone surrogates) would be written to the contexts file
-        # as text no reader takes back, and sent to the broker as something else: refused, the value not shown
-        if any("\ud800" <= c <= "\udfff" for c in key + value):
-            raise ConfigError(f"{source}: the value of {key.encode('utf-8', 'replace').decode()} is not UTF-8 text")
+    _refuse_non_utf8(props, source)
     out: dict[str, Any] = {}
     if "bootstrap.servers" in props:
         out["bootstrap_servers"] = props["bootstrap.servers"].strip()
@@ -195,28 +193,56 @@ def settings_from_properties(props: Mapping[str, str], source: str = "--command-
     if "sasl.mechanism" in props or "sasl.mechanisms" in props:
         mech = (props.get("sasl.mechanism") or props.get("sasl.mechanisms", "")).strip().upper()
         if mech not in SASL_MECHANISMS:
-            raise ConfigError(f"{source}: sasl.mechanism {mech} is not supported (use one of {', '.join(SASL_MECHANISMS)})")
+            raise ConfigError(f"{source}: sasl.mechanism {mech} is not supported (use one of "
+                              f"{', '.join(SASL_MECHANISMS)})")
         out["sasl_mechanism"] = mech
     if props.get("sasl.jaas.config"):
-        jaas = parse_jaas(props["sasl.jaas.config"], source)
-        family = _LOGIN_MODULES.get(jaas.module)
-        if family is None:
-            if not _CLASS_NAME.fullmatch(jaas.module):  # then it may be a password that lost its option
-                raise ConfigError(f"{source}: in sasl.jaas.config the login module is not a Java class name (not "
-                                  "repeated; PlainLoginModule and ScramLoginModule are supported)")
-            raise ConfigError(f"{source}: sasl.jaas.config login module {jaas.module} is not supported "
-                              "(PlainLoginModule and ScramLoginModule are)")
-        if "username" not in jaas.options or "password" not in jaas.options:
-            raise ConfigError(f"{source}: sasl.jaas.config needs both username and password options")
-        out["username"] = jaas.options["username"]
-        out["password"] = Secret(jaas.options["password"])
-        chosen: str | None = out.get("sasl_mechanism")
-        if chosen and not chosen.startswith(family):
-            raise ConfigError(f"{source}: sasl.mechanism {chosen} does not match the {jaas.module.rsplit('.', 1)[-1]} in sasl.jaas.config")
+        out["username"], out["password"] = _jaas_credentials(props["sasl.jaas.config"], source,
+                                                             out.get("sasl_mechanism"))
     if props.get("sasl.username"):
         out["username"] = props["sasl.username"]
     if props.get("sasl.password"):
         out["password"] = Secret(props["sasl.password"])
+    out.update(_ssl_settings(props))
+    if props.get("client.id"):
+        from kafkactl.limits import check_string
+
+        out["client_id"] = check_string(props["client.id"], f"{source}: client.id")  # every request header holds it
+    if out.get("username") and "sasl_mechanism" not in out:
+        out["sasl_mechanism"] = "PLAIN"  # the Java client's default is GSSAPI, which needs no password
+    return out
+
+
+def _refuse_non_utf8(props: Mapping[str, str], source: str) -> None:
+    for key, value in props.items():
+        # bytes that are not UTF-8 (Python keeps them as lone surrogates) would be written to the contexts file
+        # as text no reader takes back, and sent to the broker as something else: refused, the value not shown
+        if any("\ud800" <= c <= "\udfff" for c in key + value):
+            raise ConfigError(f"{source}: the value of {key.encode('utf-8', 'replace').decode()} is not UTF-8 text")
+
+
+def _jaas_credentials(text: str, source: str, chosen: str | None) -> tuple[str, Secret]:
+    """The username and password of sasl.jaas.config, whose login module must be one of the sasl.mechanism
+    `chosen` (if any)."""
+    jaas = parse_jaas(text, source)
+    family = _LOGIN_MODULES.get(jaas.module)
+    if family is None:
+        if not _CLASS_NAME.fullmatch(jaas.module):  # then it may be a password that lost its option
+            raise ConfigError(f"{source}: in sasl.jaas.config the login module is not a Java class name (not "
+                              "repeated; PlainLoginModule and ScramLoginModule are supported)")
+        raise ConfigError(f"{source}: sasl.jaas.config login module {jaas.module} is not supported "
+                          "(PlainLoginModule and ScramLoginModule are)")
+    if "username" not in jaas.options or "password" not in jaas.options:
+        raise ConfigError(f"{source}: sasl.jaas.config needs both username and password options")
+    if chosen and not chosen.startswith(family):
+        raise ConfigError(f"{source}: sasl.mechanism {chosen} does not match the "
+                          f"{jaas.module.rsplit('.', 1)[-1]} in sasl.jaas.config")
+    return jaas.options["username"], Secret(jaas.options["password"])
+
+
+def _ssl_settings(props: Mapping[str, str]) -> dict[str, Any]:
+    """The TLS files and key password, and whether the host name is checked."""
+    out: dict[str, Any] = {}
     if props.get("ssl.key.password"):
         out["ssl_key_password"] = Secret(props["ssl.key.password"])
     if props.get("ssl.ca.location"):
@@ -228,12 +254,6 @@ def settings_from_properties(props: Mapping[str, str], source: str = "--command-
         out["ssl_keyfile"] = props["ssl.key.location"]
     if props.get("ssl.endpoint.identification.algorithm", "https").strip() == "":
         out["ssl_check_hostname"] = False
-    if props.get("client.id"):
-        from kafkactl.limits import check_string
-
-        out["client_id"] = check_string(props["client.id"], f"{source}: client.id")  # every request header holds it
-    if out.get("username") and "sasl_mechanism" not in out:
-        out["sasl_mechanism"] = "PLAIN"  # the Java client's default is GSSAPI, which needs no password
     return out
 
 

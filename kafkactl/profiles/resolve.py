@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from kafkactl.errors import ConfigError
-from kafkactl.redact import Secret
 from kafkactl.profiles.properties import read_properties_file, settings_from_properties
 from kafkactl.profiles.store import Context, ContextStore
+from kafkactl.redact import Secret
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -169,7 +170,8 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
         settings.update(settings_from_properties(read_properties_file(sel.command_config),
                                                  f"--command-config {sel.command_config}"))
     if sel.bootstrap_servers is None and settings.get("bootstrap_servers"):
-        settings["bootstrap_servers"] = parse_bootstrap(settings["bootstrap_servers"], f"context {ctx_name}: bootstrap-servers")
+        settings["bootstrap_servers"] = parse_bootstrap(settings["bootstrap_servers"],
+                                                        f"context {ctx_name}: bootstrap-servers")
     elif sel.bootstrap_servers is not None:
         source = "-b/--bootstrap-server" if flags.bootstrap_servers is not None else "KAFKACTL_BOOTSTRAP_SERVERS"
         settings["bootstrap_servers"] = parse_bootstrap(sel.bootstrap_servers, source)
@@ -181,7 +183,8 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
             "no cluster selected: give -b/--bootstrap-server, set KAFKACTL_BOOTSTRAP_SERVERS, "
             "or pick a context (kafkactl context use NAME; kafkactl local up creates local-admin)")
     if settings.get("security_protocol", "PLAINTEXT").startswith("SASL_") and not settings.get("username"):
-        raise ConfigError("SASL is configured but no username/password was given (sasl.jaas.config or sasl.username/sasl.password)")
+        raise ConfigError("SASL is configured but no username/password was given (sasl.jaas.config or "
+                          "sasl.username/sasl.password)")
     if settings.get("username") and "security_protocol" not in settings:
         settings["security_protocol"] = "SASL_PLAINTEXT"
     if sel.timeout is not None:

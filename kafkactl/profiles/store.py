@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from kafkactl.errors import ConfigError, NotFoundError
-from kafkactl.results import API_VERSION
 from kafkactl.profiles.properties import not_utf8, settings_from_properties
+from kafkactl.results import API_VERSION
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*$")
 
@@ -52,7 +52,7 @@ class Context:
         return d
 
     @classmethod
-    def from_yaml(cls, name: str, d: Any, path: Path) -> "Context":
+    def from_yaml(cls, name: str, d: Any, path: Path) -> Context:
         if not isinstance(d, dict):
             raise ConfigError(f"{path}: context {name!r} must be a mapping")
         known = {"bootstrap-servers", "command-config", "properties", "super-users",
@@ -82,7 +82,7 @@ class ContextStore:
     warnings: list[str] = field(default_factory=list)
 
     @classmethod
-    def load(cls, path: Path | None = None) -> "ContextStore":
+    def load(cls, path: Path | None = None) -> ContextStore:
         path = path or contexts_path()
         store = cls(path=path)
         if not path.exists():

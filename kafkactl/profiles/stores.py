@@ -16,11 +16,12 @@ is a one-line error naming the key and the file, never a password.
 from __future__ import annotations
 
 import os
-import stat
 import secrets
+import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from kafkactl.errors import ConfigError, MissingFileError
 from kafkactl.redact import Secret
@@ -116,8 +117,8 @@ def pem_from_store(props: Mapping[str, str], kind: str) -> PemMaterial | None:
     return PemMaterial(certfile=str(path), key_password=Secret(fresh))
 
 
-def _read_pkcs12(data: bytes, found: str, kind: str, location: str, password: str | None,
-                 key_password: str | None) -> tuple[list[Any], Any]:
+def _read_pkcs12(data: bytes, found: str,  # noqa: ARG001 (called alike with _read_jks)
+                 kind: str, location: str, password: str | None, key_password: str | None) -> tuple[list[Any], Any]:
     from cryptography.hazmat.primitives.serialization import pkcs12
 
     tried: list[str | None] = [p for p in dict.fromkeys((password, key_password)) if p is not None] or [None]
@@ -134,7 +135,8 @@ def _read_pkcs12(data: bytes, found: str, kind: str, location: str, password: st
                               "ssl.truststore.password")
         raise ConfigError(f"ssl.{kind}.location {location}: the PKCS12 store cannot be read with the given "
                           f"ssl.{kind}.password (wrong password, or not a PKCS12 store)")
-    certs = ([store.cert.certificate] if store.cert is not None else []) + [c.certificate for c in store.additional_certs]
+    certs = (([store.cert.certificate] if store.cert is not None else [])
+             + [c.certificate for c in store.additional_certs])
     return certs, store.key
 
 
@@ -151,13 +153,15 @@ def _read_jks(data: bytes, found: str, kind: str, location: str, password: str |
                           "integrity check failed)") from None
     except (jks.util.BadKeystoreFormatException, jks.util.UnsupportedKeystoreVersionException,
             jks.util.DuplicateAliasException, ValueError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"ssl.{kind}.location {location}: a damaged {found} store ({exc.__class__.__name__})") from None
+        raise ConfigError(f"ssl.{kind}.location {location}: a damaged {found} store "
+                          f"({exc.__class__.__name__})") from None
 
     def cert(der: bytes) -> Any:
         try:
             return x509.load_der_x509_certificate(der)
         except ValueError:
-            raise ConfigError(f"ssl.{kind}.location {location}: a certificate in the {found} store is damaged") from None
+            raise ConfigError(f"ssl.{kind}.location {location}: a certificate in the "
+                              f"{found} store is damaged") from None
 
     if kind == "truststore":
         # Java's TrustManager trusts every certificate entry (and the chains' certificates of key entries)
@@ -184,7 +188,8 @@ def _read_jks(data: bytes, found: str, kind: str, location: str, password: str |
     try:
         key = load_der_private_key(entry.pkey_pkcs8, password=None)
     except (ValueError, TypeError):
-        raise ConfigError(f"ssl.keystore.location {location}: the key {alias!r} is not a key kafkactl can use") from None
+        raise ConfigError(f"ssl.keystore.location {location}: the key {alias!r} is not a "
+                          "key kafkactl can use") from None
     return [cert(der) for _, der in entry.cert_chain], key
 
 

@@ -74,7 +74,8 @@ def test_bad_input_is_refused_before_anything(tmp_path):
 
 
 def test_who_can_names_grants_blocks_and_everyone_else(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # no current context lends its super users (run after a sandbox)
+    # no current context lends its super users (run after a sandbox)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     rows = ACLS + [
         {"resource_type": "TOPIC", "resource_name": "orders.eu", "pattern_type": "LITERAL", "principal": "User:*",
          "host": "*", "operation": "DESCRIBE", "permission": "ALLOW"},

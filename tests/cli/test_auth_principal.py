@@ -44,7 +44,7 @@ def test_a_certificate_file_is_read_for_its_subject(tmp_path):
     subject = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Corp, Inc"),
                          x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, "eng"),
                          x509.NameAttribute(NameOID.COMMON_NAME, "Bob")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
             .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
             .sign(key, hashes.SHA256()))

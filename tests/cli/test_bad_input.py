@@ -41,7 +41,7 @@ def test_bad_bootstrap_addresses(value, named):
     assert r.stderr.count("\n") == 1
 
 
-def test_bootstrap_from_the_environment_is_checked_and_named(monkeypatch):
+def test_bootstrap_from_the_environment_is_checked_and_named():
     r = run("topics", "list", env={"KAFKACTL_BOOTSTRAP_SERVERS": "kafka:70000"})
     assert r.exit_code == 2 and "KAFKACTL_BOOTSTRAP_SERVERS 'kafka:70000'" in r.stderr, r.output
 
@@ -80,7 +80,8 @@ def test_plan_detailed_exitcode_reports_every_error_as_1(closed, argv):
     assert run("-b", closed, *plain).exit_code in (2, 7)
 
 
-@pytest.mark.parametrize("argv", [["-b", "127.0.0.1:9092\x00", "topics", "list"], ["acls", "plan", "state.yaml", "--scope", "\x00"],
+@pytest.mark.parametrize("argv", [["-b", "127.0.0.1:9092\x00", "topics", "list"],
+                                  ["acls", "plan", "state.yaml", "--scope", "\x00"],
                                   ["topics", "describe", "t\x00"]])
 def test_a_nul_in_any_argument_is_refused_up_front(closed, argv):
     """No real process receives a NUL (execve cannot pass one); in-process callers can, and paths then crashed."""

@@ -127,7 +127,7 @@ def test_numbers_of_thousands_of_digits_are_refused(closed, argv, named):
 def test_local_up_refuses_an_endless_wait_before_starting_anything(monkeypatch):
     from kafkactl.local.sandbox import Sandbox
 
-    def up(*a, **kw):
+    def up(*a, **kw):  # noqa: ARG001 (in Sandbox.up's place, whatever it is given)
         raise AssertionError("the sandbox was started")
 
     monkeypatch.setattr(Sandbox, "up", up)
@@ -243,7 +243,7 @@ def test_broker_text_with_line_breaks_is_one_line(closed, monkeypatch):
     from kafkactl.cli.context import AppContext
     from kafkactl.errors import BrokerError
 
-    def gateway(self):
+    def gateway(self):  # noqa: ARG001 (in AppContext.gateway's place)
         raise BrokerError("create topic t: INVALID_CONFIG: line one\nline two\r\n\x1b[2Jcleared\u2028end\x85")
 
     monkeypatch.setattr(AppContext, "gateway", gateway)

@@ -25,11 +25,12 @@ class Answers:
     def __init__(self, bindings=(), error: Exception | None = None) -> None:
         self.bindings, self.error, self.filters = list(bindings), error, []
 
-    def __call__(self, profile, debug: bool = False) -> "Answers":  # the factory: one gateway per invocation
+    # the factory: one gateway per invocation
+    def __call__(self, profile, debug: bool = False) -> Answers:  # noqa: ARG002 (Gateway's signature)
         self.profile = profile
         return self
 
-    def describe_acls(self, f, bulk: bool = False):
+    def describe_acls(self, f, bulk: bool = False):  # noqa: ARG002 (Gateway.describe_acls's signature)
         self.filters.append(f)
         if self.error is not None:
             raise self.error

@@ -45,7 +45,8 @@ def test_kafkactl_output_is_honoured_by_every_command(acls_file, argv, fmt, pars
     assert isinstance(parse(r.stdout), (dict, list)), r.stdout
 
 
-def test_context_current_is_a_document_in_json_and_a_bare_name_in_plain(acls_file):
+@pytest.mark.usefixtures("acls_file")
+def test_context_current_is_a_document_in_json_and_a_bare_name_in_plain():
     assert json.loads(run("context", "current", env={"KAFKACTL_OUTPUT": "json"}).stdout) == {"name": "prod"}
     assert run("context", "current", env={"KAFKACTL_OUTPUT": "plain"}).stdout == "prod\n"
     assert run("-o", "plain", "context", "current", env={"KAFKACTL_OUTPUT": "json"}).stdout == "prod\n"  # -o wins
@@ -73,7 +74,8 @@ def test_help_shows_a_fixed_set_as_its_choices(argv, shown):
         assert s in text, (s, text)
 
 
-def test_local_status_has_only_the_sandboxs_state(acls_file):
+@pytest.mark.usefixtures("acls_file")
+def test_local_status_has_only_the_sandboxs_state():
     """Issue 14: how a start went (started_in_s, already_running) is what `local up` reports, not `status`."""
     status = json.loads(run("-o", "json", "local", "status").stdout)
     assert status["running"] is False and not {"started_in_s", "already_running"} & set(status)

@@ -41,7 +41,7 @@ class Shell:
 
 
 @pytest.fixture
-def shell(sandbox, tmp_path):
+def shell(sandbox, tmp_path):  # noqa: ARG001 (the fixture starts the broker)
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "XDG_CACHE_HOME": str(tmp_path / "cache"),
            "TERM": "dumb", "INPUTRC": "/dev/null", "HISTFILE": "/dev/null"}
     child = pexpect.spawn("bash", ["--norc", "--noprofile"], env=env, encoding="utf-8", timeout=30,
@@ -136,7 +136,8 @@ def test_acls_delete_asks_on_a_terminal(shell, sandbox, answer, deleted):
 
 
 @pytest.mark.parametrize("answer,deleted", [("n", False), ("y", True)])
-def test_topics_delete_asks_on_a_terminal(shell, sandbox, answer, deleted):
+@pytest.mark.usefixtures("sandbox")
+def test_topics_delete_asks_on_a_terminal(shell, answer, deleted):
     t = token()
     ok(["--context", "local-admin", "topics", "create", f"del.{t}", "--partitions", "1"])
     shell.child.sendline(f"kafkactl --context local-admin topics delete del.{t}")
@@ -187,7 +188,8 @@ def test_ctrl_c_mid_apply_exits_130_and_a_rerun_finishes(shell, sandbox, tmp_pat
     assert any(b.principal == f"User:other-{t}" for b in after)  # outside the scope: untouched
 
 
-def test_a_spark_plan_shows_spark_tasks_on_a_terminal_and_nothing_in_a_pipe(sandbox, spark, tmp_path):
+@pytest.mark.usefixtures("sandbox", "spark")
+def test_a_spark_plan_shows_spark_tasks_on_a_terminal_and_nothing_in_a_pipe(tmp_path):
     """Issue 16: on a terminal, a bar fed by Spark's status tracker (the running jobs' tasks done of total); piped,
     stderr has the summary only."""
     t = token()
@@ -207,7 +209,8 @@ def test_a_spark_plan_shows_spark_tasks_on_a_terminal_and_nothing_in_a_pipe(sand
     assert p.returncode == 0 and "Spark job" not in p.stderr and "+1 -0" in p.stderr, p.stderr
 
 
-def test_ctrl_c_during_a_spark_apply_is_one_line_and_no_traceback(sandbox, spark, tmp_path):
+@pytest.mark.usefixtures("sandbox", "spark")
+def test_ctrl_c_during_a_spark_apply_is_one_line_and_no_traceback(tmp_path):
     """Issue 16 new-user pass: pyspark's own SIGINT handler cancelled the jobs through py4j from inside the py4j read
     the signal cut, and py4j logged each failed call through the root logger (45 lines of tracebacks), the JVM then
     logged every aborted task; typer made the interrupt a silent 130. Now: one 'error: interrupted' line."""

@@ -8,8 +8,9 @@ the matrix checks that claim too (under a refused address they must not exit 4).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 PROBE = "fault-probe"
 

@@ -18,7 +18,8 @@ from tests.integration.acl_helpers import remove_exactly, snapshot, token
 ADD_CASES = [
     "--allow-principal {p} --topic {r}.t1",
     "--allow-principal {p} --operation Read --operation Write --topic {r}.t1 --topic {r}.t2",
-    "--allow-principal {p} --allow-principal {q} --allow-host 127.0.0.1 --allow-host 10.0.0.2 --operation Describe --group {r}.g1",
+    "--allow-principal {p} --allow-principal {q} --allow-host 127.0.0.1 --allow-host 10.0.0.2 --operation "
+    "Describe --group {r}.g1",
     "--deny-principal {p} --deny-host 10.0.0.3 --operation Write --topic {r}.t1",
     "--allow-principal {p} --deny-principal {q} --operation Read --topic {r}.t1",
     "--allow-principal {p} --operation Read --topic {r}.t --resource-pattern-type prefixed",

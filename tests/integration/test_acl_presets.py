@@ -11,20 +11,20 @@ means what it means alone, and the run that must work is not cut short by the lo
 from __future__ import annotations
 
 import json
+import queue
 import re
 import shutil
 import subprocess
-import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-from tests.markers import starts
 from tests.conftest import run
 from tests.integration.acl_helpers import remove_exactly, scram_user, snapshot, token
+from tests.markers import starts
 
 CLIENTS_VERSION = "4.3.1"  # connect-file and connect-mirror 4.4.0 are not on Maven Central (checked 2026-11-26)
 SOURCE = Path(__file__).with_name("clients") / "Clients.java"
@@ -235,8 +235,8 @@ def test_streams_preset_is_what_an_exactly_once_streams_app_needs(java_clients, 
 
 
 @pytest.mark.timeout(900)
-def test_connect_worker_and_connector_presets_run_filestream_source_and_sink(java_clients, sandbox, principals,
-                                                                             tmp_path):
+@pytest.mark.usefixtures("sandbox")
+def test_connect_worker_and_connector_presets_run_filestream_source_and_sink(java_clients, principals, tmp_path):
     """A distributed Connect worker (it creates its config, offset and status topics) running a FileStream source
     (a file to a topic) and sink (the topic to a file): the worker's preset and the two connectors' together."""
     from kafkactl.acl import presets
@@ -286,12 +286,14 @@ def test_share_consumer_preset(java_clients, sandbox, principals, tmp_path):
              if g["type"] == "share"]
     assert share
     r = run("--context", "local-admin", "-o", "json", "groups", "describe")
-    assert r.exit_code == 0 and "share group" in r.stderr and not set(share) & {g["group"] for g in json.loads(r.stdout)}
+    assert r.exit_code == 0 and "share group" in r.stderr \
+        and not set(share) & {g["group"] for g in json.loads(r.stdout)}
     r = run("--context", "local-admin", "groups", "describe", share[0])
     assert r.exit_code != 0 and f"group '{share[0]}' is a share group" in r.stderr, r.output
 
 
-def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, sandbox, principals, tmp_path):
+@pytest.mark.usefixtures("sandbox")
+def test_two_phase_commit_preset_with_a_transactional_producer(java_clients, principals, tmp_path):
     """A transactional producer configured for two-phase commit (transaction.two.phase.commit.enable, which the
     sandbox's brokers allow): Write on the topic and on the id are each needed. TwoPhaseCommit is not: the Java
     clients of 4.3.1 and 4.4.0 never set InitProducerId's enable2Pc, and 4.4.0 brokers keep InitProducerId v6

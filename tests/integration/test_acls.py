@@ -108,7 +108,8 @@ def test_validation_happens_before_any_request(sandbox):
         (["--allow-principal", "User:a", "--group", "g", "--operation", "Write"], "not supported on GROUP"),
         (["--allow-principal", "alice", "--topic", "t"], "Type:name"),
         (["--allow-principal", "User:a", "--topic", "t", "--operation", "Wirte"], "did you mean Write"),
-        (["--allow-principal", "User:a", "--topic", "t", "--resource-pattern-type", "match"], "not valid when creating"),
+        (["--allow-principal", "User:a", "--topic", "t", "--resource-pattern-type", "match"],
+         "not valid when creating"),
         (["--allow-principal", "User:a", "--topic", ""], "empty"),
     ]
     for args, needle in cases:

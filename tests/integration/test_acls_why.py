@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import shlex
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -121,7 +122,8 @@ def metadata(c: Client) -> str | None:
 def find_group_coordinator(c: Client) -> str | None:
     from kafka.protocol.metadata import FindCoordinatorRequest
 
-    return first_error(c.send(FindCoordinatorRequest(key_type=0, coordinator_keys=[c.group])).coordinators[0].error_code)
+    return first_error(c.send(FindCoordinatorRequest(key_type=0, coordinator_keys=[c.group]))
+                       .coordinators[0].error_code)
 
 
 def find_txn_coordinator(c: Client) -> str | None:
@@ -153,7 +155,8 @@ def produce(c: Client) -> str | None:
     errors: list[str] = []
     p = Producer({**_quiet(c.gw.confluent_config()), "enable.idempotence": False, "acks": "all",
                   "message.timeout.ms": 8000, "topic.metadata.refresh.interval.ms": 1000})
-    p.produce(c.topic, b"v", on_delivery=lambda e, m: errors.append(e.name()) if e else None)
+    p.produce(c.topic, b"v",
+              on_delivery=lambda e, m: errors.append(e.name()) if e else None)  # noqa: ARG005 (a delivery callback)
     p.flush(15)
     return errors[0] if errors else None
 
@@ -357,9 +360,9 @@ def offset_fetch(c: Client) -> str | None:
     from kafka.protocol.consumer import OffsetFetchRequest as R
 
     assert _commit(c, as_admin=True) is None
-    r = c.send(R(require_stable=False, max_version=9, groups=[R.OffsetFetchRequestGroup(group_id=c.group, member_id=None,
-                                                                          member_epoch=-1, topics=[
-        R.OffsetFetchRequestGroup.OffsetFetchRequestTopics(name=c.topic, partition_indexes=[0])])]))
+    r = c.send(R(require_stable=False, max_version=9,
+                 groups=[R.OffsetFetchRequestGroup(group_id=c.group, member_id=None, member_epoch=-1, topics=[
+                     R.OffsetFetchRequestGroup.OffsetFetchRequestTopics(name=c.topic, partition_indexes=[0])])]))
     g = r.groups[0]
     return first_error(g.error_code, *(p.error_code for t in g.topics for p in t.partitions))
 
@@ -697,7 +700,8 @@ def test_the_acls_why_lists_are_what_the_broker_checks(client, case):
 
 def test_why_works_offline_from_a_file_and_exits_8_only_when_something_is_missing(tmp_path):
     f = tmp_path / "acls.yaml"
-    f.write_text("scope:\n  principalPrefixes: ['User:app']\nacls:\n  - principal: User:app\n    allow:\n      - topic: orders\n        operations: [Read]\n"
+    f.write_text("scope:\n  principalPrefixes: ['User:app']\nacls:\n  - principal: User:app\n    allow:\n"
+                 "      - topic: orders\n        operations: [Read]\n"
                  "      - group: billing\n        operations: [Read]\n")
     base = ("acls", "why", "--principal", "User:app", "--acls-file", str(f), "--role", "consumer", "--topic", "orders")
     r = run("-o", "json", *base, "--group", "billing")

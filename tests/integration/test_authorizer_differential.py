@@ -22,8 +22,17 @@ import time
 import pytest
 
 from kafkactl.acl.authorizer import Authorizer
-from kafkactl.acl.model import (BINDABLE_OPERATIONS, CLUSTER_NAME, SUPPORTED_OPERATIONS, AclBinding, AclFilter,
-                                AclOperation, PatternType, Permission, ResourceType)
+from kafkactl.acl.model import (
+    BINDABLE_OPERATIONS,
+    CLUSTER_NAME,
+    SUPPORTED_OPERATIONS,
+    AclBinding,
+    AclFilter,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+)
 from kafkactl.describe.cluster import describe_cluster
 from kafkactl.describe.groups import describe_groups, list_groups
 from kafkactl.describe.topics import describe_topics, list_topics
@@ -246,14 +255,16 @@ def test_the_commands_read_the_cluster_as_they_read_a_file(sandbox, world, tmp_p
         f = tmp_path / "acls.json"
         f.write_text(exported.stdout)
         for args in (["check", "--principal", "User:alice", "--operation", "Read", "--topic", world["topics"][0]],
-                     ["check", "--principal", "User:alice", "--host", CLIENT_IP, "--operation", "Read", "--topic", topic],
+                     ["check", "--principal", "User:alice", "--host", CLIENT_IP, "--operation", "Read", "--topic",
+                      topic],
                      ["who-can", "--operation", "Read", "--topic", topic]):
             live = sandbox.as_user("admin", "acls", *args, "-o", "json")
             offline = sandbox.as_user("admin", "acls", *args, "--acls-file", str(f), "--super-user", "User:admin",
                                       "-o", "json")
             assert (live.exit_code, json.loads(live.stdout)) == (offline.exit_code, json.loads(offline.stdout)), args
         assert json.loads(sandbox.as_user("admin", "acls", "check", "--principal", "User:alice", "--host", CLIENT_IP,
-                                          "--operation", "Read", "--topic", topic, "-o", "json").stdout)["reason"] == "deny-acl"
+                                          "--operation", "Read", "--topic", topic, "-o", "json").stdout)["reason"] \
+            == "deny-acl"
         lint = sandbox.as_user("admin", "acls", "lint", "-o", "json")
         assert lint.exit_code == ExitCode.FINDINGS
         assert any(x["check"] == "prefixed-wildcard" and x["subject"] == planted[2].describe()

@@ -16,14 +16,12 @@ import sys
 
 import click
 import pytest
-from hypothesis import HealthCheck, given, seed, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, seed, settings, strategies as st
 
-from tests.markers import starts
 from tests.conftest import run
 from tests.integration.cli_tree import MINIMAL_ARGS, STATE_YAML, leaf_commands
+from tests.markers import starts
 from tests.secrets_sweep import register, sweep_tree
-
 
 CASES = int(os.environ.get("KAFKACTL_FUZZ_CASES", "2000"))
 SEED = int(os.environ["KAFKACTL_FUZZ_SEED"])
@@ -98,7 +96,8 @@ def _snapshot(gw) -> str:
     _, _, _, resources = gw.list_config_resources([])
     resources = sorted({r for r in resources if not r[1].startswith("__")} | {(2, t) for t in topics}
                        | {(4, ""), (4, "1"), (8, "1")})
-    configs = {f"{t}:{n}": sorted((c.name, c.value) for c in v if c.source not in ("DEFAULT_CONFIG", "STATIC_BROKER_CONFIG"))
+    configs = {f"{t}:{n}": sorted((c.name, c.value) for c in v
+                                  if c.source not in ("DEFAULT_CONFIG", "STATIC_BROKER_CONFIG"))
                if isinstance(v, list) else type(v).__name__ for (t, n), v in gw.describe_configs(resources).items()}
     quotas = [str(q) for q in gw.describe_quotas([("user", 2, None)], strict=False)]
     quotas += [str(q) for q in gw.describe_quotas([("client-id", 2, None)], strict=False)]
@@ -124,10 +123,9 @@ def scratch(tmp_path_factory):
     (work / "state.yaml").write_text(STATE_YAML)
     (work / "garbage.jsonl").write_bytes(b'{"kind": "scope", "principalPrefixes": "User:h-"}\n\xff\xfe{]\n')
     from kafkactl.gateway import Gateway
+    from kafkactl.local.sandbox import Sandbox
     from kafkactl.profiles import Profile
     from kafkactl.redact import Secret
-
-    from kafkactl.local.sandbox import Sandbox
 
     state = Sandbox(home / "state" / "kafkactl" / "local").load_state()
     assert state is not None
@@ -205,7 +203,8 @@ def test_hostile_argv_never_crashes_and_bad_input_changes_nothing(scratch, case)
         STATS["settled"] = after  # unchanged: the next case starts from it
 
 
-def test_fuzzer_report(scratch):  # (after the fuzzer, in its module's group)
+@pytest.mark.usefixtures("scratch")
+def test_fuzzer_report():  # (after the fuzzer, in its module's group)
     """How many cases ran and how they ended (printed for the closing note; fails if the fuzzer did not run)."""
     print(f"CLI fuzzer: {STATS['cases']} cases, seed {SEED}, exit codes {dict(sorted(STATS['exit'].items()))}")
     for line in sorted(STATS.get("errors", ())):
@@ -222,7 +221,8 @@ def test_a_delete_that_names_resources_yet_takes_every_acl_needs_all(scratch):
 
     assert run("--context", "local-admin", "acls", "delete", "--all", "--yes", env=env).exit_code == 0
     for args in (["--topic", "fzm"], ["--topic", "fz", "--resource-pattern-type", "prefixed"], ["--topic", "*"]):
-        assert run("--context", "local-admin", "acls", "create", "--allow-principal", "User:fz", "--operation", "Read", *args, env=env).exit_code == 0
+        assert run("--context", "local-admin", "acls", "create", "--allow-principal", "User:fz", "--operation", "Read",
+                   *args, env=env).exit_code == 0
     before = snapshot(gw)
     assert len(before) == 3
     for spelling in (["--topic", "fzm", "--resource-pattern-type", "match"], ["--principal", "User:fz"],
@@ -230,7 +230,9 @@ def test_a_delete_that_names_resources_yet_takes_every_acl_needs_all(scratch):
         r = run("--context", "local-admin", "acls", "delete", *spelling, "--yes", env=env)
         assert r.exit_code == 2 and "match every ACL of the cluster (3)" in r.stderr, (spelling, r.output)
         assert snapshot(gw) == before
-    r = run("--context", "local-admin", "acls", "delete", "--topic", "fzm", "--yes", env=env)  # one of three: no --all needed
+    # one of three: no --all needed
+    r = run("--context", "local-admin", "acls", "delete", "--topic", "fzm", "--yes", env=env)
     assert r.exit_code == 0 and len(snapshot(gw)) == 2, r.output
-    assert run("--context", "local-admin", "acls", "delete", "--principal", "User:fz", "--all", "--yes", env=env).exit_code == 0
+    assert run("--context", "local-admin", "acls", "delete", "--principal", "User:fz", "--all", "--yes",
+               env=env).exit_code == 0
     assert not snapshot(gw)

@@ -198,7 +198,8 @@ def test_scope_is_never_widened(sandbox, base, tmp_path):
     assert r.exit_code == ExitCode.USAGE and "--max-deletes 0" in r.stderr
     assert described(sandbox, "--topic", f"{base}.in")  # nothing changed
     # without manage: only what the file names; a topic it does not name is not touched
-    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.in\n  configs: {{retention.ms: 1000000}}\n")
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.in\n"
+                 "  configs: {retention.ms: 1000000}\n")
     assert plan_rows(sandbox, f) == set()
     # --delete-topics deletes only managed topics left out, and shows it in the plan first
     f.write_text(f"apiVersion: kafkactl/v1\nkind: State\nmanage: {{topics: ['{base}.']}}\ntopics: []\n")
@@ -275,7 +276,8 @@ def test_ip_and_default_quotas_without_manage_touch_only_what_the_file_names(san
     (a default entity is managed only under the prefix "")."""
     f = tmp_path / "q.yaml"
     ip = "10.9.8.7"
-    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\nquotas:\n- ip: {ip}\n  values: {{connection_creation_rate: 5}}\n"
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\nquotas:\n- ip: {ip}\n"
+                 "  values: {connection_creation_rate: 5}\n"
                  "- default: [client]\n  values: {consumer_byte_rate: 1000000000}\n")
     try:
         assert plan_rows(sandbox, f) == {("quotas", f"ip={ip}", "set-quota", "connection_creation_rate", None, "5"),
@@ -298,7 +300,8 @@ def test_a_saved_plan_applies_from_a_relative_path_and_is_refused_once_stale(san
 
     monkeypatch.chdir(tmp_path)
     topic = f"{base}.p"
-    body = "apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {t}\n  partitions: 1\n  configs: {{retention.ms: {v}}}\n"
+    body = ("apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {t}\n  partitions: 1\n"
+            "  configs: {{retention.ms: {v}}}\n")
     Path("s.yaml").write_text(body.format(t=topic, v=3600000))
     ok(admin(sandbox, "configs", "plan", "s.yaml", "--out", "saved.json"))
     ok(admin(sandbox, "configs", "apply", "--plan", "saved.json", "--yes"))
@@ -318,7 +321,8 @@ def test_a_saved_plan_applies_from_a_relative_path_and_is_refused_once_stale(san
     saved = json.loads(Path("saved-q.json").read_text())
     import hashlib
 
-    saved["files"] = [{"path": str(tmp_path / "q2.yaml"), "sha256": hashlib.sha256(Path("q2.yaml").read_bytes()).hexdigest()}]
+    saved["files"] = [{"path": str(tmp_path / "q2.yaml"),
+                       "sha256": hashlib.sha256(Path("q2.yaml").read_bytes()).hexdigest()}]
     Path("saved-q.json").write_text(json.dumps(saved))
     r = admin(sandbox, "configs", "apply", "--plan", "saved-q.json", "--yes")
     assert r.exit_code == ExitCode.USAGE and "differs from the saved one" in r.stderr, r.stderr
@@ -347,7 +351,8 @@ def test_an_apply_whose_every_change_fails_for_one_reason_exits_with_that_reason
     """Issue 18 new-user pass: exit 5 (some succeeded, some failed) when nothing succeeded."""
     ok(admin(sandbox, "topics", "create", f"{base}.u"))
     f = tmp_path / "s.yaml"
-    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.u\n  configs: {{retention.ms: soon}}\n")
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.u\n"
+                 "  configs: {retention.ms: soon}\n")
     r = admin(sandbox, "configs", "apply", str(f), "--dry-run")
     assert r.exit_code == ExitCode.ERROR and "retention.ms" in r.stderr, (r.exit_code, r.stderr)
 
@@ -398,9 +403,10 @@ def test_an_apply_the_brokers_refuse_in_part_changes_nothing(sandbox, base, tmp_
                 f"quotas:\n- user: {user}\n  values: {{producer_byte_rate: 1024}}\n")
 
     f, report = tmp_path / "s.yaml", tmp_path / "report.jsonl"
-    for text, refused, named in ((state("retention.ms: 7200000", f"- name: {base}.keep2\n  partitions: 1\n"  # in a create
-                               "  configs: {cleanup.policy: sometimes}\n"), f"{base}.keep2", "cleanup.policy"),
-                        (state("retention.ms: 7200000, segment.bytes: soon"), f"{base}.keep", "segment.bytes")):
+    for text, refused, named in (
+            (state("retention.ms: 7200000", f"- name: {base}.keep2\n  partitions: 1\n"  # in a create
+                   "  configs: {cleanup.policy: sometimes}\n"), f"{base}.keep2", "cleanup.policy"),
+            (state("retention.ms: 7200000, segment.bytes: soon"), f"{base}.keep", "segment.bytes")):
         f.write_text(text)
         r = admin(sandbox, "configs", "apply", str(f), "--yes", "--report", str(report))
         assert r.exit_code == ExitCode.ERROR, (r.exit_code, r.stderr)
@@ -451,7 +457,8 @@ def test_topic_names_that_collide_are_refused_at_plan(sandbox, base, tmp_path):
     ok(admin(sandbox, "topics", "create", f"{base}.e.y"))
     f = tmp_path / "s.yaml"
     for topics, said in (([f"{base}.c.x", f"{base}.c_x"], f":6: topic '{base}.c_x' collides with topic '{base}.c.x' ("),
-                         ([f"{base}.e_y"], f":4: topic '{base}.e_y' collides with topic '{base}.e.y' (on the cluster)")):
+                         ([f"{base}.e_y"],
+                          f":4: topic '{base}.e_y' collides with topic '{base}.e.y' (on the cluster)")):
         f.write_text("apiVersion: kafkactl/v1\nkind: State\ntopics:\n"
                      + "".join(f"- name: {t}\n  partitions: 1\n" for t in topics))
         for verb in (("plan",), ("apply", "--yes")):
@@ -465,14 +472,14 @@ def test_a_secret_is_read_once_so_what_was_validated_is_what_is_sent(sandbox, ba
     """Adversary pass: a secret file rewritten between the validate-only pass and the apply was read again, so a
     value never validated was sent (and, refused, left the rest of the file applied). Here every read after the
     second (the plan's, the validation's) gives a value the broker refuses: the apply must not make one."""
+    from kafkactl import redact
     from kafkactl.desired.configs.desired import SecretRef
     from kafkactl.redact import Secret
 
-    from kafkactl import redact
-
     reads = []
     good, bad = str(3_600_000 + int(token(), 16) % 1_000_000), f"not-a-number-{token()}"
-    monkeypatch.setattr(SecretRef, "resolve", lambda self, where: reads.append(where) or Secret(
+    # in SecretRef.resolve's place: a method, its self unused
+    monkeypatch.setattr(SecretRef, "resolve", lambda self, where: reads.append(where) or Secret(  # noqa: ARG005
         good if len(reads) <= 2 else bad))
     f = tmp_path / "s.yaml"
     f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.s\n  partitions: 1\n"
@@ -660,8 +667,8 @@ def _converges(sandbox, f) -> None:
 
 def test_an_interrupted_apply_writes_its_report_and_exits_130(sandbox, base, tmp_path):
     """Ctrl-C in the middle of an apply (the broker frozen once its controller took the first request's
-    creations, so that the apply waits on its answer): the report and stdout name what was applied, the request in flight (unknown) and what
-    was never sent (skipped); exit 130; the broker thawed, a re-run converges."""
+    creations, so that the apply waits on its answer): the report and stdout name what was applied, the request in
+    flight (unknown) and what was never sent (skipped); exit 130; the broker thawed, a re-run converges."""
     assert sandbox.pid is not None
 
     def interrupt(proc):

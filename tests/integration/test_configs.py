@@ -37,7 +37,8 @@ def test_topic_set_append_subtract_delete_round_trip(sandbox, topic):
     a("alter", "--topic", topic, "--add-config", "retention.ms=86400000,cleanup.policy=[compact,delete]")
     got = rows(sandbox, "admin", "--topic", topic)
     assert {k: (v["value"], v["source"]) for k, v in got.items()} == {
-        "retention.ms": ("86400000", "DYNAMIC_TOPIC_CONFIG"), "cleanup.policy": ("compact,delete", "DYNAMIC_TOPIC_CONFIG")}
+        "retention.ms": ("86400000", "DYNAMIC_TOPIC_CONFIG"),
+        "cleanup.policy": ("compact,delete", "DYNAMIC_TOPIC_CONFIG")}
     a("alter", "--topic", topic, "--subtract-config", "cleanup.policy=[compact]")
     assert rows(sandbox, "admin", "--topic", topic)["cleanup.policy"]["value"] == "delete"
     a("alter", "--topic", topic, "--append-config", "cleanup.policy=[compact]")
@@ -55,7 +56,8 @@ def test_entity_type_and_name_long_form_and_add_config_file(sandbox, topic, tmp_
                        "--add-config-file", str(f)))
     got = rows(sandbox, "admin", "--entity-type", "topics", "--entity-name", topic)
     assert (got["max.message.bytes"]["value"], got["segment.ms"]["value"]) == ("2000000", "3600000")
-    ok(sandbox.as_user("admin", "configs", "alter", "--topic", topic, "--delete-config", "max.message.bytes,segment.ms"))
+    ok(sandbox.as_user("admin", "configs", "alter", "--topic", topic, "--delete-config",
+                       "max.message.bytes,segment.ms"))
 
 
 def test_verbose_shows_synonyms(sandbox, topic):
@@ -95,7 +97,8 @@ def test_broker_broker_defaults_and_broker_logger(sandbox):
     assert rows(sandbox, "admin", "--broker", "1")["log.cleaner.threads"]["source"] == "DYNAMIC_BROKER_CONFIG"
     a("delete", "--broker", "1", "log.cleaner.threads")
     a("alter", "--broker-defaults", "--add-config", "log.cleaner.threads=2")
-    assert rows(sandbox, "admin", "--broker-defaults")["log.cleaner.threads"]["source"] == "DYNAMIC_DEFAULT_BROKER_CONFIG"
+    assert rows(sandbox, "admin", "--broker-defaults")["log.cleaner.threads"]["source"] \
+        == "DYNAMIC_DEFAULT_BROKER_CONFIG"
     a("delete", "--entity-type", "brokers", "--entity-default", "--delete-config", "log.cleaner.threads")
     assert "log.cleaner.threads" not in rows(sandbox, "admin", "--broker-defaults")
     a("alter", "--broker-logger", "1", "--add-config", "kafka.server.ReplicaManager=DEBUG")
@@ -113,9 +116,11 @@ def test_sensitive_values_are_never_shown(sandbox):
 def test_group_with_configs_and_no_members_is_found(sandbox):
     t = token()
     group = f"cfgonly.{t}"
-    ok(sandbox.as_user("admin", "configs", "alter", "--group", group, "--add-config", "consumer.session.timeout.ms=50000"))
+    ok(sandbox.as_user("admin", "configs", "alter", "--group", group, "--add-config",
+                       "consumer.session.timeout.ms=50000"))
     try:
-        listed = json.loads(ok(sandbox.as_user("admin", "-o", "json", "configs", "list", "--entity-type", "groups")).stdout)
+        listed = json.loads(ok(sandbox.as_user("admin", "-o", "json", "configs", "list", "--entity-type",
+                                               "groups")).stdout)
         assert {"entity_type": "groups", "name": group} in listed
         described = json.loads(ok(sandbox.as_user("admin", "-o", "json", "configs", "describe", "--entity-type",
                                                   "groups")).stdout)
@@ -173,7 +178,8 @@ def test_scram_add_login_delete(sandbox, tmp_path):
                            f"SCRAM-SHA-512=[iterations=8192,password={password}],SCRAM-SHA-256=[password={password}]"))
     assert password not in r.output
     got = rows(sandbox, "admin", "--user", user)
-    assert {k: v["value"] for k, v in got.items()} == {"SCRAM-SHA-512": "iterations=8192", "SCRAM-SHA-256": "iterations=4096"}
+    assert {k: v["value"] for k, v in got.items()} == {"SCRAM-SHA-512": "iterations=8192",
+                                                       "SCRAM-SHA-256": "iterations=4096"}
     assert login(password).exit_code == 0
     assert login(password, "SCRAM-SHA-256").exit_code == 0
     assert login("not-" + password).exit_code == ExitCode.AUTHENTICATION
@@ -181,7 +187,8 @@ def test_scram_add_login_delete(sandbox, tmp_path):
     assert login(password).exit_code == ExitCode.AUTHENTICATION
     assert login(password, "SCRAM-SHA-256").exit_code == 0
     ok(sandbox.as_user("admin", "configs", "delete", "--user", user, "SCRAM-SHA-256"))
-    r = sandbox.as_user("admin", "configs", "alter", "--user", user, "--add-config", "SCRAM-SHA-256=[iterations=100,password=x]")
+    r = sandbox.as_user("admin", "configs", "alter", "--user", user, "--add-config",
+                        "SCRAM-SHA-256=[iterations=100,password=x]")
     assert r.exit_code == ExitCode.USAGE and "4096" in r.stderr and "password=x" not in r.stderr
 
 
@@ -194,7 +201,8 @@ def test_usage_errors_before_any_request(sandbox):
         (["alter", "--topic", "t", "--add-config", "a=[b"], "unbalanced"),
         (["alter", "--topic", "t"], "nothing to change"),
         (["alter", "--broker", "x", "--add-config", "a=b"], "broker id"),
-        (["alter", "--topic", "t", "--entity-type", "groups", "--entity-name", "g", "--add-config", "a=b"], "one entity"),
+        (["alter", "--topic", "t", "--entity-type", "groups", "--entity-name", "g", "--add-config", "a=b"],
+         "one entity"),
         (["alter", "--entity-type", "topics", "--entity-default", "--add-config", "a=b"], "not supported for topics"),
     ]
     for args, needle in bad:
@@ -215,7 +223,8 @@ def lcr_world(sandbox):
     from tests.integration.test_describe_authz import join_and_commit
 
     join_and_commit(sandbox, f"lcr.{t}.members", "classic", topic)  # a group ListGroups shows
-    ok(sandbox.as_user("admin", "configs", "alter", "--group", group, "--add-config", "consumer.session.timeout.ms=50000"))
+    ok(sandbox.as_user("admin", "configs", "alter", "--group", group, "--add-config",
+                       "consumer.session.timeout.ms=50000"))
     from tests.secrets_sweep import new_secret
 
     nobody, pw = f"nobody{t}", new_secret("the password of the no-ACL user of the configs list test")
@@ -246,7 +255,8 @@ def test_lcr_with_describe_configs_on_cluster_lists_everything(sandbox, lcr_worl
     assert r.stdout == "" and EMPTY_WARN in r.stderr.splitlines() and "LIST_CONFIG_RESOURCES v1" in r.stderr
 
 
-def test_lcr_with_only_describe_on_cluster_explains_and_falls_back(sandbox, lcr_world):
+@pytest.mark.usefixtures("lcr_world")
+def test_lcr_with_only_describe_on_cluster_explains_and_falls_back(sandbox):
     r = ok(sandbox.as_user("bob", "configs", "list", "--entity-type", "groups"))
     assert "needs DescribeConfigs on CLUSTER" in r.stderr and "possibly incomplete" in r.stderr
     assert "left out: reading their configs needs DescribeConfigs" in r.stderr  # bob sees groups, not configs
@@ -272,7 +282,8 @@ def test_lcr_with_nothing(sandbox, lcr_world, tmp_path):
     assert "needs DescribeConfigs on CLUSTER" in r.stderr and "possibly incomplete" in r.stderr
 
 
-def test_describe_groups_without_lcr_permission_says_what_may_be_missing(sandbox, lcr_world):
+@pytest.mark.usefixtures("lcr_world")
+def test_describe_groups_without_lcr_permission_says_what_may_be_missing(sandbox):
     r = sandbox.as_user("bob", "configs", "describe", "--entity-type", "groups")
     assert "needs DescribeConfigs on CLUSTER" in r.stderr
 

@@ -10,13 +10,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from kafkactl.acl.model import AclBinding
 from tests.conftest import run
 from tests.integration.acl_helpers import remove_exactly, snapshot
-
 
 SET = [
     ("--topic", "ds.t1"), ("--topic", "ds."), ("--group", "ds.g"), ("--transactional-id", "ds.x"),
@@ -24,10 +22,7 @@ SET = [
 
 
 def _bindings() -> list[AclBinding]:
-    from kafkactl.acl.model import AclOperation as Op
-    from kafkactl.acl.model import PatternType as PT
-    from kafkactl.acl.model import Permission as P
-    from kafkactl.acl.model import ResourceType as RT
+    from kafkactl.acl.model import AclOperation as Op, PatternType as PT, Permission as P, ResourceType as RT
 
     out = []
     for principal in ("User:ds-a", "User:ds-b"):
@@ -211,7 +206,8 @@ def test_options_that_would_be_dropped_are_refused(acl_set, argv, named):
 
 
 @pytest.mark.parametrize("fresh_listing", [False, True])
-def test_an_acl_created_after_the_listing_survives_the_delete(sandbox, acl_set, fresh_listing):
+@pytest.mark.usefixtures("sandbox")
+def test_an_acl_created_after_the_listing_survives_the_delete(acl_set, fresh_listing):
     """Adversary passes on issue 13: a delete sent the operator's own filter, so an ACL created between the listing
     and the request went too ('deleted-unlisted'). Up to 2,000 bindings each goes by an exact filter; after a
     confirmation the delete is planned against a fresh listing (kafkactl acls delete does that past 1 s)."""

@@ -59,8 +59,8 @@ def world(sandbox):
     join_and_commit(sandbox, names["g_new"], "consumer", names["eu"])
     join_and_commit(sandbox, names["g_pay"], "classic", names["pay"])
     grants = [
-        ["--allow-principal", "User:alice", "--operation", "Read", "--topic", names["prefix"], "--group", names["prefix"],
-         "--resource-pattern-type", "prefixed"],
+        ["--allow-principal", "User:alice", "--operation", "Read", "--topic", names["prefix"],
+         "--group", names["prefix"], "--resource-pattern-type", "prefixed"],
         ["--allow-principal", "User:bob", "--operation", "Describe", "--topic", names["bob"]],
         ["--deny-principal", "User:bob", "--operation", "Write", "--topic", names["bob"]],
     ]
@@ -164,7 +164,7 @@ def test_matrix_and_detail_views(sandbox, world):
     r = sandbox.as_user("alice", "-o", "table", "topics", "describe", world["eu"], "--authorized-ops")
     assert "raw bitfield" in r.stdout.lower() and "264" in r.stdout
     r = sandbox.as_user("alice", "-o", "csv", "topics", "describe", world["eu"], "--authorized-ops")
-    assert "TOPIC,%s,READ,true" % world["eu"] in r.stdout and "TOPIC,%s,WRITE,false" % world["eu"] in r.stdout
+    assert f"TOPIC,{world['eu']},READ,true" in r.stdout and f"TOPIC,{world['eu']},WRITE,false" in r.stdout
 
 
 def test_topic_describe_shows_partitions(sandbox, world):

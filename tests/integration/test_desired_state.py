@@ -48,8 +48,8 @@ def test_export_then_plan_shows_no_changes_in_every_format(sandbox, team, tmp_pa
                  ["--topic", f"{team}", "--resource-pattern-type", "prefixed", "--operation", "Describe"],
                  ["--group", f"{team}g", "--operation", "Read"]):
         ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", p, *args))
-    ok(sandbox.as_user("admin", "acls", "create", "--deny-principal", p, "--deny-host", "10.1.1.1", "--topic", f"{team}x",
-                       "--operation", "Read"))
+    ok(sandbox.as_user("admin", "acls", "create", "--deny-principal", p, "--deny-host", "10.1.1.1",
+                       "--topic", f"{team}x", "--operation", "Read"))
     for fmt, name in (("yaml", "e.yaml"), ("jsonl", "e.jsonl"), ("csv", "e.csv"), ("parquet", "e.parquet")):
         path = tmp_path / name
         ok(sandbox.as_user("admin", "acls", "export", "--format", fmt, "--principal-prefix", f"User:{team}",
@@ -106,8 +106,10 @@ def test_adds_removes_and_swaps_round_trip(sandbox, team, tmp_path):
 def test_scope_safety_unmanaged_and_super_user_acls_survive(sandbox, team, tmp_path):
     gw = sandbox.gateway("admin")
     unmanaged = f"User:other{team}"
-    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", unmanaged, "--topic", f"{team}t", "--operation", "Read"))
-    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", "User:admin", "--topic", f"{team}t", "--operation", "Read"))
+    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", unmanaged, "--topic", f"{team}t", "--operation",
+                       "Read"))
+    ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", "User:admin", "--topic", f"{team}t",
+                       "--operation", "Read"))
     ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:{team}app", "--topic", f"{team}t",
                        "--operation", "Read"))
     f = tmp_path / "s.yaml"
@@ -128,11 +130,10 @@ def test_scope_safety_unmanaged_and_super_user_acls_survive(sandbox, team, tmp_p
 
 def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_path):
     """A probe reads the principal's own KIP-430 operations between the phases."""
-    from kafkactl.desired.apply import apply
-    from kafkactl.desired.plan import Guards, make_plan
-    from kafkactl.desired.formats import read_state
     from kafkactl.describe.topics import describe_topics
-
+    from kafkactl.desired.apply import apply
+    from kafkactl.desired.formats import read_state
+    from kafkactl.desired.plan import Guards, make_plan
     from tests.secrets_sweep import new_secret
 
     user, pw = f"{team}probe", new_secret("the password of the phase-order probe's user")
@@ -149,7 +150,8 @@ def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_pat
     probe_gw = Gateway(resolve(Selection(bootstrap_servers=sandbox.bootstrap, command_config=str(props))))
     old = [{"principal": f"User:{user}", "allow": [{"topic": topic, "operations": ["Read", "Describe"]}],
             "deny": [{"topic": topic, "operations": ["Write"]}]}]
-    new = [{"principal": f"User:{user}", "allow": [{"topic": team, "pattern": "prefixed", "operations": ["Write", "Describe"]}],
+    new = [{"principal": f"User:{user}",
+            "allow": [{"topic": team, "pattern": "prefixed", "operations": ["Write", "Describe"]}],
             "deny": [{"topic": topic, "operations": ["Read"]}]}]
     f_old, f_new = tmp_path / "old.yaml", tmp_path / "new.yaml"
     f_old.write_text(state_yaml(team, old))
@@ -160,7 +162,7 @@ def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_pat
         new_ops = {"WRITE", "DESCRIBE"}
         seen = []
 
-        def probe(cluster, phase):
+        def probe(cluster, phase):  # noqa: ARG001 (the apply's probe signature)
             found, _ = describe_topics(probe_gw, [topic], authorized_operations=True)
             ops = set(found[0].authorized_operations.names()) if found else set()
             seen.append((phase, ops))
@@ -185,9 +187,9 @@ def test_phase_order_never_grants_what_both_policies_deny(sandbox, team, tmp_pat
 
 
 def test_in_process_and_spark_plans_are_identical(sandbox, spark, team, tmp_path):
+    from kafkactl.desired.formats import read_state
     from kafkactl.desired.plan import Guards, make_plan
     from kafkactl.desired.spark import spark_plan
-    from kafkactl.desired.formats import read_state
     from kafkactl.desired.targets import resolve_targets
     from kafkactl.profiles import Selection
 
@@ -225,13 +227,14 @@ def test_in_process_and_spark_plans_are_identical(sandbox, spark, team, tmp_path
 
 @pytest.mark.parametrize("cur_n,want_n", [(2, 2), (0, 2), (2, 0), (0, 0), (3, 1)])
 @pytest.mark.parametrize("no_delete", [False, True])
-def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(spark, tmp_path, cur_n, want_n, no_delete):
+@pytest.mark.usefixtures("spark")
+def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(tmp_path, cur_n, want_n, no_delete):
     """The Spark plan observes its statistics during the join: an empty side must not lose them."""
+    from kafkactl.desired.formats import read_state
+    from kafkactl.desired.formats.flat import flat_row
     from kafkactl.desired.plan import Guards, diff_cluster
     from kafkactl.desired.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
     from kafkactl.desired.state import Scope
-    from kafkactl.desired.formats.flat import flat_row
-    from kafkactl.desired.formats import read_state
     from kafkactl.desired.targets import Target
     from kafkactl.profiles import Profile
 
@@ -251,7 +254,8 @@ def test_spark_plan_statistics_match_the_python_diff_on_empty_sides(spark, tmp_p
     assert got.counts() == want.counts() and got.fingerprint() == want.fingerprint()
 
 
-def test_binding_key_equals_sparks_xxhash64(spark):
+@pytest.mark.usefixtures("spark")
+def test_binding_key_equals_sparks_xxhash64():
     from pyspark.sql import functions as F
 
     from kafkactl.desired.plan import KEY_SEP, binding_key
@@ -266,7 +270,8 @@ def test_binding_key_equals_sparks_xxhash64(spark):
     assert keys == [binding_key(b) for b in bs]
 
 
-def test_apply_on_spark(sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("spark")
+def test_apply_on_spark(sandbox, team, tmp_path):
     gw = sandbox.gateway("admin")
     app = f"User:{team}app"
     f = tmp_path / "s.yaml"
@@ -285,7 +290,8 @@ def test_apply_on_spark(sandbox, spark, team, tmp_path):
     assert mine(gw, team) == set()
 
 
-def test_bad_file_fails_before_any_request(sandbox, tmp_path):
+@pytest.mark.usefixtures("sandbox")
+def test_bad_file_fails_before_any_request(tmp_path):
     f = tmp_path / "bad.yaml"
     f.write_text(state_yaml("x", [{"principal": "User:x1", "allow": [{"topic": "t", "operations": ["Raed"]}]}]))
     r = run("-b", "127.0.0.1:1", "--timeout", "1", "acls", "apply", str(f), "--yes")
@@ -298,7 +304,8 @@ def _saved_plan(sandbox, team, tmp_path, *holders):
     """Read on {team}t for each of `holders`; a desired state that gives it to User:{team}new alone, saved as a
     plan (which deletes the holders' ACLs in the scope and creates the new one)."""
     for p in holders:
-        ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", p, "--topic", f"{team}t", "--operation", "Read"))
+        ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", p, "--topic", f"{team}t", "--operation",
+                           "Read"))
     f = tmp_path / "s.yaml"
     f.write_text(state_yaml(team, [{"principal": f"User:{team}new",
                                     "allow": [{"topic": f"{team}t", "operations": ["Read"]}]}]))
@@ -426,7 +433,8 @@ def test_spark_auto_works_in_any_position(sandbox, team, tmp_path, spelling):
     """Issue 14: `acls plan FILE --spark auto` took 'auto' for a second file; `--spark=auto` was a usage error.
     A small file under auto stays in-process."""
     f = tmp_path / "s.yaml"
-    f.write_text(state_yaml(team, [{"principal": f"User:{team}a", "allow": [{"topic": f"{team}t", "operations": ["Read"]}]}]))
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}a",
+                                    "allow": [{"topic": f"{team}t", "operations": ["Read"]}]}]))
     r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", *[a.format(f=f) for a in spelling]))
     doc = json.loads(r.stdout)
     assert doc["engine"].startswith("in-process") and doc["sources"] == [str(f)], doc
@@ -436,7 +444,8 @@ def test_export_takes_its_file_format_from_format_and_leaves_o_global(sandbox, t
     """Issue 14: `acls export -o` was the file format, shadowing the global -o."""
     ok(sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:{team}x", "--topic", f"{team}t",
                        "--operation", "Read"))
-    r = ok(sandbox.as_user("admin", "acls", "export", "-o", "json", "-f", "jsonl", "--principal-prefix", f"User:{team}"))
+    r = ok(sandbox.as_user("admin", "acls", "export", "-o", "json", "-f", "jsonl", "--principal-prefix",
+                           f"User:{team}"))
     lines = [json.loads(line) for line in r.stdout.splitlines()]
     assert any(d.get("principal") == f"User:{team}x" for d in lines), r.stdout
     r = sandbox.as_user("admin", "acls", "export", "-o", "jsonl")
@@ -448,7 +457,8 @@ def test_a_saved_plan_applied_twice_is_stale_the_second_time(sandbox, team, tmp_
     """Issue 14: re-applying an applied saved plan reported `created` again (CreateAcls is idempotent)."""
     gw = sandbox.gateway("admin")
     f = tmp_path / "s.yaml"
-    f.write_text(state_yaml(team, [{"principal": f"User:{team}a", "allow": [{"topic": f"{team}t", "operations": ["Read"]}]}]))
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}a",
+                                    "allow": [{"topic": f"{team}t", "operations": ["Read"]}]}]))
     saved = tmp_path / "plan"
     ok(sandbox.as_user("admin", "acls", "plan", str(f), "--out", str(saved), *engine))
     ok(sandbox.as_user("admin", "acls", "apply", "--plan", str(saved), "--yes", *engine))
@@ -468,8 +478,8 @@ def test_a_saved_plan_applies_on_the_engine_apply_is_given(sandbox, spark, team,
 
     gw = sandbox.gateway("admin")
     f = tmp_path / "s.yaml"
-    f.write_text(state_yaml(team, [{"principal": f"User:{team}a", "allow": [{"topic": f"{team}t{i}", "operations": ["Read"]}
-                                                                           for i in range(3)]}]))
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}a",
+                                    "allow": [{"topic": f"{team}t{i}", "operations": ["Read"]} for i in range(3)]}]))
     saved = tmp_path / "plan"
     ok(sandbox.as_user("admin", "acls", "plan", str(f), "--out", str(saved), *plan_engine))
     where = Selection(context=sandbox.context("admin"))
@@ -485,11 +495,11 @@ def test_a_saved_plan_applies_on_the_engine_apply_is_given(sandbox, spark, team,
 
 def test_max_deletes_is_one_guard_on_spark_too(spark, tmp_path):
     """The Spark plan refuses with the in-process engine's words (Guards.check_deletes), never trims."""
+    from kafkactl.desired.formats import read_state
+    from kafkactl.desired.formats.flat import flat_row
     from kafkactl.desired.plan import Guards, diff_cluster
     from kafkactl.desired.spark import BINDING, CURRENT_SCHEMA, session, spark_plan
     from kafkactl.desired.state import Scope
-    from kafkactl.desired.formats.flat import flat_row
-    from kafkactl.desired.formats import read_state
     from kafkactl.desired.targets import Target
     from kafkactl.errors import UsageError
     from kafkactl.profiles import Profile
@@ -522,7 +532,8 @@ def test_export_writes_the_format_its_file_is_named_for(sandbox, tmp_path):
         ok(sandbox.as_user("admin", "acls", "export", "--principal", f"User:{t}-x", "--file", str(path)))
         assert plan_exit(sandbox, path).exit_code == 0, suffix
     wrong = tmp_path / "wrong.jsonl"
-    r = sandbox.as_user("admin", "acls", "export", "--principal", f"User:{t}-x", "--format", "csv", "--file", str(wrong))
+    r = sandbox.as_user("admin", "acls", "export", "--principal", f"User:{t}-x", "--format", "csv", "--file",
+                        str(wrong))
     assert r.exit_code == 2 and "--format csv with --file" in r.stderr and not wrong.exists(), r.output
 
 
@@ -537,7 +548,8 @@ def test_an_acls_file_is_judged_with_the_contexts_super_users(sandbox, tmp_path)
     assert online["decision"] == offline["decision"] == "ALLOWED" and offline["reason"] == "super-user"
 
 
-def test_spark_runs_quietly_and_leaves_no_temporary_file(sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("sandbox", "spark")
+def test_spark_runs_quietly_and_leaves_no_temporary_file(team, tmp_path):
     """Issue 16: no JVM or Spark start-up lines on stderr (only --debug shows them), and nothing left in the
     temporary directory (the log configuration, the plan and the results are private and removed at exit)."""
     from tests.conftest import run_process
@@ -545,7 +557,8 @@ def test_spark_runs_quietly_and_leaves_no_temporary_file(sandbox, spark, team, t
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     f = tmp_path / "q.yaml"
-    f.write_text(state_yaml(team, [{"principal": f"User:{team}q", "allow": [{"topic": f"{team}q", "operations": ["Read"]}]}]))
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}q",
+                                    "allow": [{"topic": f"{team}q", "operations": ["Read"]}]}]))
     noise = ("Using incubator modules", "Setting default log level", "To adjust logging level")
     r = run_process("--context", "local-admin", "acls", "apply", str(f), "--spark", "--yes",
                     env={"TMPDIR": str(scratch)}, timeout=300)
@@ -576,24 +589,26 @@ def _jsonl_state(path, team: str, n: int) -> None:
         for i in range(n)))
 
 
-def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("spark")
+def test_auto_is_the_default_engine_and_says_what_it_chose_and_why(sandbox, team, tmp_path):
     """Issue 16: with no engine flag the plan is auto's: in-process while it fits in half the memory available,
     said on stderr with the size and the memory; --no-spark and --spark force and say nothing of a choice."""
     f = tmp_path / "s.yaml"
-    f.write_text(state_yaml(team, [{"principal": f"User:{team}a", "allow": [{"topic": f"{team}t{i}", "operations": ["Read"]}
-                                                                           for i in range(3)]}]))
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}a",
+                                    "allow": [{"topic": f"{team}t{i}", "operations": ["Read"]} for i in range(3)]}]))
     r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f)))
     assert json.loads(r.stdout)["engine"] == "in-process"
     engine_lines = [x for x in r.stderr.splitlines() if x.startswith("engine: ")]
-    assert len(engine_lines) == 1 and engine_lines[0].startswith("engine: in-process (3 desired bindings need about 1.8 KiB "
-                                                                 "in-process, "), r.stderr
+    assert len(engine_lines) == 1 and engine_lines[0].startswith(
+        "engine: in-process (3 desired bindings need about 1.8 KiB in-process, "), r.stderr
     assert engine_lines[0].endswith(" available)")
     for forced, engine in (("--no-spark", "in-process"), ("--spark", "spark")):
         r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f), forced))
         assert json.loads(r.stdout)["engine"] == engine and "engine: " not in r.stderr, r.stderr
 
 
-def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_result(sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("spark")
+def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_result(sandbox, team, tmp_path):
     """KAFKACTL_MEMORY stands for a small machine: 3,000 bindings (counted from the file, not loaded) need about
     1.8 MiB in-process, more than half of 1 MiB, so auto plans on Spark, and the plan is the one --no-spark makes."""
     gw = sandbox.gateway("admin")
@@ -603,8 +618,8 @@ def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_resul
     _jsonl_state(f, team, 3000)
     small = {"KAFKACTL_MEMORY": "1m"}
     r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f), env=small))
-    assert "engine: Spark (3,000 desired bindings need about 1.8 MiB in-process, more than half of the 1.0 MiB available)" \
-        in r.stderr, r.stderr
+    assert "engine: Spark (3,000 desired bindings need about 1.8 MiB in-process, more than half of the 1.0 MiB " \
+        "available)" in r.stderr, r.stderr
     on_spark = json.loads(r.stdout)
     r = ok(sandbox.as_user("admin", "-o", "json", "acls", "plan", str(f), "--no-spark", env=small))
     in_process = json.loads(r.stdout)
@@ -628,14 +643,16 @@ def test_auto_sends_a_plan_too_large_for_the_memory_to_spark_with_the_same_resul
 ])
 def test_contradictory_engine_choices_are_refused_before_any_change(sandbox, team, tmp_path, args, env, needle):
     f = tmp_path / "s.yaml"
-    f.write_text(state_yaml(team, [{"principal": f"User:{team}a", "allow": [{"topic": f"{team}t", "operations": ["Read"]}]}]))
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}a",
+                                    "allow": [{"topic": f"{team}t", "operations": ["Read"]}]}]))
     r = sandbox.as_user("admin", "acls", "apply", str(f), "--yes", *args, env=env)
     assert r.exit_code == ExitCode.USAGE and needle in r.stderr and r.stdout == "", r.output
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert mine(sandbox.gateway("admin"), team) == set()
 
 
-def test_two_contexts_of_one_cluster_are_refused_before_any_change(sandbox, tls_sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("tls_sandbox", "spark")
+def test_two_contexts_of_one_cluster_are_refused_before_any_change(sandbox, team, tmp_path):
     """Issue 16 new-user pass: local-admin and local-tls-admin reach the same cluster (another listener); a fan-out
     to both planned every change twice and reported 400 created where 200 were. Refused, on both engines, naming
     the two contexts; nothing changed."""
@@ -655,19 +672,22 @@ def test_spark_without_java_is_one_line_and_auto_says_it_stays(sandbox, team, tm
     from tests.conftest import run_process
 
     f = tmp_path / "j.yaml"
-    f.write_text(state_yaml(team, [{"principal": f"User:{team}j", "allow": [{"topic": f"{team}j", "operations": ["Read"]}]}]))
+    f.write_text(state_yaml(team, [{"principal": f"User:{team}j",
+                                    "allow": [{"topic": f"{team}j", "operations": ["Read"]}]}]))
     env = {"JAVA_HOME": str(tmp_path / "no-jdk")}
     r = run_process("--context", "local-admin", "acls", "apply", str(f), "--spark", "--yes", env=env, timeout=120)
     assert r.exit_code == 1 and r.stderr.strip().splitlines() == [
         f"error: --spark: Spark needs Java, and JAVA_HOME={str(tmp_path / 'no-jdk')!r} has no bin/java"], r.stderr
     assert mine(sandbox.gateway("admin"), team) == set()
-    r = run_process("--context", "local-admin", "-o", "json", "acls", "plan", str(f), env={**env, "KAFKACTL_MEMORY": "1k"},
+    r = run_process("--context", "local-admin", "-o", "json", "acls", "plan", str(f),
+                    env={**env, "KAFKACTL_MEMORY": "1k"},
                     timeout=120)
     assert r.exit_code == 0 and json.loads(r.stdout)["engine"] == "in-process", r.stderr
     assert "but Spark needs Java, and JAVA_HOME=" in r.stderr
 
 
-def test_out_replaces_a_plan_saved_before_and_refuses_anything_else(sandbox, spark, team, tmp_path):
+@pytest.mark.usefixtures("spark")
+def test_out_replaces_a_plan_saved_before_and_refuses_anything_else(sandbox, team, tmp_path):
     """Issue 16 new-user pass: a plan saved with --out into a directory holding an earlier plan kept the earlier
     plan's partitions beside the new ones (Spark) or its rows/ beside the new changes file (in-process), and apply
     --plan refused the mix as 'changed or truncated'. Now the earlier plan is replaced whole; a file, or a directory

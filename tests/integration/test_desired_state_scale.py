@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.conftest import run
 from tests.integration.acl_helpers import remove_exactly, snapshot, token
 
@@ -70,7 +72,8 @@ def test_kill_minus_9_mid_apply_then_rerun_converges(sandbox, tmp_path):
         remove_exactly(gw, {b for b in snapshot(gw) if b.principal.startswith((f"User:{prefix}", unmanaged))})
 
 
-def test_two_contexts_in_one_apply(sandbox, tmp_path, monkeypatch):
+@pytest.mark.usefixtures("sandbox")
+def test_two_contexts_in_one_apply(tmp_path, monkeypatch):
     """A second, private sandbox is the second cluster; its admin context joins the session's contexts file."""
     from kafkactl.local.sandbox import Sandbox
     from kafkactl.profiles import ContextStore

@@ -18,9 +18,8 @@ import subprocess
 
 import pytest
 
-from tests.markers import starts
-
 from kafkactl.mapping.certdn import name_rfc2253, subject_rfc2253
+from tests.markers import starts
 
 SEED = int(os.environ["KAFKACTL_DIFF_SEED"])
 CASES = int(os.environ.get("KAFKACTL_DN_CASES") or 2000)
@@ -43,7 +42,8 @@ public class DnNames {
             byte[] der = hex.parseHex(kindAndDer[1]);
             try {
                 X500Principal p = kindAndDer[0].equals("cert")
-                    ? ((X509Certificate) certs.generateCertificate(new ByteArrayInputStream(der))).getSubjectX500Principal()
+                    ? ((X509Certificate) certs.generateCertificate(new ByteArrayInputStream(der)))
+                        .getSubjectX500Principal()
                     : new X500Principal(der);
                 out.println("OK " + hex.formatHex(p.getName().getBytes("UTF-8")));
             } catch (Exception e) {
@@ -141,7 +141,7 @@ def test_certificate_subjects_read_as_java_reads_them(java_names):
 
     rng = random.Random(SEED + 1)
     key = ec.generate_private_key(ec.SECP256R1())
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     ders = []
     for _ in range(50):
         subject = _random_name(rng)

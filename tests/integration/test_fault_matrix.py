@@ -24,7 +24,6 @@ from tests.conftest import run
 from tests.integration.cli_tree import OFFLINE, OWN_CLUSTERS, PROBE, cluster_commands
 from tests.secrets_sweep import find_leaks, register, sweep_tree
 
-
 # random, so that a 6-character piece of one in any output is a leak and not a coincidence
 WRONG_PASSWORD = secrets.token_urlsafe(15)
 NOBODY_PASSWORD = secrets.token_urlsafe(15)
@@ -53,9 +52,8 @@ def silent_port():
 @pytest.fixture(scope="module")
 def fault_contexts(sandbox):
     """Contexts for the credential faults, and a SCRAM user that exists but has no ACL at all."""
-    from kafkactl.profiles import Context, ContextStore
-
     from kafkactl.local.sandbox import Sandbox
+    from kafkactl.profiles import Context, ContextStore
 
     state = Sandbox(sandbox.home).load_state()
     assert state is not None
@@ -119,7 +117,8 @@ def _problems(code: int, stdout: str, stderr: str, expected: set[int]) -> list[s
     return problems
 
 
-def test_fault_matrix(sandbox, fault_contexts, silent_port, tmp_path):
+@pytest.mark.usefixtures("sandbox", "fault_contexts")
+def test_fault_matrix(silent_port, tmp_path):
     commands = cluster_commands(tmp_path)
     faults = _faults(silent_port)
     cases = [(path, args, fault, spec) for path, args in commands for fault, spec in faults.items()]
@@ -134,14 +133,16 @@ def test_fault_matrix(sandbox, fault_contexts, silent_port, tmp_path):
             problems.append(f"took {took:.1f} s (limit {spec['max_s']} s)")
         if took < spec.get("min_s", 0):
             problems.append(f"gave up after {took:.1f} s, before --timeout")
-        return f"{fault:17} kafkactl {path} {' '.join(args)}: {'; '.join(problems)} [{err.strip()[:200]}]" if problems else None
+        return (f"{fault:17} kafkactl {path} {' '.join(args)}: {'; '.join(problems)} [{err.strip()[:200]}]"
+                if problems else None)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         failures = [f for f in pool.map(one, cases) if f]
     assert not failures, f"{len(failures)} of {len(cases)} runs broke:\n" + "\n".join(failures)
 
 
-def test_commands_naming_their_own_clusters_under_each_fault(sandbox, fault_contexts, silent_port):
+@pytest.mark.usefixtures("sandbox", "fault_contexts")
+def test_commands_naming_their_own_clusters_under_each_fault(silent_port):
     """`diff --context A --context B`: each fault on the first cluster, the second healthy; a refused, unresolvable
     or silent address needs a context of its own here (a root -b beside the command's --context is refused)."""
     from kafkactl.profiles import Context, ContextStore
@@ -171,7 +172,7 @@ def test_commands_naming_their_own_clusters_under_each_fault(sandbox, fault_cont
     assert not failures, "\n".join(failures)
 
 
-def test_offline_commands_do_not_need_a_cluster(tmp_path):
+def test_offline_commands_do_not_need_a_cluster():
     """OFFLINE's claim, checked: under a refused address none of these waits for or reports a cluster."""
     closed = _closed_port()
     for path, args in (("acls decode-ops", ["3576"]), ("context list", []), ("completion bash", []),
@@ -211,7 +212,8 @@ def test_broker_stopped_during_the_commands(own_sandbox_env, tmp_path):
         os.kill(pid, signal.SIGSTOP)
         before = _established(port)
         for path, args in commands:
-            argv = [sys.executable, "-m", "kafkactl", "--context", "local-admin", "--timeout", "60", *path.split(), *args]
+            argv = [sys.executable, "-m", "kafkactl", "--context", "local-admin", "--timeout", "60", *path.split(),
+                    *args]
             procs.append((path, args, subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                                        env={**os.environ, **env}, stdin=subprocess.DEVNULL)))
         deadline = time.monotonic() + 60
@@ -243,7 +245,8 @@ def test_broker_stopped_during_the_commands(own_sandbox_env, tmp_path):
         _kafkactl(["local", "down", "--purge"], env=env, timeout=120)
 
 
-def test_no_command_hangs_on_a_silent_address_beyond_its_timeout(sandbox, silent_port):
+@pytest.mark.usefixtures("sandbox")
+def test_no_command_hangs_on_a_silent_address_beyond_its_timeout(silent_port):
     """The one-line message names the address and the timeout (the credentials are the session's local-admin)."""
     code, out, err, took = _kafkactl(["--context", "local-admin", "-b", f"127.0.0.1:{silent_port}", "--timeout", "1",
                                       "topics", "list"])

@@ -18,7 +18,8 @@ CASES = int(os.environ.get("KAFKACTL_FUZZ_PLAN") or 20)
 
 def inside(scope: dict, b: AclBinding) -> bool:
     principals, prefixes = scope.get("principals", set()), scope.get("principalPrefixes", set())
-    if (principals or prefixes) and b.principal not in principals and not any(b.principal.startswith(p) for p in prefixes):
+    if (principals or prefixes) and b.principal not in principals \
+            and not any(b.principal.startswith(p) for p in prefixes):
         return False
     resources = scope.get("resourcePrefixes")
     return resources is None or any(b.resource_name.startswith(p) for p in resources.get(b.resource_type.name, ()))

@@ -97,7 +97,8 @@ def test_plain_mechanism_via_command_config_works(sandbox, tmp_path):
     assert json.loads(r.stdout)["controller_id"] == 1
 
 
-def test_nothing_listening_is_unreachable_within_the_timeout(sandbox):
+@pytest.mark.usefixtures("sandbox")
+def test_nothing_listening_is_unreachable_within_the_timeout():
     from kafkactl.local.sandbox import _free_port
 
     t0 = time.monotonic()
@@ -170,7 +171,8 @@ def test_no_password_or_jaas_string_in_anything_printed(sandbox, tmp_path, args)
     secrets = list(sandbox.passwords.values()) + ["Wrong-Secret-Value-42"]
     leaked = [s for s in secrets if s in printed]
     assert leaked == [], f"secret printed by {args}"
-    assert "LoginModule required" not in printed and "sasl.jaas.config=" not in printed.replace("sasl.jaas.config=******", "")
+    assert "LoginModule required" not in printed \
+        and "sasl.jaas.config=" not in printed.replace("sasl.jaas.config=******", "")
     # no SCRAM message (its salt, iterations and proof allow an offline guess at the password) in any encoding
     assert not re.search(r"n,,n=|,r=[^,]+,s=|,r=[^,]+,p=|c=biws", printed), f"SCRAM exchange printed by {args}"
 
@@ -186,7 +188,8 @@ def test_empty_list_hints_fit_the_caller(sandbox):
     assert topics.why_empty(sandbox.gateway("alice")) == topics.EMPTY_LIST_HINT
 
 
-@pytest.mark.parametrize("argv", [["topics", "describe"], ["topics", "delete", "--yes"], ["configs", "describe", "--topic"]])
+@pytest.mark.parametrize("argv",
+                         [["topics", "describe"], ["topics", "delete", "--yes"], ["configs", "describe", "--topic"]])
 def test_a_missing_topic_is_named_as_the_protocol_names_it(sandbox, argv):
     """Issue 14: librdkafka's UNKNOWN_TOPIC_OR_PART showed through on some paths."""
     name = unique("it.missing")

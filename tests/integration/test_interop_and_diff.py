@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.markers import starts
 from tests.conftest import run
 from tests.integration.acl_helpers import token
+from tests.markers import starts
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "interop"
 FOREIGN_EXPORT = {"ksm": "csv", "terraform": "tf", "strimzi": "yaml"}
@@ -79,7 +79,7 @@ def test_import_apply_export_plan_shows_no_change(sandbox, tmp_path, fmt, name):
 
 @pytest.fixture(scope="module")
 @starts("broker")
-def second(sandbox, tmp_path_factory):
+def second(sandbox, tmp_path_factory):  # noqa: ARG001 (the session's sandbox first: the contexts are its)
     """A second sandbox, and contexts for it in the session's store: `second`, and `second-again` (the same
     cluster under another name, to compare a cluster with itself)."""
     from tests.integration.sandboxes import second_sandbox
@@ -100,7 +100,8 @@ def diff_rows(*args) -> tuple[int, set]:
     return r.exit_code, {(d["kind"], d["entity"], d["key"], d["first"], d["second"]) for d in json.loads(r.stdout)}
 
 
-def test_diff_two_clusters(second, tmp_path):
+@pytest.mark.usefixtures("second")
+def test_diff_two_clusters(tmp_path):
     base = f"df{token()}"
     state = tmp_path / "state.yaml"
     doc = {"apiVersion": "kafkactl/v1", "kind": "State", "scope": {"principals": [f"User:{base}-app"]},
@@ -131,8 +132,10 @@ def _diff_two_clusters(base: str, state: Path) -> None:
     code, rows = diff_rows("--context", "local-admin", "--context", "second")
     assert code == 2 and ours(rows) == set()  # the session's cluster holds other tests' things; ours match
     # one change of each kind on the second cluster, and diff names exactly those
-    ok(run("--context", "second", "configs", "alter", "--topic", f"{base}.orders", "--add-config", "retention.ms=7200000"))
-    ok(run("--context", "second", "configs", "alter", "--user", f"{base}-app", "--add-config", "producer_byte_rate=2048"))
+    ok(run("--context", "second", "configs", "alter", "--topic", f"{base}.orders", "--add-config",
+           "retention.ms=7200000"))
+    ok(run("--context", "second", "configs", "alter", "--user", f"{base}-app", "--add-config",
+           "producer_byte_rate=2048"))
     ok(run("--context", "second", "acls", "create", "--allow-principal", f"User:{base}-app", "--operation", "Delete",
            "--topic", f"{base}.orders"))
     ok(run("--context", "second", "topics", "create", f"{base}.extra"))
@@ -164,7 +167,8 @@ def _diff_two_clusters(base: str, state: Path) -> None:
     assert r.exit_code == 2 and "'nomap'" in r.stderr
 
 
-def test_diff_topic_map_leaves_the_wildcard_topic_alone(second):
+@pytest.mark.usefixtures("second")
+def test_diff_topic_map_leaves_the_wildcard_topic_alone():
     """Issue 28: with --topic-map =src., the first cluster's ACL on every topic ('*') was compared as one on the
     literal topic 'src.*', so two clusters granting the same thing differed."""
     base = f"dw{token()}"
@@ -179,7 +183,8 @@ def test_diff_topic_map_leaves_the_wildcard_topic_alone(second):
             run("--context", ctx, "acls", "delete", "--principal", who, "--yes")
 
 
-def test_a_saved_configs_plan_applies_only_to_the_cluster_it_was_made_on(second, tmp_path):
+@pytest.mark.usefixtures("second")
+def test_a_saved_configs_plan_applies_only_to_the_cluster_it_was_made_on(tmp_path):
     """Issue 28: both clusters held the same managed state (none of the file's topics), so the plan saved on one
     applied on the other: the fingerprint held no cluster id."""
     base = f"sp{token()}"

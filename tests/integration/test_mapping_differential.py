@@ -19,10 +19,15 @@ import subprocess
 
 import pytest
 
+from kafkactl.mapping.rules import (
+    MappingFailure,
+    RuleError,
+    map_kerberos,
+    map_ssl_dn,
+    parse_kerberos_rules,
+    parse_ssl_rules,
+)
 from tests.markers import starts
-
-from kafkactl.mapping.rules import (MappingFailure, RuleError, map_kerberos, map_ssl_dn, parse_kerberos_rules,
-                                    parse_ssl_rules)
 
 SEED = int(os.environ["KAFKACTL_DIFF_SEED"])
 CASES = int(os.environ.get("KAFKACTL_MAPPING_CASES") or 2000)

@@ -17,9 +17,9 @@ import pytest
 
 from kafkactl.acl.bitfield import decode
 from kafkactl.acl.model import AclFilter, AclOperation, ResourceType
-from tests.markers import starts
 from tests.conftest import own_xdg, run
 from tests.integration.acl_helpers import token
+from tests.markers import starts
 
 # six JVMs of this sandbox share two cores with the other worker's (a Spark cluster, a preset's clients): a
 # write through the controller quorum took over 10 s there (CI, 2026-11-28), which is load, not what these tests
@@ -222,7 +222,8 @@ class Probe:
         partition = self.leaders[topic][node]
         outcome: list = []
         try:
-            producer.produce(topic, b"probe", partition=partition, on_delivery=lambda err, msg: outcome.append(err))
+            producer.produce(topic, b"probe", partition=partition,
+                             on_delivery=lambda err, msg: outcome.append(err))  # noqa: ARG005 (a delivery callback)
         except KafkaException as exc:  # refused before sending: the broker refused this producer earlier
             outcome.append(exc.args[0])
         producer.flush(10)
@@ -305,7 +306,8 @@ def test_the_probe_sees_a_naive_swap(cluster3, probe_world, tmp_path):
     thread = threading.Thread(target=probe.run, daemon=True)
     thread.start()
     try:
-        ok(run(*PATIENT, "--context", "local-admin", "acls", "delete", "--allow-principal", f"User:{principal}", "--topic", "mbp-",
+        ok(run(*PATIENT, "--context", "local-admin", "acls", "delete", "--allow-principal", f"User:{principal}",
+               "--topic", "mbp-",
                "--resource-pattern-type", "prefixed", "--operation", "Read", "--operation", "Write",
                "--operation", "Describe", "--yes"))
         time.sleep(1.0)
@@ -402,7 +404,8 @@ def test_a_node_killed_mid_apply_then_a_rerun_converges(cluster3, tmp_path, vict
     ok(run(*PATIENT, "--context", "local-admin", "acls", "apply", str(empty), "--yes", "--max-deletes", "30000"))
 
 
-def test_config_state_sets_each_brokers_own_configs(cluster3, tmp_path):
+@pytest.mark.usefixtures("cluster3")
+def test_config_state_sets_each_brokers_own_configs(tmp_path):
     """configs apply with per-broker entries: each broker's resource goes to that broker (another refuses it),
     the cluster-wide default to any; then the exported state, applied again, takes them away."""
     import yaml
@@ -424,9 +427,12 @@ def test_config_state_sets_each_brokers_own_configs(cluster3, tmp_path):
         ("<default>", "log.cleaner.threads", "2")}
     ok(run(*PATIENT, "--context", "local-admin", "configs", "apply", str(f), "--yes"))
     for b in ("2", "3"):
-        got = json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "describe", "--broker", b)).stdout)
+        got = json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "describe", "--broker",
+                                b)).stdout)
         assert {(d["name"], d["value"]) for d in got} == {("message.max.bytes", str(2000000 + int(b)))}
-    assert not json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "plan", str(f))).stdout)["changes"]
+    assert not json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "plan",
+                                 str(f))).stdout)["changes"]
     f.write_text(yaml.safe_dump(before))
     ok(run(*PATIENT, "--context", "local-admin", "configs", "apply", str(f), "--yes"))
-    assert not json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "plan", str(f))).stdout)["changes"]
+    assert not json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "plan",
+                                 str(f))).stdout)["changes"]

@@ -23,7 +23,7 @@ def sh(script: str, **env: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def wide(sandbox):
+def wide(sandbox):  # noqa: ARG001 (the fixture starts the broker)
     """ACLs wider than any terminal: 120-character topic names and a DN principal full of commas."""
     t = token()
     principal = f"User:CN=svc-{t},OU=payments-platform-team,O=Example Corporation,L=Amsterdam,C=NL"
@@ -63,7 +63,8 @@ def test_plain_through_cut_is_never_truncated(wide):
     assert "\x1b[" not in r.stdout
 
 
-def test_hints_go_to_stderr_only(sandbox):
+@pytest.mark.usefixtures("sandbox")
+def test_hints_go_to_stderr_only():
     r = sh("kafkactl --context local-carol topics list -o json")
     assert r.returncode == 0
     assert json.loads(r.stdout) == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import uuid
 
+import pytest
+
 from kafkactl.exitcodes import ExitCode
 from kafkactl.local.sandbox import Sandbox
 from tests.conftest import run
@@ -85,7 +87,8 @@ def test_down_purge_of_a_damaged_state_stops_the_nodes_it_no_longer_names(sandbo
             os.killpg(state.pid, signal.SIGKILL)
 
 
-def test_two_sandboxes_started_at_once_get_ports_of_their_own(sandbox, own_sandbox_env, tmp_path):
+@pytest.mark.usefixtures("sandbox")
+def test_two_sandboxes_started_at_once_get_ports_of_their_own(own_sandbox_env, tmp_path):
     """Two `local up` at the same moment (two terminals, two test workers), each with its own state: both start,
     on different ports (each checks its ports are free, then binds them seconds later; one at a time now)."""
     import subprocess

@@ -19,7 +19,6 @@ from pathlib import Path
 from tests.secrets_sweep import register, sweep_tree
 
 
-
 def _cmdlines() -> set[bytes]:
     seen = set()
     for pid in os.listdir("/proc"):
@@ -81,4 +80,5 @@ def test_local_up_puts_no_password_on_a_command_line(own_sandbox_env, tmp_path):
         assert not leaks, leaks
         assert not list((tmp_path / "state" / "kafkactl" / "local").glob("*.args")), "the argument file was left"
     finally:
-        subprocess.run([sys.executable, "-m", "kafkactl", "local", "down", "--purge"], capture_output=True, env=env, timeout=120)
+        subprocess.run([sys.executable, "-m", "kafkactl", "local", "down", "--purge"], capture_output=True, env=env,
+                       timeout=120)

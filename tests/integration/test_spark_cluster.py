@@ -20,11 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.markers import starts
 from tests.conftest import run_process
 from tests.integration.acl_helpers import remove_exactly, snapshot, token
+from tests.markers import starts
 from tests.secrets_sweep import find_leaks
-
 
 
 def _free_port() -> int:
@@ -202,7 +201,7 @@ def test_a_worker_killed_mid_apply_of_25000_bindings(sandbox, cluster, tmp_path)
 
 @pytest.fixture(scope="module")
 @starts("broker")
-def two_more_clusters(sandbox, tmp_path_factory):
+def two_more_clusters(sandbox, tmp_path_factory):  # noqa: ARG001 (the session's sandbox first)
     """Two more single-node sandboxes (their own state), reachable from the session's contexts as fan-a and fan-b
     through their admin properties files: three clusters for one policy."""
     homes = []
@@ -233,8 +232,8 @@ def two_more_clusters(sandbox, tmp_path_factory):
             run_process("local", "down", "--purge", env=env, timeout=120)
 
 
-def test_one_policy_fanned_out_to_three_clusters_on_the_standalone_cluster(sandbox, cluster, two_more_clusters,
-                                                                           tmp_path):
+@pytest.mark.usefixtures("sandbox")
+def test_one_policy_fanned_out_to_three_clusters_on_the_standalone_cluster(cluster, two_more_clusters, tmp_path):
     """One apply, three targets (the command's --context, repeated): each executor task connects to its cluster with
     that cluster's own credentials, delivered by the driver; each cluster ends with exactly the policy."""
     from kafkactl.gateway import Gateway
@@ -250,7 +249,8 @@ def test_one_policy_fanned_out_to_three_clusters_on_the_standalone_cluster(sandb
         r = run_process("acls", "apply", str(policy), *where, "--spark-master", cluster.url, "--yes",
                         env=cluster.driver_env, timeout=600)
         assert r.exit_code == 0, r.stderr[-3000:]
-        print(f"\none policy of 2,000 bindings to 3 clusters on the standalone cluster: {time.monotonic() - started:.1f} s")
+        print("\none policy of 2,000 bindings to 3 clusters on the standalone cluster: "
+              f"{time.monotonic() - started:.1f} s")
         for c, gw in zip(contexts, gateways):
             assert len(snapshot(gw, prefix)) == 2_000, c
         r = run_process("acls", "plan", str(policy), *where, "--detailed-exitcode", timeout=300)

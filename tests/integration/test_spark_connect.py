@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.markers import starts
 from tests.conftest import run_process
 from tests.integration.acl_helpers import remove_exactly, snapshot, token
+from tests.markers import starts
 
 
 def _free_port() -> int:
@@ -37,9 +37,9 @@ def connect_url(tmp_path_factory):
     subprocess.run(["bash", str(home / "sbin" / "start-connect-server.sh"), "--conf",
                     f"spark.connect.grpc.binding.port={port}", "--conf", "spark.ui.enabled=false",
                     "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir=file://{work / 'events'}",
-                    "--conf", "spark.eventLog.compress=false",
+                    "--conf", "spark.eventLog.compress=false",  # (Spark 4 compresses it: a grep would see nothing)
                     # its scratch (a model cache, ...) in the test's directory, not left in /tmp
-                    "--conf", f"spark.driver.extraJavaOptions=-Djava.io.tmpdir={work}"],  # (Spark 4 compresses it: a grep would see nothing)
+                    "--conf", f"spark.driver.extraJavaOptions=-Djava.io.tmpdir={work}"],
                    env=env, check=True, capture_output=True, timeout=120)
     try:
         deadline = time.monotonic() + 90

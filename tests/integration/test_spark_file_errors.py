@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from kafkactl.desired.state import StateFileError
 from kafkactl.desired.formats import read_state
+from kafkactl.desired.state import StateFileError
 
 pytestmark = pytest.mark.usefixtures("spark")  # each test runs a local Spark (one the test of an unreachable master)
 
@@ -26,12 +26,15 @@ def desired(path):
 
 
 @pytest.mark.parametrize("text,needle", [
-    (HEAD + json.dumps({**ROW, "resource_name": "a\x07b"}) + "\n", r"resource_name 'a\\x07b': contains a control character"),
+    (HEAD + json.dumps({**ROW, "resource_name": "a\x07b"}) + "\n",
+     r"resource_name 'a\\x07b': contains a control character"),
     (HEAD + json.dumps({**ROW, "host": "\x85"}) + "\n", r"host '\\x85': contains a control character"),
-    (HEAD + json.dumps(ROW) + "\n" + json.dumps({**ROW, "kind": "acl"}) + "\n", r"x.jsonl:3: kind: 'acl' is not scope or clusters"),
+    (HEAD + json.dumps(ROW) + "\n" + json.dumps({**ROW, "kind": "acl"}) + "\n",
+     r"x.jsonl:3: kind: 'acl' is not scope or clusters"),
     (HEAD + json.dumps(ROW) + "\n{oops\n", r"x.jsonl:3: not valid JSON"),
     (HEAD + json.dumps({k: v for k, v in ROW.items() if k != "host"}) + "\n", r"x.jsonl:2: host: missing"),
-    (json.dumps({"kind": "scope", "principalPrefixes": "User:"}) + "\n", r"x.jsonl:1: scope.principalPrefixes: 'User:' is"),
+    (json.dumps({"kind": "scope", "principalPrefixes": "User:"}) + "\n",
+     r"x.jsonl:1: scope.principalPrefixes: 'User:' is"),
 ])
 def test_spark_refuses_a_bad_file_naming_it(tmp_path, text, needle):
     f = tmp_path / "x.jsonl"
@@ -41,8 +44,8 @@ def test_spark_refuses_a_bad_file_naming_it(tmp_path, text, needle):
 
 
 def test_spark_reads_the_spellings_the_python_loader_reads(tmp_path):
-    from kafkactl.desired.spark import BINDING
     from kafkactl.desired.formats.flat import flat_row
+    from kafkactl.desired.spark import BINDING
 
     f = tmp_path / "x.jsonl"
     rows = [{**ROW, "resource_type": "transactional-id", "operation": "write", "pattern_type": "Pre-fixed"},
@@ -56,7 +59,8 @@ def test_spark_reads_the_spellings_the_python_loader_reads(tmp_path):
     ("--spark-remote", "sc://127.0.0.1:{port}", "Spark Connect server at 127.0.0.1:{port}"),
     ("--spark-master", "spark://127.0.0.1:{port}", "Spark master at 127.0.0.1:{port}"),
 ])
-def test_an_unreachable_spark_is_exit_4_at_once(sandbox, tmp_path, option, url, named):
+@pytest.mark.usefixtures("sandbox")
+def test_an_unreachable_spark_is_exit_4_at_once(tmp_path, option, url, named):
     """Adversary pass on issue 13: an unreachable Spark Connect server hung for minutes, an unreachable master gave a
     Py4J traceback. The desired-state file is fine; nothing reaches a cluster."""
     import socket

@@ -45,7 +45,7 @@ def cluster_ops(context: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def topic(sandbox):
+def topic(sandbox):  # noqa: ARG001 (the fixture starts the broker)
     name = f"tls.{token()}"
     ok(as_ctx("local-mtls-admin", "topics", "create", name))
     yield name
@@ -68,19 +68,22 @@ def test_sandbox_has_both_tls_listeners_and_their_contexts(sandbox):
 
 
 @pytest.mark.parametrize("context", ["local-tls-admin", "local-mtls-admin"])
-def test_the_super_user_is_recognised_over_each_tls_listener(sandbox, context):
+@pytest.mark.usefixtures("sandbox")
+def test_the_super_user_is_recognised_over_each_tls_listener(context):
     # admin over mTLS is User:admin only through the mapping rule (its DN is CN=admin,OU=sandbox,O=kafkactl)
     assert {"DESCRIBE", "ALTER", "CLUSTER_ACTION", "IDEMPOTENT_WRITE"} <= cluster_ops(context)
 
 
 @pytest.mark.parametrize("context", ["local-tls-carol", "local-mtls-carol", "local-mtls-app"])
-def test_others_get_nothing_without_acls(sandbox, context):
+@pytest.mark.usefixtures("sandbox")
+def test_others_get_nothing_without_acls(context):
     assert cluster_ops(context) == set()
 
 
 @pytest.mark.parametrize("admin, reader", [("local-tls-admin", "local-mtls-alice"),
                                            ("local-mtls-admin", "local-tls-alice")])
-def test_acl_create_list_check_delete_over_tls(sandbox, topic, admin, reader):
+@pytest.mark.usefixtures("sandbox")
+def test_acl_create_list_check_delete_over_tls(topic, admin, reader):
     """An ACL made over one TLS listener governs the principal over the other: alice by password and alice by
     certificate are the same User:alice."""
     assert topic not in visible_topics(reader)
@@ -96,7 +99,8 @@ def test_acl_create_list_check_delete_over_tls(sandbox, topic, admin, reader):
     assert topic not in visible_topics(reader)
 
 
-def test_a_certificate_dn_the_rule_leaves_whole_is_the_principal(sandbox, topic):
+@pytest.mark.usefixtures("sandbox")
+def test_a_certificate_dn_the_rule_leaves_whole_is_the_principal(topic):
     """The `app` certificate's DN (a comma inside a value, spaces, a non-ASCII letter) is not mapped: the broker
     authorizes the DN as Kafka writes it (RFC 2253), and kafkactl's name for it is the same string."""
     assert topic not in visible_topics("local-mtls-app")
@@ -117,7 +121,8 @@ def test_a_certificate_dn_the_rule_leaves_whole_is_the_principal(sandbox, topic)
 
 @pytest.mark.parametrize("writer, reader", [("local-mtls-admin", "local-tls-admin"),
                                             ("local-tls-admin", "local-mtls-admin")])
-def test_configs_over_tls(sandbox, topic, writer, reader):
+@pytest.mark.usefixtures("sandbox")
+def test_configs_over_tls(topic, writer, reader):
     value = str(3_600_000 + len(writer))
     ok(as_ctx(writer, "configs", "alter", "--topic", topic, "--add-config", f"retention.ms={value}"))
     described = json.loads(ok(as_ctx(reader, "-o", "json", "configs", "describe", "--topic", topic)).stdout)
@@ -125,7 +130,8 @@ def test_configs_over_tls(sandbox, topic, writer, reader):
     assert any(r.get("name") == "retention.ms" and r.get("value") == value for r in rows), described
 
 
-def test_desired_state_plan_apply_over_tls(sandbox, topic, tmp_path):
+@pytest.mark.usefixtures("sandbox")
+def test_desired_state_plan_apply_over_tls(topic, tmp_path):
     t = token()
     doc = tmp_path / "state.yaml"
     doc.write_text(
@@ -181,8 +187,7 @@ def keystores(sandbox, tmp_path_factory):
     """alice's certificate and the CA in stores made by keytool: JKS (key password differs from the store's) and
     PKCS12, and JKS and PKCS12 truststores."""
     from cryptography import x509
-    from cryptography.hazmat.primitives.serialization import (BestAvailableEncryption, load_pem_private_key,
-                                                              pkcs12)
+    from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, load_pem_private_key, pkcs12
 
     keytool = shutil.which("keytool") or str(Path(os.environ.get("JAVA_HOME", "/usr")) / "bin" / "keytool")
     d = tmp_path_factory.mktemp("stores")
@@ -199,14 +204,16 @@ def keystores(sandbox, tmp_path_factory):
         p = subprocess.run([keytool, *args, "-noprompt"], capture_output=True, text=True, timeout=60)
         assert p.returncode == 0, p.stdout + p.stderr
 
-    common = ("-importkeystore", "-srckeystore", str(d / "src.p12"), "-srcstoretype", "PKCS12", "-srcstorepass", pw["src"])
+    common = ("-importkeystore", "-srckeystore", str(d / "src.p12"), "-srcstoretype", "PKCS12", "-srcstorepass",
+              pw["src"])
     keytool_run(*common, "-destkeystore", str(d / "alice.jks"), "-deststoretype", "JKS", "-deststorepass", pw["store"],
                 "-destkeypass", pw["key"])
     keytool_run(*common, "-destkeystore", str(d / "alice.p12"), "-deststoretype", "PKCS12",
                 "-deststorepass", pw["store"])
     # a second, self-signed key beside alice's (its alias sorts first): Java picks per handshake, kafkactl cannot
     shutil.copy(d / "alice.jks", d / "two-keys.jks")
-    keytool_run("-genkeypair", "-alias", "aaa", "-keyalg", "EC", "-dname", "CN=aaa", "-keystore", str(d / "two-keys.jks"),
+    keytool_run("-genkeypair", "-alias", "aaa", "-keyalg", "EC", "-dname", "CN=aaa", "-keystore",
+                str(d / "two-keys.jks"),
                 "-storetype", "JKS", "-storepass", pw["store"], "-keypass", pw["key"])
     for kind in ("JKS", "PKCS12"):
         keytool_run("-importcert", "-file", str(tls / "ca.pem"), "-alias", "sandbox-ca", "-keystore",
@@ -222,8 +229,8 @@ def _properties(d: Path, name: str, **props: str) -> Path:
 
 @pytest.mark.parametrize("keystore, truststore", [("JKS", "JKS"), ("PKCS12", "PKCS12"), ("JKS", "PKCS12"),
                                                   ("PKCS12", "JKS")])
-def test_java_key_stores_work_unchanged_with_command_config(sandbox, topic, keystores, keystore, truststore,
-                                                            tmp_path):
+@pytest.mark.usefixtures("sandbox")
+def test_java_key_stores_work_unchanged_with_command_config(topic, keystores, keystore, truststore, tmp_path):
     """A kafka-*.sh client.properties with JKS/PKCS12 stores: alice by certificate, proved by what the broker
     lets her see; the PEM material kafkactl made from the stores is gone when the process ends."""
     d, pw = keystores
@@ -253,7 +260,8 @@ def test_java_key_stores_work_unchanged_with_command_config(sandbox, topic, keys
                   "--topic", topic, "--yes"))
 
 
-def test_wrong_store_passwords_and_bad_stores_are_one_line_errors(sandbox, keystores, tmp_path):
+@pytest.mark.usefixtures("sandbox")
+def test_wrong_store_passwords_and_bad_stores_are_one_line_errors(keystores, tmp_path):
     d, pw = keystores
     from kafkactl.local.sandbox import Sandbox
 
@@ -266,7 +274,8 @@ def test_wrong_store_passwords_and_bad_stores_are_one_line_errors(sandbox, keyst
         "wrong-key-pw": ({**base, "ssl.keystore.location": str(d / "alice.jks"), "ssl.keystore.password": pw["store"],
                           "ssl.key.password": "nope-nope"}, 2, "ssl.key.password does not decrypt"),
         "wrong-p12-pw": ({**base, "ssl.keystore.location": str(d / "alice.p12"), "ssl.keystore.type": "PKCS12",
-                          "ssl.keystore.password": "nope-nope"}, 2, "cannot be read with the given ssl.keystore.password"),
+                          "ssl.keystore.password": "nope-nope"}, 2,
+                         "cannot be read with the given ssl.keystore.password"),
         "wrong-trust-pw": ({**base, "ssl.truststore.password": "nope-nope"}, 2, "ssl.truststore.password is wrong"),
         "missing": ({**base, "ssl.keystore.location": str(d / "absent.jks"), "ssl.keystore.password": "x"}, 7,
                     "no such file"),
@@ -334,7 +343,8 @@ def test_auth_principal_maps_a_certificate_as_the_brokers_do(sandbox, identity):
     assert ("ALTER" in mapped["cluster"]["authorized_operations"]["operations"]) == (identity == "admin")
 
 
-def test_auth_principal_without_describe_configs_says_what_is_needed(sandbox):
+@pytest.mark.usefixtures("sandbox")
+def test_auth_principal_without_describe_configs_says_what_is_needed():
     r = as_ctx("local-alice", "auth", "principal", "--ssl-dn", "CN=alice,OU=sandbox,O=kafkactl")
     assert r.exit_code == 3, r.output
     assert "DescribeConfigs on the cluster (or give --rules)" in r.stderr and "Traceback" not in r.output
@@ -343,7 +353,8 @@ def test_auth_principal_without_describe_configs_says_what_is_needed(sandbox):
     assert r.stdout.splitlines()[0].split("\t") == ["principal", "User:alice"]
 
 
-def test_acls_check_with_an_ssl_dn_asks_for_the_principal_the_broker_builds(sandbox, topic):
+@pytest.mark.usefixtures("sandbox")
+def test_acls_check_with_an_ssl_dn_asks_for_the_principal_the_broker_builds(topic):
     """An ACL for User:carol lets the certificate CN=carol,OU=sandbox,O=kafkactl in: check --ssl-dn says so before
     the client connects, and the client really sees the topic over the mTLS listener."""
     dn = "CN=carol,OU=sandbox,O=kafkactl"
@@ -384,13 +395,15 @@ def test_acls_check_with_an_ssl_dn_asks_for_the_principal_the_broker_builds(sand
     (["--kerberos", "a/b@R", "--rules", "DEFAULT", "--default-realm", "R"], 0, ""),
     (["--kerberos", "a/b@S", "--rules", "DEFAULT", "--default-realm", "R"], 6, "No rules apply to a/b@S"),
 ])
-def test_auth_principal_bad_rules_and_refused_names(sandbox, args, code, words):
+@pytest.mark.usefixtures("sandbox")
+def test_auth_principal_bad_rules_and_refused_names(args, code, words):
     r = as_ctx("local-alice", "auth", "principal", *args)
     assert r.exit_code == code, r.output
     assert words in r.stderr and "Traceback" not in r.output
 
 
-def test_whoami_over_mtls_names_the_principal_the_mapping_rules_make(sandbox):
+@pytest.mark.usefixtures("sandbox")
+def test_whoami_over_mtls_names_the_principal_the_mapping_rules_make():
     """The super user may read the brokers' ssl.principal.mapping.rules, so its certificate is mapped as the broker
     maps it; a principal without DescribeConfigs still sees its certificate's subject, never ANONYMOUS."""
     me = json.loads(ok(as_ctx("local-mtls-admin", "-o", "json", "auth", "whoami")).stdout)
@@ -406,7 +419,8 @@ def test_whoami_over_mtls_names_the_principal_the_mapping_rules_make(sandbox):
     (["acls", "list"], "list ACLs"),
     (["configs", "describe", "--broker", "1"], "describe configs"),
 ])
-def test_a_refusal_over_mtls_names_the_certificate_not_anonymous(sandbox, args, what):
+@pytest.mark.usefixtures("sandbox")
+def test_a_refusal_over_mtls_names_the_certificate_not_anonymous(args, what):
     r = as_ctx("local-mtls-carol", *args)
     assert r.exit_code == 3, r.output[-2000:]
     assert "the principal of certificate CN=carol,OU=sandbox,O=kafkactl is not authorized to " + what in r.stderr
@@ -430,7 +444,7 @@ def _client_pem(path: Path, sandbox, days: tuple[int, int], own_ca: bool = False
     else:
         ca_key = serialization.load_pem_private_key((sandbox.home / "tls" / "ca-key.pem").read_bytes(), None)
         issuer = x509.load_pem_x509_certificate((sandbox.home / "tls" / "ca.pem").read_bytes()).subject
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "dated")]))
             .issuer_name(issuer).public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(now + datetime.timedelta(days=days[0]))
@@ -452,7 +466,8 @@ def test_a_refused_client_certificate_says_what_is_wrong_with_it(sandbox, tmp_pa
     from kafkactl.local.sandbox import Sandbox
 
     pem = _client_pem(tmp_path / "client.pem", sandbox, days, own_ca)
-    config = _properties(tmp_path, "c", **{"security.protocol": "SSL", "ssl.ca.location": str(sandbox.home / "tls" / "ca.pem"),
+    config = _properties(tmp_path, "c", **{"security.protocol": "SSL",
+                                           "ssl.ca.location": str(sandbox.home / "tls" / "ca.pem"),
                                            "ssl.certificate.location": str(pem), "ssl.key.location": str(pem)})
     r = run("-b", Sandbox().load_state().mtls_bootstrap, "--command-config", str(config), "--timeout", "30",
             "topics", "list")

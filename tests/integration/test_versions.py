@@ -12,9 +12,9 @@ import pytest
 
 from kafkactl.exitcodes import ExitCode
 from kafkactl.local.assembly import KAFKA_VERSIONS
-from tests.markers import starts
 from tests.conftest import own_xdg, run
 from tests.integration.acl_helpers import token
+from tests.markers import starts
 
 # LIST_CONFIG_RESOURCES lists topics and groups from Kafka 4.1 (KIP-1142); before, CLIENT_METRICS only
 LISTS_EVERY_CONFIG_RESOURCE = {"3.9.1": False, "4.0.1": False, "4.3.1": True, "4.4.0": True}
@@ -60,7 +60,8 @@ def test_the_sandbox_runs_the_version_asked_for(versioned):
     assert r.exit_code == ExitCode.USAGE and f"runs Kafka {versioned}" in r.stderr
 
 
-def test_acl_crud_with_topic_delegation_token_and_user_resources(versioned):
+@pytest.mark.usefixtures("versioned")
+def test_acl_crud_with_topic_delegation_token_and_user_resources():
     t = token()
     principal = f"User:{t}-app"
     creates = [
@@ -80,7 +81,8 @@ def test_acl_crud_with_topic_delegation_token_and_user_resources(versioned):
                               principal)).stdout) == []
 
 
-def test_authorized_operations_are_decoded(versioned):
+@pytest.mark.usefixtures("versioned")
+def test_authorized_operations_are_decoded():
     t = token()
     topic = f"{t}.visible"
     ok(run("--context", "local-admin", "topics", "create", topic))
@@ -115,14 +117,16 @@ def test_configs_and_list_config_resources_with_the_fallback_explained(versioned
         assert "left out" not in r.stderr, r.stderr
 
 
-def test_groups(versioned):
+@pytest.mark.usefixtures("versioned")
+def test_groups():
     t = token()
     ok(run("--context", "local-admin", "groups", "list"))
     r = run("--context", "local-admin", "groups", "describe", f"{t}.g")
     assert r.exit_code == ExitCode.NOT_FOUND and "does not exist" in r.stderr, r.output
 
 
-def test_desired_state_plan_and_apply(versioned, tmp_path):
+@pytest.mark.usefixtures("versioned")
+def test_desired_state_plan_and_apply(tmp_path):
     t = token()
     doc = tmp_path / "state.yaml"
     doc.write_text(f"scope:\n  principalPrefixes: ['User:{t}-']\nacls:\n  - principal: User:{t}-svc\n    allow:\n"
@@ -164,7 +168,8 @@ def test_what_a_version_lacks_is_a_message_not_a_crash(versioned):
         run("--context", "local-admin", "acls", "delete", "--principal", f"User:{t}-tx", "--yes")
 
 
-def test_a_topic_named_twice_is_deleted_once(versioned):
+@pytest.mark.usefixtures("versioned")
+def test_a_topic_named_twice_is_deleted_once():
     """librdkafka crashed (SIGSEGV) on Kafka 4.4's DeleteTopics answer to a name given twice (the CLI fuzzer found
     it): kafkactl sends each name once."""
     t = token()

@@ -4,17 +4,17 @@ import json
 
 import pytest
 
-from kafkactl.acl.model import AclOperation, PatternType, Permission, ResourceType
+from kafkactl.acl.model import AclBinding, AclFilter, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.errors import BrokerError
 from kafkactl.gateway import Gateway
 from kafkactl.gateway._acls import _binding, confluent_can_express
-from kafkactl.acl.model import AclBinding, AclFilter
 from kafkactl.profiles import Profile
 
 
 def test_unknown_operation_and_type_are_listed_as_unknown_with_their_codes():
     b = _binding(9, "x", 3, "User:a", "*", 16, 3)
-    assert (b.resource_type, b.operation, b.permission) == (ResourceType.UNKNOWN, AclOperation.UNKNOWN, Permission.ALLOW)
+    assert (b.resource_type, b.operation, b.permission) == (ResourceType.UNKNOWN, AclOperation.UNKNOWN,
+                                                            Permission.ALLOW)
     assert b.unknown == "resource_type=9,operation=16"
     assert json.dumps(b.to_json())  # renders
     assert not b.is_concrete()

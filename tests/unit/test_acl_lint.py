@@ -3,13 +3,11 @@ nothing" findings, proved against the authorizer model over random ACL sets (hyp
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.lint import effective_ops, java_host, lint
 from kafkactl.acl.model import SUPPORTED_OPERATIONS, ResourceType
-
 from tests.unit.test_authorizer_model import IP, A, C, D, G, L, Op, P, T, acl
 
 X = ResourceType.TRANSACTIONAL_ID
@@ -35,7 +33,8 @@ def test_redundant_by_a_wider_pattern_principal_host_or_implication():
     for narrow in (acl("orders.eu", Op.READ), acl("orders.eu", Op.DESCRIBE), acl("orders.eu.x", Op.READ, pattern=P),
                    acl("orders.", Op.READ, pattern=P, host=IP)):
         assert checks([wide, narrow]) == [("redundant", "info", narrow)]
-    assert checks([acl("*", Op.READ, principal="User:*"), acl("x", Op.READ)]) == [("redundant", "info", acl("x", Op.READ))]
+    assert checks([acl("*", Op.READ, principal="User:*"), acl("x", Op.READ)]) \
+        == [("redundant", "info", acl("x", Op.READ))]
     # ALLOW WRITE and ALLOW DESCRIBE on a group both grant only DESCRIBE: one of the pair is reported, not both
     pair = [acl("g", Op.WRITE, rtype=G), acl("g", Op.DESCRIBE, rtype=G)]
     assert [c[0] for c in checks(pair)] == ["redundant", "unsupported-operation"]
@@ -58,7 +57,8 @@ def test_shadowed_allow_and_idle_deny():
 
 
 def test_wide_and_misleading_spellings():
-    assert checks([acl("*", Op.ALL, principal="User:*")]) == [("allow-all-on-wildcard", "error", acl("*", Op.ALL, principal="User:*"))]
+    assert checks([acl("*", Op.ALL, principal="User:*")]) \
+        == [("allow-all-on-wildcard", "error", acl("*", Op.ALL, principal="User:*"))]
     assert checks([acl("*", Op.ALL)])[0][:2] == ("allow-all-on-wildcard", "warning")
     assert checks([acl("*", Op.READ, pattern=P)]) == [("prefixed-wildcard", "warning", acl("*", Op.READ, pattern=P))]
     assert checks([acl("g", Op.WRITE, D, rtype=G)])[0][:2] == ("unsupported-operation", "warning")

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkactl.acl.model import AclOperation as Op
-from kafkactl.acl.model import PatternType as PT
-from kafkactl.acl.model import Permission as P
-from kafkactl.acl.model import ResourceType as RT
+from kafkactl.acl.model import AclOperation as Op, PatternType as PT, Permission as P, ResourceType as RT
 from kafkactl.acl.options import AclOptions, bindings_for_create, filters_for_query, matches_every_acl
 from kafkactl.errors import UsageError
 
@@ -18,7 +15,8 @@ def tuples(o):
 
 
 def test_cross_product_of_resources_principals_hosts_operations():
-    got = tuples(AclOptions(topics=["t1", "t2"], allow_principals=["User:a", "User:b"], allow_hosts=["1.1.1.1", "2.2.2.2"],
+    got = tuples(AclOptions(topics=["t1", "t2"], allow_principals=["User:a", "User:b"],
+                            allow_hosts=["1.1.1.1", "2.2.2.2"],
                             operations=["Read", "Write"], deny_principals=["User:c"]))
     assert len(got) == 2 * (2 * 2 * 2 + 1 * 1 * 2)
     assert (RT.TOPIC, "t1", PT.LITERAL, "User:c", "*", Op.WRITE, P.DENY) in got  # deny host defaults to *
@@ -32,7 +30,8 @@ def test_operation_defaults_to_all():
 def test_producer_shortcut_exact_bindings():
     got = tuples(AclOptions(topics=["t"], transactional_ids=["tx"], producer=True, idempotent=True,
                             allow_principals=["User:p"], pattern_type="prefixed"))
-    assert got == {(RT.TOPIC, "t", PT.PREFIXED, "User:p", "*", op, P.ALLOW) for op in (Op.WRITE, Op.DESCRIBE, Op.CREATE)} | \
+    assert got == {(RT.TOPIC, "t", PT.PREFIXED, "User:p", "*", op, P.ALLOW)
+                   for op in (Op.WRITE, Op.DESCRIBE, Op.CREATE)} | \
         {(RT.TRANSACTIONAL_ID, "tx", PT.PREFIXED, "User:p", "*", op, P.ALLOW) for op in (Op.WRITE, Op.DESCRIBE)} | \
         {(RT.CLUSTER, "kafka-cluster", PT.LITERAL, "User:p", "*", Op.IDEMPOTENT_WRITE, P.ALLOW)}
 
@@ -51,7 +50,8 @@ def test_consumer_shortcut_exact_bindings_and_merge_with_producer():
     (AclOptions(topics=["t"], idempotent=True, allow_principals=["User:a"]), "--idempotent"),
     (AclOptions(groups=["g"], producer=True, allow_principals=["User:a"]), "--producer needs"),
     (AclOptions(topics=["t"], consumer=True, allow_principals=["User:a"]), "--consumer needs"),
-    (AclOptions(topics=["t"], groups=["g"], cluster=True, consumer=True, allow_principals=["User:a"]), "--consumer cannot"),
+    (AclOptions(topics=["t"], groups=["g"], cluster=True, consumer=True, allow_principals=["User:a"]),
+     "--consumer cannot"),
     (AclOptions(topics=["t"], allow_principals=["User:a"], pattern_type="match"), "not valid when creating"),
     (AclOptions(topics=["t"], allow_principals=["User:a"], pattern_type="any"), "not valid when creating"),
     (AclOptions(topics=["t"]), "--allow-principal or --deny-principal"),
@@ -86,7 +86,8 @@ def test_every_type_and_new_operations_build():
 
 def test_list_filters_default_to_literal_for_named_resources_and_any_otherwise():
     [f] = filters_for_query(AclOptions(topics=["t"]), for_delete=False)
-    assert (f.resource_type, f.resource_name, f.pattern_type, f.principal, f.operation) == (RT.TOPIC, "t", PT.LITERAL, None, Op.ANY)
+    assert (f.resource_type, f.resource_name, f.pattern_type, f.principal, f.operation) \
+        == (RT.TOPIC, "t", PT.LITERAL, None, Op.ANY)
     [f] = filters_for_query(AclOptions(principals=["User:a"]), for_delete=False)
     assert (f.resource_type, f.resource_name, f.pattern_type, f.principal) == (RT.ANY, None, PT.ANY, "User:a")
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkactl.acl.model import AclOperation as Op
-from kafkactl.acl.model import PatternType as PT
-from kafkactl.acl.model import ResourceType as RT
+from kafkactl.acl.model import AclOperation as Op, PatternType as PT, ResourceType as RT
 from kafkactl.acl.options import AclOptions, bindings_for_create, filters_for_query
 from kafkactl.desired.formats import read_state
 from kafkactl.desired.state import StateFileError
@@ -176,7 +174,8 @@ def test_roles_in_a_desired_state_file_grant_as_the_options_do(tmp_path):
     ("    roles: []\n", "should be non-empty"),
     ("    roles: [{consumer: {topics: a, groups: [b]}}]\n", r"consumer.topics: 'a' is not of type 'array'"),
     ("    roles: [{consumer: {topics: [a]}}]\n", r"'groups' is a required property"),
-    ("    roles: [{shareConsumer: {topics: [' '], groups: [g]}}]\n", r"roles.shareConsumer: topics ' ': the name is empty"),
+    ("    roles: [{shareConsumer: {topics: [' '], groups: [g]}}]\n",
+     r"roles.shareConsumer: topics ' ': the name is empty"),
     ("    roles: [{connectWorker: {group: cw, configTopic: 7}}]\n", r"configTopic: 7 is not of type 'string'"),
     ("    roles: [{streams: {applicationId: wc, inputs: [a], idempotent: true}}]\n", r"'idempotent' was unexpected"),
     ("    roles: [{streams: {applicationId: '*', inputs: [a]}}]\n", r"roles.streams: applicationId '\*'"),

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from kafkactl.acl.apis import (APIS, Ask, checks_for_apis, checks_for_error, checks_for_role, find_api, find_error,
-                               find_role)
+from kafkactl.acl.apis import (
+    APIS,
+    Ask,
+    checks_for_apis,
+    checks_for_error,
+    checks_for_role,
+    find_api,
+    find_error,
+    find_role,
+)
 from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.acl.why import decide

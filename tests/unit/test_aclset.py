@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
@@ -34,7 +33,8 @@ def test_the_scan_finds_what_the_whole_read_finds(tmp_path, data, name, compact)
     jsonl, js = tmp_path / "acls.jsonl", tmp_path / "acls.json"
     sep = (",", ":") if compact else (", ", ": ")
     jsonl.write_text(json.dumps({"kind": "scope", "principalPrefixes": ["User:"]}) + "\n"
-                     + "".join(json.dumps(r, ensure_ascii=False, separators=sep) + "\n" for r in data), encoding="utf-8")
+                     + "".join(json.dumps(r, ensure_ascii=False, separators=sep) + "\n" for r in data),
+                     encoding="utf-8")
     js.write_text(json.dumps(data, indent=None if compact else 2, ensure_ascii=False), encoding="utf-8")
     for f in (jsonl, js):
         whole = load_acl_set(str(f))
@@ -154,7 +154,8 @@ def test_the_scan_refuses_what_the_whole_read_refuses(tmp_path):
                           r"a.jsonl:2: not UTF-8"),
                          (b"[[[[[[[[", r"a.jsonl:1: not valid JSON"),
                          (json.dumps(ROW)[:-1].encode() + b', "host": "1.2.3.4"}', r"a.jsonl:1: duplicate key 'host'"),
-                         (json.dumps({**ROW, "host": "*\x00"}).encode(), r"a.jsonl:1: host '\*\\x00': contains a control")):
+                         (json.dumps({**ROW, "host": "*\x00"}).encode(),
+                          r"a.jsonl:1: host '\*\\x00': contains a control")):
         f.write_bytes(data)
         with pytest.raises(StateFileError, match=needle):
             load_acl_set(str(f), "orders")
@@ -165,7 +166,8 @@ def test_a_json_list_error_names_line_and_column_or_item(tmp_path):
     f.write_text(json.dumps([ROW, ROW]).replace('"DENY"}, {', '"DENY"} {'))
     with pytest.raises(StateFileError, match=r"a.json:1:\d+: not valid JSON \(Expecting ',' delimiter\)"):
         load_acl_set(str(f))
-    f.write_text(json.dumps([ROW, {**ROW, "host": "10.0.0.1"}]).replace('"host": "10.0.0.1"', '"host": "1", "host": "2"'))
+    f.write_text(json.dumps([ROW, {**ROW, "host": "10.0.0.1"}]).replace('"host": "10.0.0.1"',
+                                                                        '"host": "1", "host": "2"'))
     with pytest.raises(StateFileError, match=r"a.json item 2: duplicate key 'host'"):
         load_acl_set(str(f))
     f.write_text("[" * 5000)
@@ -181,7 +183,8 @@ def test_bad_acls_files_exit_2_with_one_line_through_the_command_tree(tmp_path):
              "f.jsonl": json.dumps({**ROW, "resource_name": "a\x00"}).encode()}
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
-        for args in (("acls", "lint"), ("acls", "check", "--principal", "User:x", "--operation", "Read", "--topic", "a")):
+        for args in (("acls", "lint"),
+                     ("acls", "check", "--principal", "User:x", "--operation", "Read", "--topic", "a")):
             r = run(*args, "--acls-file", str(tmp_path / name))
             assert r.exit_code == 2, (name, r.output)
             assert r.stderr.startswith(f"error: {tmp_path / name}") and r.stderr.count("\n") == 1, (name, r.stderr)

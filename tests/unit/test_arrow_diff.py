@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.desired.arrow_diff import bindings_table, diff_tables
@@ -60,9 +59,9 @@ HEAD = json.dumps({"kind": "scope", "principalPrefixes": ["User:"]}) + "\n"
 ])
 def test_the_arrow_reader_reads_what_the_python_loader_reads_or_fails_as_it_does(tmp_path, name, text):
     from kafkactl.desired.arrow_diff import read_flat
-    from kafkactl.desired.state import StateFileError
-    from kafkactl.desired.formats.flat import flat_row
     from kafkactl.desired.formats import read_state
+    from kafkactl.desired.formats.flat import flat_row
+    from kafkactl.desired.state import StateFileError
 
     f = tmp_path / name
     f.write_bytes(text.encode("latin-1" if "latin1" in name else "utf-8", "surrogatepass"))

@@ -4,11 +4,17 @@ Its agreement with the real broker is a separate, differential test (issue 8).""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from kafkactl.acl.authorizer import (ALLOW_ACL, DENY_ACL, NO_ACL_DEFAULT, NO_MATCHING_ALLOW, SUPER_USER, Authorizer,
-                                     operation_applies)
+from kafkactl.acl.authorizer import (
+    ALLOW_ACL,
+    DENY_ACL,
+    NO_ACL_DEFAULT,
+    NO_MATCHING_ALLOW,
+    SUPER_USER,
+    Authorizer,
+    operation_applies,
+)
 from kafkactl.acl.model import SUPPORTED_OPERATIONS, AclBinding, AclOperation, PatternType, Permission, ResourceType
 
 T, G, C = ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER

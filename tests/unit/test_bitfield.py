@@ -17,7 +17,8 @@ def test_the_cases_cover_every_subset():
     assert len(CASES) == sum(2 ** len(ops) for ops in SUPPORTED_OPERATIONS.values()) == 256 + 32 + 128 + 8 + 2 + 4
 
 
-@pytest.mark.parametrize("rt,ops", CASES, ids=lambda v: getattr(v, "name", None) or ",".join(o.name for o in sorted(v)) or "empty")
+@pytest.mark.parametrize("rt,ops", CASES,
+                         ids=lambda v: getattr(v, "name", None) or ",".join(o.name for o in sorted(v)) or "empty")
 def test_every_combination_round_trips(rt, ops):
     bits = encode(ops)
     d = decode(bits, rt)

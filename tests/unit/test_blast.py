@@ -26,7 +26,8 @@ def rows(shifts):
 def test_a_prefix_counts_the_topics_it_covers_and_implied_operations():
     shifts, why = blast_radius("c", [], [acl("User:app", RT.TOPIC, "orders.", PT.PREFIXED, Op.READ)], [], EXISTING)
     assert why is None
-    assert rows(shifts) == {("User:app", "gains", "READ", "TOPIC", 1240), ("User:app", "gains", "DESCRIBE", "TOPIC", 1240)}
+    assert rows(shifts) == {("User:app", "gains", "READ", "TOPIC", 1240),
+                            ("User:app", "gains", "DESCRIBE", "TOPIC", 1240)}
     read = next(s for s in shifts if s.operation == "READ")
     assert read.examples == "orders.0, orders.1, orders.10"
     assert read.sentence() == "c: User:app gains READ on 1,240 topics (orders.0, orders.1, orders.10, ...)"

@@ -56,13 +56,14 @@ def test_bad_files_are_refused_naming_the_place(tmp_path, body, needle):
 
 
 def test_secrets_in_clear_are_refused_without_being_repeated(tmp_path):
-    p = state(tmp_path, "brokers:\n- broker: default\n  configs:\n    sasl.jaas.config: 'x required password=\"jaaspw1\";'\n")
+    p = state(tmp_path,
+              "brokers:\n- broker: default\n  configs:\n    sasl.jaas.config: 'x required password=\"jaaspw1\";'\n")
     with pytest.raises(StateFileError) as e:
         read_desired([p])
     assert "jaaspw1" not in e.value.message and "required" not in e.value.message
 
 
-def test_max_deletes_takes_a_count_or_a_percentage_and_nothing_else(tmp_path):
+def test_max_deletes_takes_a_count_or_a_percentage_and_nothing_else():
     from kafkactl.desired.configs.plan import ConfigPlan
 
     plan = ConfigPlan([], "x", [])
@@ -151,7 +152,8 @@ def test_a_secret_reference_is_checked_at_plan_time_and_never_shown(tmp_path, mo
     assert not make_plan(read_desired([p]), Current(users={"u": {"SCRAM-SHA-512": 4096}})).changes
     secret = tmp_path / "pw"
     secret.write_text("from-a-file\n")
-    f = state(tmp_path, f"users:\n- name: u\n  scram:\n  - mechanism: SCRAM-SHA-256\n    password: {{file: {secret}}}\n",
+    f = state(tmp_path,
+              f"users:\n- name: u\n  scram:\n  - mechanism: SCRAM-SHA-256\n    password: {{file: {secret}}}\n",
               "f.yaml")
     ref = read_desired([f]).entities[("users", "u")].scram["SCRAM-SHA-256"][1]
     assert ref.resolve("here").reveal() == "from-a-file"  # one trailing newline dropped
@@ -170,7 +172,8 @@ def test_partitions_grow_never_shrink_and_a_replication_factor_is_not_reassigned
 def test_managed_entities_left_out_lose_what_is_set_on_them_but_topics_and_others_are_untouched(tmp_path):
     p = state(tmp_path, "manage: {topics: [t.], quotas: [t-], users: [t-]}\ntopics:\n- name: t.keep\n"
                         "quotas:\n- user: t-a\n  values: {producer_byte_rate: 10}\n")
-    cur = Current(topics={"t.keep": TopicShape(1, 1, False), "t.gone": TopicShape(1, 1, False), "other": TopicShape(1, 1, False),
+    cur = Current(topics={"t.keep": TopicShape(1, 1, False), "t.gone": TopicShape(1, 1, False),
+                          "other": TopicShape(1, 1, False),
                           "__consumer_offsets": TopicShape(50, 1, True)},
                   configs={("topics", "t.keep"): {}, ("topics", "t.gone"): {"retention.ms": "5"},
                            ("topics", "other"): {"retention.ms": "5"}},

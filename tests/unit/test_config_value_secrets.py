@@ -10,8 +10,7 @@ It stands as a setting of its own, between commas, with broken settings around i
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from kafkactl.configs.values import parse_pairs, parse_scram
 from kafkactl.errors import ConfigError, UsageError

@@ -28,10 +28,10 @@ from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.desired.aclset import load_acl_set
 from kafkactl.desired.arrow_diff import read_flat
-from kafkactl.desired.state import FLAT_FIELDS, Scope, StateFileError
-from kafkactl.desired.formats.flat import flat_row
 from kafkactl.desired.formats import read_state
 from kafkactl.desired.formats.compact import to_yaml_doc
+from kafkactl.desired.formats.flat import flat_row
+from kafkactl.desired.state import FLAT_FIELDS, Scope, StateFileError
 from tests.conftest import run
 
 SEED = int(os.environ.get("KAFKACTL_FUZZ_SEED") or random.SystemRandom().randrange(2**32))
@@ -186,7 +186,8 @@ def write_parquet(rng: random.Random, doc: Any, path: Path) -> None:
         except Exception:  # mixed types: a column holds one, so the odd values make the whole column theirs
             odd = [v for v in values if not isinstance(v, str) and v is not None]
             try:
-                arrays.append(pa.array([v if not isinstance(v, str) else None for v in values]) if odd and rng.random() < 0.5
+                arrays.append(pa.array([v if not isinstance(v, str) else None for v in values])
+                              if odd and rng.random() < 0.5
                               else pa.array([None if v is None else str(v) for v in values], pa.string()))
             except Exception:
                 arrays.append(pa.array([None if v is None else repr(v) for v in values], pa.string()))
@@ -372,7 +373,8 @@ def make_case(tmp: Path, fmt: str, i: int) -> tuple[Path, Path | None, str]:
 
         scope_file = tmp / f"case{i}-scope.yaml"
         text = yaml.safe_dump(scope_doc, sort_keys=False, width=10_000).replace("__DUP__", "")
-        scope_file.write_bytes(text.replace("__DEEP__", deep(rng.choice([10, 100_000]))).encode("utf-8", "surrogatepass"))
+        scope_file.write_bytes(text.replace("__DEEP__", deep(rng.choice([10, 100_000])))
+                               .encode("utf-8", "surrogatepass"))
     if rng.random() < 0.55 or not what:
         target = scope_file if scope_file is not None and rng.random() < 0.3 else path
         data, how = mutate_bytes(rng, target.read_bytes())

@@ -6,9 +6,9 @@ import csv
 import io
 import json
 from dataclasses import dataclass
+from typing import ClassVar
 
 import pytest
-from typing import ClassVar
 
 from kafkactl.formatters import OutputFormat, render
 

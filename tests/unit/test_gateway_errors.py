@@ -8,8 +8,19 @@ from __future__ import annotations
 
 import pytest
 
-from kafkactl.gateway._base import (REFUSED, UNRESOLVED, AddressFailure, ErrorInfo, Reach, _CodeError,
-                                    address_failure, brokers_not_answering, error_info, protocol_code, protocol_name)
+from kafkactl.gateway._base import (
+    REFUSED,
+    UNRESOLVED,
+    AddressFailure,
+    ErrorInfo,
+    Reach,
+    _CodeError,
+    address_failure,
+    brokers_not_answering,
+    error_info,
+    protocol_code,
+    protocol_name,
+)
 
 
 @pytest.mark.parametrize("code, expected", [

@@ -43,10 +43,12 @@ def test_julie_ops_topology_makes_the_acls_of_its_simple_builder():
     want |= {acl("jl-streams", T, ev, L, "READ"), acl("jl-streams", T, "ctx.acme.dev.orders.totals", L, "WRITE"),
              acl("jl-streams", T, "jl-app", P, "ALL"), acl("jl-streams", G, "jl-app", P, "READ"),
              acl("jl-streams", X, "jl-app", P, "WRITE"), acl("jl-streams", X, "jl-app", P, "DESCRIBE")}
-    want |= {acl("jl-connect", T, t, L, op) for t in ("jl-status", "jl-offsets", "jl-configs") for op in ("READ", "WRITE")}
+    want |= {acl("jl-connect", T, t, L, op) for t in ("jl-status", "jl-offsets", "jl-configs")
+             for op in ("READ", "WRITE")}
     want |= {acl("jl-connect", C, CLUSTER_NAME, L, "CREATE"), acl("jl-connect", G, "jl-connect-cluster", L, "READ"),
              acl("jl-connect", T, ev, L, "READ")}
-    want |= {acl("jl-audit", T, tot, L, "DESCRIBE"), acl("jl-audit", T, tot, L, "READ"), acl("jl-audit", G, "*", L, "READ")}
+    want |= {acl("jl-audit", T, tot, L, "DESCRIBE"), acl("jl-audit", T, tot, L, "READ"),
+             acl("jl-audit", G, "*", L, "READ")}
     got = read("julie-ops", "julie-topology.yaml")
     assert set(got.bindings) == want and len(want) == 40
     assert got.quotas == [{"user": "jl-writer", "values": {"producer_byte_rate": 1048576}}]
@@ -128,7 +130,8 @@ def test_terraform_acls_and_quotas_and_the_writer_read_back(tmp_path):
     back = Imported()
     read_terraform(f, back)
     assert set(back.bindings) == set(got.bindings) | {odd} and not notes
-    assert import_id(acl("tf-writer", X, "tf-tx", L, "WRITE")) == "User:tf-writer|*|Write|Allow|TransactionalID|tf-tx|Literal"
+    assert import_id(acl("tf-writer", X, "tf-tx", L, "WRITE")) \
+        == "User:tf-writer|*|Write|Allow|TransactionalID|tf-tx|Literal"
 
 
 def test_strimzi_kafka_users_read_and_written():
@@ -193,7 +196,8 @@ def test_strimzi_kafka_users_read_and_written():
      "expected a list of operations"),
     ("strimzi", "x: {r0: &r0 [a,a,a,a,a,a,a,a,a,a], r1: &r1 [*r0,*r0,*r0,*r0,*r0,*r0,*r0,*r0,*r0,*r0], "
                 "r2: &r2 [*r1,*r1,*r1,*r1,*r1,*r1,*r1,*r1,*r1,*r1], r3: &r3 [*r2,*r2,*r2,*r2,*r2,*r2,*r2,*r2,*r2,*r2], "
-                "r4: &r4 [*r3,*r3,*r3,*r3,*r3,*r3,*r3,*r3,*r3,*r3], r5: &r5 [*r4,*r4,*r4,*r4,*r4,*r4,*r4,*r4,*r4,*r4]}\n"
+                "r4: &r4 [*r3,*r3,*r3,*r3,*r3,*r3,*r3,*r3,*r3,*r3], r5: &r5 "
+                "[*r4,*r4,*r4,*r4,*r4,*r4,*r4,*r4,*r4,*r4]}\n"
                 "kind: *r5\n", "aliases"),
     ("julie-ops", "context: c\ncompany: {a: 1}\nprojects: []\n", "company: a part of every topic's name"),
     ("julie-ops", "context: c\nprojects:\n- name: p\n  consumers:\n  - principal: User:a\n    group: [g1, g2]\n",

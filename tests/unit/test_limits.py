@@ -48,8 +48,8 @@ def test_validate_text_refuses_a_string_longer_than_the_protocol_allows():
 
 
 def test_a_state_file_with_a_long_principal_is_refused(tmp_path):
-    from kafkactl.desired.state import StateFileError
     from kafkactl.desired.formats import read_state
+    from kafkactl.desired.state import StateFileError
 
     p = tmp_path / "x.yaml"
     p.write_text("apiVersion: kafkactl/v1\nkind: AclState\nscope:\n  principalPrefixes: [\"User:a\"]\nacls:\n"
@@ -145,7 +145,8 @@ def test_a_contexts_file_that_is_not_utf8(tmp_path):
 # ----------------------------------------------------------------------------------------- one line
 
 @pytest.mark.parametrize("text, shown", [
-    ("a\nb", "a\\nb"), ("a\r\nb", "a\\r\\nb"), ("\x1b[31mred", "\\x1b[31mred"), ("a\u2028b\u2029c", "a\\u2028b\\u2029c"),
+    ("a\nb", "a\\nb"), ("a\r\nb", "a\\r\\nb"), ("\x1b[31mred", "\\x1b[31mred"),
+    ("a\u2028b\u2029c", "a\\u2028b\\u2029c"),
     ("a\x85b\x0bc\x0cd\x1ce", "a\\x85b\\x0bc\\x0cd\\x1ce"), ("tab\there", "tab\\there"), ("é ü", "é ü"),
 ])
 def test_error_lines_escape_control_characters(text, shown):

@@ -42,6 +42,7 @@ def test_hot_prefix_counts_acls_on_one_pattern_and_the_resources_it_covers():
     existing = {T: ["orders.a", "orders.b", "ordersx", "other"]}
     (f,) = exposure(many, existing, False, hot_threshold=5)
     assert f.check == "hot-prefix" and f.subject == "TOPIC:orders. (PREFIXED)"
-    assert "5 ACLs on this pattern" in f.message and "each of the 2 topics" in f.message and "10 ACL checks" in f.message
+    assert "5 ACLs on this pattern" in f.message and "each of the 2 topics" in f.message \
+        and "10 ACL checks" in f.message
     assert exposure(many, existing, False, hot_threshold=6) == []
     assert exposure(many, {T: ["other"]}, False, hot_threshold=5) == []  # covers nothing that exists: no cost

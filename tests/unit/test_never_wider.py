@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from kafkactl.acl.authorizer import Authorizer
 from kafkactl.acl.breadth import TooWide, Written

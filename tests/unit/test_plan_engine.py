@@ -9,13 +9,20 @@ import pytest
 
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
 from kafkactl.desired.arrow_diff import ARROW_BYTES, bindings_table, diff_tables
-from kafkactl.desired.engine import (AUTO_MEMORY_SHARE, IN_PROCESS_BYTES_PER_BINDING, PlanRequest,
-                                  available_memory, choose_engine, engine_choice, make, memory_budget)
+from kafkactl.desired.engine import (
+    AUTO_MEMORY_SHARE,
+    IN_PROCESS_BYTES_PER_BINDING,
+    PlanRequest,
+    available_memory,
+    choose_engine,
+    engine_choice,
+    make,
+    memory_budget,
+)
 from kafkactl.desired.plan import Guards, diff_cluster
 from kafkactl.desired.state import Scope
 from kafkactl.errors import UsageError
 from kafkactl.exitcodes import ExitCode
-
 
 GB = 1 << 30
 PAIR = IN_PROCESS_BYTES_PER_BINDING
@@ -43,7 +50,8 @@ def test_one_place_chooses_the_engine(request_kw, size, flat_bytes, engine):
 def test_auto_says_why_and_stays_in_process_when_spark_is_missing(monkeypatch):
     """The reason names the size and the memory; without Java auto keeps in-process and says what is missing."""
     engine, why = engine_choice(PlanRequest(), 10_000, 0, available=24 * GB)
-    assert engine == "in-process" and why == "10,000 desired bindings need about 5.9 MiB in-process, 24 GiB available", why
+    assert engine == "in-process" \
+        and why == "10,000 desired bindings need about 5.9 MiB in-process, 24 GiB available", why
     engine, why = engine_choice(PlanRequest(), 3 * FITS, 0, available=GB)
     assert engine == "spark" and "more than half of the 1.0 GiB available" in why, why
     real_path = os.environ["PATH"]

@@ -21,14 +21,16 @@ from kafkactl.redact import Secret
 
 
 def test_jaas_plain_module_with_double_quotes():
-    j = parse_jaas('org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="s3cr;et";')
+    j = parse_jaas('org.apache.kafka.common.security.plain.PlainLoginModule required '
+                   'username="alice" password="s3cr;et";')
     assert j.module.endswith("PlainLoginModule")
     assert j.flag == "required"
     assert j.options == {"username": "alice", "password": "s3cr;et"}
 
 
 def test_jaas_scram_single_quotes_escapes_and_bare_words():
-    j = parse_jaas("org.apache.kafka.common.security.scram.ScramLoginModule REQUIRED username=bob password='a\\'b' tokenauth=false ;")
+    j = parse_jaas("org.apache.kafka.common.security.scram.ScramLoginModule REQUIRED username=bob "
+                   "password='a\\'b' tokenauth=false ;")
     assert j.options == {"username": "bob", "password": "a'b", "tokenauth": "false"}
     assert j.flag == "required"
 
@@ -71,7 +73,8 @@ def test_properties_with_continuations_parse_to_profile_settings(tmp_path):
 
 def test_plain_module_with_scram_mechanism_is_rejected():
     props = {"sasl.mechanism": "SCRAM-SHA-512",
-             "sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required username="a" password="b";'}
+             "sasl.jaas.config": 'org.apache.kafka.common.security.plain.PlainLoginModule required '
+                                 'username="a" password="b";'}
     with pytest.raises(ConfigError, match="does not match"):
         settings_from_properties(props)
 
@@ -80,7 +83,8 @@ def test_unsupported_login_module_and_mechanism():
     with pytest.raises(ConfigError, match="GSSAPI"):
         settings_from_properties({"sasl.mechanism": "GSSAPI"})
     with pytest.raises(ConfigError, match="Krb5LoginModule"):
-        settings_from_properties({"sasl.jaas.config": "com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true;"})
+        settings_from_properties({"sasl.jaas.config": "com.sun.security.auth.module.Krb5LoginModule "
+                                                      "required useKeyTab=true;"})
 
 
 # ---------------------------------------------------------------- contexts and precedence
@@ -137,7 +141,8 @@ def test_bootstrap_flag_beats_env_beats_context(store):
 def test_command_config_replaces_context_security_as_a_whole(store, tmp_path):
     f = tmp_path / "c.properties"
     f.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
-                 'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="x" password="yy";\n')
+                 'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required '
+                 'username="x" password="yy";\n')
     p = resolve(Selection(context="prod", command_config=str(f)), env={}, store=store)
     assert (p.username, p.sasl_mechanism, p.password.reveal()) == ("x", "SCRAM-SHA-512", "yy")
 

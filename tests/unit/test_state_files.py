@@ -7,9 +7,9 @@ import json
 import pytest
 
 from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType
+from kafkactl.desired.formats import read_state
 from kafkactl.desired.plan import Guards, diff_cluster
 from kafkactl.desired.state import Scope, StateFileError
-from kafkactl.desired.formats import read_state
 from kafkactl.errors import UsageError
 
 GOOD = """apiVersion: kafkactl/v1
@@ -32,12 +32,18 @@ def write(tmp_path, name, text):
 
 @pytest.mark.parametrize("text,needle", [
     ("scope: [unclosed\n", r"x.yaml:\d+: not valid YAML"),
-    (GOOD.replace("Read, Write", "Read, Wirte"), r"x.yaml:8: operation 'Wirte' is not an operation \(did you mean Write\?\)"),
-    (GOOD.replace("Read, Write", "Read, IdempotentWrite"), r"x.yaml:8: operation IdempotentWrite is not supported on TOPIC"),
-    (GOOD.replace("principal: User:team-a-app", "principal: team-a-app"), r"x.yaml:6: acls.0.principal: 'team-a-app' does not match"),
-    (GOOD.replace("  - principal: User:team-a-app\n", "  - hosts: ['*']\n"), r"x.yaml:6: acls.0: 'principal' is a required property"),
-    (GOOD.replace("topic: team-a.orders", "topik: team-a.orders"), r"x.yaml:8: acls.0.allow.0: Additional properties are not allowed \('topik'"),
-    (GOOD.replace("topic: team-a.orders", "topic: other.orders").replace("User:team-a-app", "User:other"), r"x.yaml:8: .* is outside the declared scope"),
+    (GOOD.replace("Read, Write", "Read, Wirte"),
+     r"x.yaml:8: operation 'Wirte' is not an operation \(did you mean Write\?\)"),
+    (GOOD.replace("Read, Write", "Read, IdempotentWrite"),
+     r"x.yaml:8: operation IdempotentWrite is not supported on TOPIC"),
+    (GOOD.replace("principal: User:team-a-app", "principal: team-a-app"),
+     r"x.yaml:6: acls.0.principal: 'team-a-app' does not match"),
+    (GOOD.replace("  - principal: User:team-a-app\n", "  - hosts: ['*']\n"),
+     r"x.yaml:6: acls.0: 'principal' is a required property"),
+    (GOOD.replace("topic: team-a.orders", "topik: team-a.orders"),
+     r"x.yaml:8: acls.0.allow.0: Additional properties are not allowed \('topik'"),
+    (GOOD.replace("topic: team-a.orders", "topic: other.orders").replace("User:team-a-app", "User:other"),
+     r"x.yaml:8: .* is outside the declared scope"),
     (GOOD.replace('scope:\n  principalPrefixes: ["User:team-a-"]\n', "scope: {}\n"), r"no scope declared"),
     (GOOD.replace("topic: team-a.orders", "cluster: other"), r"cluster"),
 ])
@@ -101,11 +107,16 @@ ROW = {"principal": "User:h-app", "host": "*", "operation": "READ", "permission"
 
 
 @pytest.mark.parametrize("scope_line,needle", [
-    ({"kind": "scope", "principalPrefixes": "User:h-"}, r"x.jsonl:1: scope.principalPrefixes: 'User:h-' is not of type 'array'"),
-    ({"kind": "scope", "principals": "User:h-app"}, r"x.jsonl:1: scope.principals: 'User:h-app' is not of type 'array'"),
-    ({"kind": "scope", "resourcePrefixes": {"topic": "t"}}, r"x.jsonl:1: scope.resourcePrefixes.topic: 't' is not of type 'array'"),
-    ({"kind": "scope", "resourcePrefixes": ["topic"]}, r"x.jsonl:1: scope.resourcePrefixes: \['topic'\] is not of type 'object'"),
-    ({"kind": "scope", "principalPrefix": ["User:h-"]}, r"x.jsonl:1: scope: Additional properties are not allowed \('principalPrefix'"),
+    ({"kind": "scope", "principalPrefixes": "User:h-"},
+     r"x.jsonl:1: scope.principalPrefixes: 'User:h-' is not of type 'array'"),
+    ({"kind": "scope", "principals": "User:h-app"},
+     r"x.jsonl:1: scope.principals: 'User:h-app' is not of type 'array'"),
+    ({"kind": "scope", "resourcePrefixes": {"topic": "t"}},
+     r"x.jsonl:1: scope.resourcePrefixes.topic: 't' is not of type 'array'"),
+    ({"kind": "scope", "resourcePrefixes": ["topic"]},
+     r"x.jsonl:1: scope.resourcePrefixes: \['topic'\] is not of type 'object'"),
+    ({"kind": "scope", "principalPrefix": ["User:h-"]},
+     r"x.jsonl:1: scope: Additional properties are not allowed \('principalPrefix'"),
 ])
 def test_a_jsonl_scope_line_of_the_wrong_shape_never_widens_the_scope(tmp_path, scope_line, needle):
     text = json.dumps(scope_line) + "\n" + json.dumps(ROW) + "\n"
@@ -118,9 +129,11 @@ def test_a_parquet_scope_of_the_wrong_shape_names_the_metadata(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    for meta, needle in (('{"principalPrefixes": "User:h-"}', r"x.parquet metadata kafkactl.scope: scope.principalPrefixes: 'User:h-' is not of type"),
+    for meta, needle in (('{"principalPrefixes": "User:h-"}',
+                          r"x.parquet metadata kafkactl.scope: scope.principalPrefixes: 'User:h-' is not of type"),
                          ('not json', r"x.parquet metadata kafkactl.scope: not valid JSON"),
-                         ('["User:h-"]', r"x.parquet metadata kafkactl.scope: scope: \['User:h-'\] is not of type 'object'"),
+                         ('["User:h-"]',
+                          r"x.parquet metadata kafkactl.scope: scope: \['User:h-'\] is not of type 'object'"),
                          (b'\xff\xfe', r"x.parquet metadata kafkactl.scope: not UTF-8")):
         table = pa.Table.from_pylist([ROW]).replace_schema_metadata({"kafkactl.scope": meta})
         pq.write_table(table, tmp_path / "x.parquet")
@@ -132,7 +145,8 @@ def test_a_parquet_scope_of_the_wrong_shape_names_the_metadata(tmp_path):
 def test_a_scope_file_of_the_wrong_shape_is_refused(tmp_path):
     scope = write(tmp_path, "scope.yaml", "scope:\n  principalPrefixes: User:h-\nacls: []\n")
     csv_file = write(tmp_path, "x.csv", ",".join(ROW) + "\n" + ",".join(ROW.values()) + "\n")
-    with pytest.raises(StateFileError, match=r"scope.yaml:2: scope.principalPrefixes: 'User:h-' is not of type 'array'"):
+    with pytest.raises(StateFileError,
+                       match=r"scope.yaml:2: scope.principalPrefixes: 'User:h-' is not of type 'array'"):
         read_state([csv_file], scope)
 
 
@@ -191,7 +205,8 @@ BAD_FILES = [
     ("x.csv", (",".join(ROW) + "\n" + ",".join(ROW.values()).replace(",t,", ",\xe9,")).encode("latin-1"),
      r"x.csv:2: not UTF-8"),
     # nesting: YAML beyond 64 levels (libyaml's own composer would crash the process near 30,000), JSON too
-    ("x.yaml", (YAML_HEAD + "  - principal: " + "[" * 100_000).encode(), r"x.yaml:4: not valid YAML \(nested deeper than 64"),
+    ("x.yaml", (YAML_HEAD + "  - principal: " + "[" * 100_000).encode(),
+     r"x.yaml:4: not valid YAML \(nested deeper than 64"),
     ("x.jsonl", (JSONL_HEAD + "[" * 100_000 + "]" * 100_000).encode(), r"x.jsonl:2: not valid JSON \(nested deeper"),
     # ... and through aliases: each anchor 40 levels deep holds the one before (adversary pass on issue 18: exit 1
     # on a RecursionError once jsonschema walked the expanded document)
@@ -201,21 +216,26 @@ BAD_FILES = [
     # a key given twice: refused everywhere (a scope must not lose or gain a dimension silently)
     ("x.yaml", YAML_HEAD.replace("acls:", "  principalPrefixes: ['']\nacls:").encode(),
      r"x.yaml:3: not valid YAML \(duplicate key 'principalPrefixes'\)"),
-    ("x.jsonl", JSONL_HEAD.replace("}", ', "principalPrefixes": [""]}').encode(), r"x.jsonl:1: duplicate key 'principalPrefixes'"),
-    ("x.jsonl", (JSONL_HEAD + json.dumps(ROW)[:-1] + ', "host": "10.0.0.1"}').encode(), r"x.jsonl:2: duplicate key 'host'"),
+    ("x.jsonl", JSONL_HEAD.replace("}", ', "principalPrefixes": [""]}').encode(),
+     r"x.jsonl:1: duplicate key 'principalPrefixes'"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps(ROW)[:-1] + ', "host": "10.0.0.1"}').encode(),
+     r"x.jsonl:2: duplicate key 'host'"),
     ("x.csv", ("principal," + ",".join(ROW) + "\nUser:x," + ",".join(ROW.values())).encode(),
      r"x.csv: header row names 'principal' more than once"),
     # CSV shapes: a field over csv's 128 KiB limit, a row longer or shorter than the header
     ("x.csv", (",".join(ROW) + "\n" + ",".join(ROW.values()).replace(",t,", "," + "x" * 200_000 + ",")).encode(),
      r"x.csv row 2: not valid CSV \(field larger than field limit"),
-    ("x.csv", (",".join(ROW) + "\n" + ",".join(ROW.values()) + ",extra\n").encode(), r"x.csv row 2: 8 fields, the header has 7"),
+    ("x.csv", (",".join(ROW) + "\n" + ",".join(ROW.values()) + ",extra\n").encode(),
+     r"x.csv row 2: 8 fields, the header has 7"),
     ("x.csv", (",".join(ROW) + "\nUser:a,*\n").encode(), r"x.csv row 2: 2 fields, the header has 7"),
     # control characters (C0, DEL, C1), unpaired surrogates and U+FFFD in principals, hosts and names
     ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "principal": "User:a\nb"})).encode(),
      r"x.jsonl:2: principal 'User:a\\nb': contains a control character \('\\n' at position 6\)"),
     ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "host": "10.0.0.1\x7f"})).encode(), r"x.jsonl:2: host .*'\\x7f'"),
-    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "resource_name": "t\x9b"})).encode(), r"x.jsonl:2: resource_name .*'\\x9b'"),
-    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "resource_name": "t\ud800"})).encode(), r"x.jsonl:2: .* an unpaired surrogate"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "resource_name": "t\x9b"})).encode(),
+     r"x.jsonl:2: resource_name .*'\\x9b'"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "resource_name": "t\ud800"})).encode(),
+     r"x.jsonl:2: .* an unpaired surrogate"),
     ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "resource_name": "t\ufffd"})).encode(), r"x.jsonl:2: .* U\+FFFD"),
     ("x.yaml", (YAML_HEAD + '  - principal: User:a\n    allow: [{topic: "t\\0", operations: [Read]}]\n').encode(),
      r"x.yaml:5: topic 't\\x00': contains a control character"),
@@ -225,21 +245,28 @@ BAD_FILES = [
     ("x.jsonl", json.dumps({"kind": "scope", "principalPrefixes": ["User:\x1b"]}).encode(),
      r"x.jsonl:1: scope.principalPrefixes 'User:\\x1b': contains a control character"),
     # every field of a flat row is a string
-    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "resource_name": 5})).encode(), r"x.jsonl:2: resource_name: 5 is not a string"),
-    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "host": ["*"]})).encode(), r"x.jsonl:2: host: \['\*'\] is not a string"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "resource_name": 5})).encode(),
+     r"x.jsonl:2: resource_name: 5 is not a string"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "host": ["*"]})).encode(),
+     r"x.jsonl:2: host: \['\*'\] is not a string"),
     # YAML that no desired state needs, and that would otherwise crash or hang: aliases that loop or explode
-    ("x.yaml", (YAML_HEAD + "  - &a {principal: User:a, allow: [*a]}\n").encode(), r"x.yaml:4: not valid YAML \(an alias refers"),
-    ("x.yaml", ("a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in
-                zip("abcdefg", "bcdefgh")) + YAML_HEAD).encode(), r"x.yaml:1: not valid YAML \(aliases expand it"),
-    ("x.yaml", (YAML_HEAD + "  - {principal: User:a, 7: x}\n").encode(), r"x.yaml:4: not valid YAML \(a key is not a string"),
-    ("x.yaml", (YAML_HEAD + "  - {principal: 2020-13-45}\n").encode(), r"x.yaml: not valid YAML \(month must be in 1..12\)"),
+    ("x.yaml", (YAML_HEAD + "  - &a {principal: User:a, allow: [*a]}\n").encode(),
+     r"x.yaml:4: not valid YAML \(an alias refers"),
+    ("x.yaml", ("a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+                + "".join(f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefg", "bcdefgh"))
+                + YAML_HEAD).encode(), r"x.yaml:1: not valid YAML \(aliases expand it"),
+    ("x.yaml", (YAML_HEAD + "  - {principal: User:a, 7: x}\n").encode(),
+     r"x.yaml:4: not valid YAML \(a key is not a string"),
+    ("x.yaml", (YAML_HEAD + "  - {principal: 2020-13-45}\n").encode(),
+     r"x.yaml: not valid YAML \(month must be in 1..12\)"),
     # the head of a JSONL file: the scope line first, clusters lines next, then bindings; no other kind
     ("x.jsonl", (json.dumps(ROW) + "\n" + JSONL_HEAD).encode(), r"x.jsonl:2: a scope line must be the first line"),
     ("x.jsonl", (JSONL_HEAD + json.dumps(ROW) + '\n{"kind": "clusters", "clusters": ["a"]}\n').encode(),
      r"x.jsonl:3: clusters lines come before the first binding line"),
     ("x.jsonl", (JSONL_HEAD + '{"kind": "clusters", "clusters": "prod"}\n').encode(),
      r"x.jsonl:2: clusters: 'prod' is not of type 'array'"),
-    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "kind": "acl"})).encode(), r"x.jsonl:2: kind: 'acl' is not scope or clusters"),
+    ("x.jsonl", (JSONL_HEAD + json.dumps({**ROW, "kind": "acl"})).encode(),
+     r"x.jsonl:2: kind: 'acl' is not scope or clusters"),
 ]
 
 
@@ -262,8 +289,10 @@ def test_bad_parquet_files_name_the_file_row_and_field(tmp_path):
 
 
 def test_a_byte_order_mark_and_crlf_line_ends_are_read(tmp_path):
-    (tmp_path / "x.jsonl").write_bytes(b"\xef\xbb\xbf" + (JSONL_HEAD + json.dumps(ROW) + "\n").replace("\n", "\r\n").encode())
-    (tmp_path / "x.csv").write_bytes(b"\xef\xbb\xbf" + (",".join(ROW) + "\r\n" + ",".join(ROW.values()) + "\r\n").encode())
+    (tmp_path / "x.jsonl").write_bytes(b"\xef\xbb\xbf"
+                                       + (JSONL_HEAD + json.dumps(ROW) + "\n").replace("\n", "\r\n").encode())
+    (tmp_path / "x.csv").write_bytes(b"\xef\xbb\xbf"
+                                     + (",".join(ROW) + "\r\n" + ",".join(ROW.values()) + "\r\n").encode())
     scope = write(tmp_path, "scope.yaml", YAML_HEAD + "  []\n")
     assert len(read_state([str(tmp_path / "x.jsonl")]).bindings) == 1
     assert len(read_state([str(tmp_path / "x.csv")], scope).bindings) == 1
@@ -398,7 +427,8 @@ def test_a_prefixed_cluster_row_is_refused_by_both_readers_of_a_flat_file(tmp_pa
 
     row = {**ROW, "resource_type": "CLUSTER", "resource_name": "kafka-cluster", "pattern_type": "PREFIXED",
            "operation": "DESCRIBE"}
-    table = pa.Table.from_pylist([ROW, row]).replace_schema_metadata({"kafkactl.scope": '{"principalPrefixes": ["User:"]}'})
+    table = (pa.Table.from_pylist([ROW, row])
+             .replace_schema_metadata({"kafkactl.scope": '{"principalPrefixes": ["User:"]}'}))
     (tmp_path / "x.parquet").write_bytes(parquet_bytes(tmp_path, table))
     needle = r"x.parquet row 2: cluster: the only cluster resource is the literal kafka-cluster \(not PREFIXED"
     with pytest.raises(StateFileError, match=needle):

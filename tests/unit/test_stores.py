@@ -24,7 +24,7 @@ def _material():
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "unit")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
             .sign(key, hashes.SHA256()))
@@ -83,8 +83,10 @@ def test_a_pkcs12_truststore_becomes_a_ca_bundle(tmp_path):
     (b"\x00\x01garbage", {}, ConfigError, "neither a JKS, JCEKS, PKCS12 nor PEM store"),
     (b"\xfe\xed\xfe\xed\x00\x00\x00\x02\x00\x00\x00\x05", {}, ConfigError, "a damaged JKS store"),
     (b"\xfe\xed\xfe\xed\x00\x00\x00\x07", {}, ConfigError, "a damaged JKS store"),
-    (b"0\x82garbage", {"ssl.keystore.password": "x"}, ConfigError, "cannot be read with the given ssl.keystore.password"),
-    (b"-----BEGIN CERTIFICATE-----\n", {"ssl.keystore.type": "JKS"}, ConfigError, "a PEM file, but ssl.keystore.type is JKS"),
+    (b"0\x82garbage", {"ssl.keystore.password": "x"}, ConfigError,
+     "cannot be read with the given ssl.keystore.password"),
+    (b"-----BEGIN CERTIFICATE-----\n", {"ssl.keystore.type": "JKS"}, ConfigError,
+     "a PEM file, but ssl.keystore.type is JKS"),
     (b"\xfe\xed\xfe\xed", {"ssl.keystore.type": "PKCS12"}, ConfigError, "a JKS store, but ssl.keystore.type is PKCS12"),
     (b"xx", {"ssl.keystore.type": "BKS"}, ConfigError, "ssl.keystore.type BKS: not a store type"),
     (b"x" * ((1 << 20) + 1), {}, ConfigError, "not a key store"),

@@ -1,11 +1,12 @@
 """`kafkactl acls`: every command of the noun, registered here in the order --help lists them.
 
-crud: create, list, delete (kafka-acls.sh), decode-ops; authz: check, explain, who-can, why, report, lint (the authorizer
-model); state: export, import, plan, apply (desired state)."""
+crud: create, list, delete (kafka-acls.sh), decode-ops; authz: check, explain, who-can, why, report, lint (the
+authorizer model); state: export, import, plan, apply (desired state)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
@@ -19,7 +20,8 @@ for _name, _fn, _alias in (("create", crud.acls_create, "add"), ("list", crud.ac
     app.command(_name)(_fn)
     app.command(_alias, hidden=True, help=f"Alias of `kafkactl acls {_name}`.")(_fn)
 for _name, _fn in (("decode-ops", crud.acls_decode_ops), ("check", authz.acls_check),
-                   ("explain", authz.acls_explain), ("who-can", authz.acls_who_can), ("why", authz.acls_why), ("report", authz.acls_report), ("lint", authz.acls_lint),
+                   ("explain", authz.acls_explain), ("who-can", authz.acls_who_can), ("why", authz.acls_why),
+                   ("report", authz.acls_report), ("lint", authz.acls_lint),
                    ("export", state.acls_export), ("import", state.acls_import), ("plan", state.acls_plan),
                            ("apply", state.acls_apply)):
     app.command(_name)(_fn)

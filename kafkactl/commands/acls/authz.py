@@ -1,21 +1,38 @@
-"""kafkactl acls check | explain | who-can | lint: StandardAuthorizer's rules, modelled from the ACLs (registered on acls)."""
+"""kafkactl acls check | explain | who-can | lint: StandardAuthorizer's rules, modelled from the ACLs (registered on
+acls)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
 from kafkactl.cli import completers as complete
 from kafkactl.cli.options import Cluster, DelegationTokens, Groups, Topics, TransactionalIds, UserPrincipals
 
-PrincipalOpt = Annotated[Optional[str], typer.Option("--principal", help="The principal asking, Type:name (or --ssl-dn).", autocompletion=complete.principals, show_default=False)]
-SslDn = Annotated[Optional[str], typer.Option("--ssl-dn", metavar="DN", show_default=False, help="Instead of --principal: a client certificate's subject DN, mapped to its principal by the cluster's ssl.principal.mapping.rules (or --ssl-rules).")]
-SslRules = Annotated[Optional[str], typer.Option("--ssl-rules", show_default=False, help="With --ssl-dn: these ssl.principal.mapping.rules instead of the cluster's.")]
-HostOpt = Annotated[str, typer.Option("--host", help="The client's IP as the broker sees it (default *: only ACLs for every host apply).")]
-AclsFile = Annotated[Optional[str], typer.Option("--acls-file", help="Read the ACLs from a desired-state file or `acls list -o json` output instead of the cluster (works offline).", show_default=False)]
-SuperUsers = Annotated[Optional[list[str]], typer.Option("--super-user", help="A super user (repeatable; default: the context's super users).", show_default=False)]
-AllowEveryone = Annotated[bool, typer.Option("--allow-everyone-if-no-acl", help="The broker sets allow.everyone.if.no.acl.found=true (default: the context's setting).")]
+PrincipalOpt = Annotated[str | None, typer.Option("--principal", help="The principal asking, Type:name (or --ssl-dn).",
+                                                  autocompletion=complete.principals, show_default=False)]
+SslDn = Annotated[str | None, typer.Option("--ssl-dn", metavar="DN", show_default=False,
+                                           help="Instead of --principal: a client certificate's subject DN, mapped to "
+                                                "its principal by the cluster's "
+                                                "ssl.principal.mapping.rules (or --ssl-rules).")]
+SslRules = Annotated[str | None, typer.Option("--ssl-rules", show_default=False,
+                                              help="With --ssl-dn: these ssl.principal.mapping.rules "
+                                                   "instead of the cluster's.")]
+HostOpt = Annotated[str, typer.Option("--host",
+                                      help="The client's IP as the broker sees it (default *: only ACLs "
+                                           "for every host apply).")]
+AclsFile = Annotated[str | None, typer.Option("--acls-file",
+                                              help="Read the ACLs from a desired-state file or `acls list -o json` "
+                                                   "output instead of the cluster (works offline).",
+                                              show_default=False)]
+SuperUsers = Annotated[list[str] | None, typer.Option("--super-user",
+                                                      help="A super user (repeatable; default: the "
+                                                           "context's super users).",
+                                                      show_default=False)]
+AllowEveryone = Annotated[bool, typer.Option("--allow-everyone-if-no-acl",
+                                             help="The broker sets allow.everyone.if.no.acl.found=true (default: "
+                                                  "the context's setting).")]
 Cidr = Annotated[bool, typer.Option("--cidr-hosts", help="Hosts may be CIDR ranges (Kafka 4.4 and later).")]
 
 
@@ -43,7 +60,8 @@ def _super_users(app_ctx, acls_file: str | None, super_user: list[str] | None) -
 
 
 def _profile_if_any(app_ctx, acls_file: str | None):
-    """The context's profile; with --acls-file, None when no context (nor bootstrap) is set, since the file needs none."""
+    """The context's profile; with --acls-file, None when no context (nor bootstrap) is set, since the file needs
+    none."""
     from kafkactl.errors import KafkactlError
 
     if not acls_file:
@@ -97,7 +115,8 @@ def _allow_everyone(app_ctx, acls_file: str | None, flag: bool) -> bool:
 
 def acls_check(
     ctx: typer.Context,
-    operation: Annotated[str, typer.Option("--operation", help="The operation asked, e.g. Read.", autocompletion=complete.operations)],
+    operation: Annotated[str, typer.Option("--operation", help="The operation asked, e.g. Read.",
+                                           autocompletion=complete.operations)],
     principal: PrincipalOpt = None,
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
     delegation_token: DelegationTokens = None, user_principal: UserPrincipals = None,
@@ -148,10 +167,14 @@ def acls_explain(
 
 def acls_who_can(
     ctx: typer.Context,
-    operation: Annotated[str, typer.Option("--operation", help="The operation asked, e.g. Write.", autocompletion=complete.operations)],
+    operation: Annotated[str, typer.Option("--operation", help="The operation asked, e.g. Write.",
+                                           autocompletion=complete.operations)],
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
     delegation_token: DelegationTokens = None, user_principal: UserPrincipals = None,
-    host: Annotated[Optional[str], typer.Option("--host", help="Only clients at this IP (default: every host, named hosts shown where they differ).", show_default=False)] = None,
+    host: Annotated[str | None, typer.Option("--host",
+                                             help="Only clients at this IP (default: every host, named hosts "
+                                                  "shown where they differ).",
+                                             show_default=False)] = None,
     acls_file: AclsFile = None, super_user: SuperUsers = None,
     allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
 ) -> None:
@@ -177,14 +200,21 @@ def acls_lint(
     ctx: typer.Context,
     acls_file: AclsFile = None, super_user: SuperUsers = None,
     allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
-    severity: Annotated[str, typer.Option("--severity", metavar="error|warning|info", help="Show findings of this severity and worse: error, warning, info.", autocompletion=lambda: ["error", "warning", "info"])] = "info",
-    fail_on: Annotated[str, typer.Option("--fail-on", metavar="error|warning|info|never", help="Exit 9 if a finding is this severe or worse: error, warning, info, never.", autocompletion=lambda: ["error", "warning", "info", "never"])] = "warning",
-    hot_threshold: Annotated[int, typer.Option("--hot-threshold", metavar="N", help="hot-prefix: ACLs on one resource pattern from which every request on the resources it covers is costly.")] = 1000,
+    severity: Annotated[str, typer.Option("--severity", metavar="error|warning|info",
+                                          help="Show findings of this severity and worse: error, warning, info.",
+                                          autocompletion=lambda: ["error", "warning", "info"])] = "info",
+    fail_on: Annotated[str, typer.Option("--fail-on", metavar="error|warning|info|never",
+                                         help="Exit 9 if a finding is this severe or worse: error, "
+                                              "warning, info, never.",
+                                         autocompletion=lambda: ["error", "warning", "info", "never"])] = "warning",
+    hot_threshold: Annotated[int, typer.Option("--hot-threshold", metavar="N",
+                                               help="hot-prefix: ACLs on one resource pattern from which every request "
+                                                    "on the resources it covers is costly.")] = 1000,
 ) -> None:
     """Find ACLs that are redundant, shadowed, idle, public, costly, dangling or too wide, and presets held in part (exit 9 on findings).
 
     Example:  kafkactl acls lint --severity warning -o json
-    """
+    """  # noqa: E501 (help text: the man page takes its first line whole)
     from kafkactl.acl.lint import SEVERITIES, at_least, lint
     from kafkactl.desired.aclset import gc_paused
     from kafkactl.errors import UsageError
@@ -219,9 +249,21 @@ def acls_lint(
 def acls_why(
     ctx: typer.Context,
     principal: PrincipalOpt = None,
-    api: Annotated[Optional[list[str]], typer.Option("--api", metavar="NAME", help="A request the client sends, as Kafka names it (Produce, Fetch, JoinGroup, InitProducerId, DescribeConfigs...; repeatable).", autocompletion=complete.api_names, show_default=False)] = None,
-    role: Annotated[Optional[str], typer.Option("--role", metavar="NAME", help="A kind of client: producer, transactional-producer, consumer, consumer-protocol, share-consumer, admin-read; streams and connect-worker (their presets' grants; --group: the application.id or the worker's group.id).", autocompletion=complete.role_names, show_default=False)] = None,
-    error: Annotated[Optional[str], typer.Option("--error", metavar="NAME", help="The error the client got: TOPIC_AUTHORIZATION_FAILED, GROUP_AUTHORIZATION_FAILED, TRANSACTIONAL_ID_AUTHORIZATION_FAILED or CLUSTER_AUTHORIZATION_FAILED.", autocompletion=complete.auth_errors, show_default=False)] = None,
+    api: Annotated[list[str] | None, typer.Option("--api", metavar="NAME",
+                                                  help="A request the client sends, as Kafka names it (Produce, Fetch, "
+                                                       "JoinGroup, InitProducerId, DescribeConfigs...; repeatable).",
+                                                  autocompletion=complete.api_names, show_default=False)] = None,
+    role: Annotated[str | None, typer.Option("--role", metavar="NAME",
+                                             help="A kind of client: producer, transactional-producer, consumer, "
+                                                  "consumer-protocol, share-consumer, admin-read; streams and "
+                                                  "connect-worker (their presets' grants; --group: the application.id "
+                                                  "or the worker's group.id).",
+                                             autocompletion=complete.role_names, show_default=False)] = None,
+    error: Annotated[str | None, typer.Option("--error", metavar="NAME",
+                                              help="The error the client got: TOPIC_AUTHORIZATION_FAILED, "
+                                                   "GROUP_AUTHORIZATION_FAILED, TRANSACTIONAL_ID_AUTHORIZATION_FAILED "
+                                                   "or CLUSTER_AUTHORIZATION_FAILED.",
+                                              autocompletion=complete.auth_errors, show_default=False)] = None,
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
     host: HostOpt = "*", acls_file: AclsFile = None, super_user: SuperUsers = None,
     allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
@@ -234,7 +276,15 @@ def acls_why(
 
     Example:  kafkactl acls why --principal User:app --role consumer --topic orders --group billing
     """
-    from kafkactl.acl.apis import Ask, checks_for_apis, checks_for_error, checks_for_role, find_api, find_error, find_role
+    from kafkactl.acl.apis import (
+        Ask,
+        checks_for_apis,
+        checks_for_error,
+        checks_for_role,
+        find_api,
+        find_error,
+        find_role,
+    )
     from kafkactl.acl.model import validate_text
     from kafkactl.acl.why import decide
     from kafkactl.errors import UsageError
@@ -279,7 +329,10 @@ def acls_report(
     ctx: typer.Context,
     principal: PrincipalOpt = None,
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
-    host: Annotated[Optional[str], typer.Option("--host", help="The client's IP (default *: only ACLs for every host apply; with a resource, every host, named hosts where they differ).", show_default=False)] = None,
+    host: Annotated[str | None, typer.Option("--host",
+                                             help="The client's IP (default *: only ACLs for every host apply; with a "
+                                                  "resource, every host, named hosts where they differ).",
+                                             show_default=False)] = None,
     acls_file: AclsFile = None, super_user: SuperUsers = None,
     allow_everyone_if_no_acl: AllowEveryone = False, cidr_hosts: Cidr = False,
     ssl_dn: SslDn = None, ssl_rules: SslRules = None,
@@ -292,9 +345,9 @@ def acls_report(
 
     Example:  kafkactl acls report --principal User:alice
     """
-    from kafkactl.desired.aclset import gc_paused
     from kafkactl.acl.model import ResourceType
     from kafkactl.acl.report import principal_reach, resource_holders
+    from kafkactl.desired.aclset import gc_paused
     from kafkactl.errors import UsageError
     from kafkactl.formatters.views import ReachView
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -27,33 +27,84 @@ from kafkactl.cli.options import (
     Yes,
 )
 
-Producer = Annotated[bool, typer.Option("--producer", help="Producer role: Write, Describe, Create on --topic; Write, Describe on --transactional-id.", rich_help_panel="Shortcuts")]
-Consumer = Annotated[bool, typer.Option("--consumer", help="Consumer role: Read, Describe on --topic; Read on --group.", rich_help_panel="Shortcuts")]
-Idempotent = Annotated[bool, typer.Option("--idempotent", help="With --producer: IdempotentWrite on the cluster.", rich_help_panel="Shortcuts")]
+Producer = Annotated[bool, typer.Option("--producer",
+                                        help="Producer role: Write, Describe, Create on --topic; Write, Describe "
+                                             "on --transactional-id.",
+                                        rich_help_panel="Shortcuts")]
+Consumer = Annotated[bool, typer.Option("--consumer", help="Consumer role: Read, Describe on --topic; Read on --group.",
+                                        rich_help_panel="Shortcuts")]
+Idempotent = Annotated[bool, typer.Option("--idempotent", help="With --producer: IdempotentWrite on the cluster.",
+                                          rich_help_panel="Shortcuts")]
 _P = "Presets (each grant proved needed by a real client)"
-Streams = Annotated[Optional[str], typer.Option("--streams", metavar="APP_ID", help="Kafka Streams app (classic or KIP-1071 groups, exactly-once): Read on --topic (inputs), Write on --output-topic; Create, Read, Write, Delete on topics prefixed APP_ID-; Read on group APP_ID; Write on transactional ids prefixed APP_ID-.", rich_help_panel=_P, show_default=False)]
-MirrorMaker = Annotated[Optional[str], typer.Option("--mirror-maker", metavar="SOURCE_ALIAS", help="MirrorMaker 2 from the cluster alias SOURCE_ALIAS to --target-alias, on the cluster --side names. Source: Read, DescribeConfigs on --topic; Create, Write, Read on mm2-offset-syncs.TARGET.internal; Describe on --group (checkpointed). Target: Create, Write, AlterConfigs on SOURCE.<topic>; Create, Read, Write on mm2-configs.SOURCE.internal, mm2-offsets.SOURCE.internal, mm2-status.SOURCE.internal; Read on group SOURCE-mm2; Create, Write on heartbeats; Create, Write, Read on SOURCE.checkpoints.internal.", rich_help_panel=_P, show_default=False)]
-TargetAlias = Annotated[Optional[str], typer.Option("--target-alias", help="With --mirror-maker: the target cluster's alias.", rich_help_panel=_P, show_default=False)]
-Side = Annotated[Optional[str], typer.Option("--side", metavar="source|target", help="With --mirror-maker: the cluster this command grants on.", autocompletion=lambda: ["source", "target"], rich_help_panel=_P, show_default=False)]
-AtLeastOnce = Annotated[bool, typer.Option("--at-least-once", help="With --streams: an at-least-once app (no transactional ids).", rich_help_panel=_P)]
-OutputTopics = Annotated[Optional[list[str]], typer.Option("--output-topic", help="With --streams: a topic the app writes (repeatable).", autocompletion=complete.topics, rich_help_panel=_P, show_default=False)]
-ConnectWorker = Annotated[Optional[str], typer.Option("--connect-worker", metavar="GROUP", help="Connect worker: Read on group GROUP; Read, Write, Create on its config, offset and status topics.", rich_help_panel=_P, show_default=False)]
-ConfigTopic = Annotated[Optional[str], typer.Option("--config-topic", help="With --connect-worker: config.storage.topic (default GROUP-configs).", rich_help_panel=_P, show_default=False)]
-OffsetTopic = Annotated[Optional[str], typer.Option("--offset-topic", help="With --connect-worker: offset.storage.topic (default GROUP-offsets).", rich_help_panel=_P, show_default=False)]
-StatusTopic = Annotated[Optional[str], typer.Option("--status-topic", help="With --connect-worker: status.storage.topic (default GROUP-status).", rich_help_panel=_P, show_default=False)]
-Connector = Annotated[Optional[str], typer.Option("--connector", metavar="NAME", help="A connector, with --source (Write on --topic) or --sink (Read on --topic and on group connect-NAME).", rich_help_panel=_P, show_default=False)]
+Streams = Annotated[str | None, typer.Option("--streams", metavar="APP_ID",
+                                             help="Kafka Streams app (classic or KIP-1071 groups, exactly-once): Read "
+                                                  "on --topic (inputs), Write on --output-topic; Create, Read, Write, "
+                                                  "Delete on topics prefixed APP_ID-; Read on group APP_ID; Write on "
+                                                  "transactional ids prefixed APP_ID-.",
+                                             rich_help_panel=_P, show_default=False)]
+MirrorMaker = Annotated[str | None, typer.Option("--mirror-maker", metavar="SOURCE_ALIAS",
+                                                 help="MirrorMaker 2 from the cluster alias SOURCE_ALIAS to "
+                                                      "--target-alias, on the cluster --side names. Source: Read, "
+                                                      "DescribeConfigs on --topic; Create, Write, Read on "
+                                                      "mm2-offset-syncs.TARGET.internal; Describe on --group "
+                                                      "(checkpointed). Target: Create, Write, AlterConfigs on "
+                                                      "SOURCE.<topic>; Create, Read, Write on "
+                                                      "mm2-configs.SOURCE.internal, mm2-offsets.SOURCE.internal, "
+                                                      "mm2-status.SOURCE.internal; Read on group SOURCE-mm2; Create, "
+                                                      "Write on heartbeats; Create, Write, Read on "
+                                                      "SOURCE.checkpoints.internal.",
+                                                 rich_help_panel=_P, show_default=False)]
+TargetAlias = Annotated[str | None, typer.Option("--target-alias",
+                                                 help="With --mirror-maker: the target cluster's alias.",
+                                                 rich_help_panel=_P, show_default=False)]
+Side = Annotated[str | None, typer.Option("--side", metavar="source|target",
+                                          help="With --mirror-maker: the cluster this command grants on.",
+                                          autocompletion=lambda: ["source", "target"], rich_help_panel=_P,
+                                          show_default=False)]
+AtLeastOnce = Annotated[bool, typer.Option("--at-least-once",
+                                           help="With --streams: an at-least-once app (no transactional ids).",
+                                           rich_help_panel=_P)]
+OutputTopics = Annotated[list[str] | None, typer.Option("--output-topic",
+                                                        help="With --streams: a topic the app writes (repeatable).",
+                                                        autocompletion=complete.topics, rich_help_panel=_P,
+                                                        show_default=False)]
+ConnectWorker = Annotated[str | None, typer.Option("--connect-worker", metavar="GROUP",
+                                                   help="Connect worker: Read on group GROUP; Read, Write, Create on "
+                                                        "its config, offset and status topics.",
+                                                   rich_help_panel=_P, show_default=False)]
+ConfigTopic = Annotated[str | None, typer.Option("--config-topic",
+                                                 help="With --connect-worker: config.storage.topic "
+                                                      "(default GROUP-configs).",
+                                                 rich_help_panel=_P, show_default=False)]
+OffsetTopic = Annotated[str | None, typer.Option("--offset-topic",
+                                                 help="With --connect-worker: offset.storage.topic "
+                                                      "(default GROUP-offsets).",
+                                                 rich_help_panel=_P, show_default=False)]
+StatusTopic = Annotated[str | None, typer.Option("--status-topic",
+                                                 help="With --connect-worker: status.storage.topic "
+                                                      "(default GROUP-status).",
+                                                 rich_help_panel=_P, show_default=False)]
+Connector = Annotated[str | None, typer.Option("--connector", metavar="NAME",
+                                               help="A connector, with --source (Write on --topic) or --sink (Read on "
+                                                    "--topic and on group connect-NAME).",
+                                               rich_help_panel=_P, show_default=False)]
 Source = Annotated[bool, typer.Option("--source", help="With --connector: a source connector.", rich_help_panel=_P)]
 Sink = Annotated[bool, typer.Option("--sink", help="With --connector: a sink connector.", rich_help_panel=_P)]
-ShareConsumer = Annotated[bool, typer.Option("--share-consumer", help="KIP-932 share consumer: Read on --topic and on the share --group.", rich_help_panel=_P)]
-TwoPhaseCommit = Annotated[bool, typer.Option("--two-phase-commit", help="KIP-939 producer: Write on --topic; Write, TwoPhaseCommit on --transactional-id.", rich_help_panel=_P)]
+ShareConsumer = Annotated[bool, typer.Option("--share-consumer",
+                                             help="KIP-932 share consumer: Read on --topic and on the share --group.",
+                                             rich_help_panel=_P)]
+TwoPhaseCommit = Annotated[bool, typer.Option("--two-phase-commit",
+                                              help="KIP-939 producer: Write on --topic; Write, TwoPhaseCommit "
+                                                   "on --transactional-id.",
+                                              rich_help_panel=_P)]
 
 
 def _options(**kw):
     from kafkactl.acl.options import AclOptions
 
     # Typer gives None for an absent repeatable option; the core wants lists
-    scalars = {"pattern_type", "permission", "streams", "connect_worker", "config_topic", "offset_topic", "status_topic",
-               "connector", "mirror_maker", "target_alias", "side"}
+    scalars = {"pattern_type", "permission", "streams", "connect_worker", "config_topic", "offset_topic",
+               "status_topic", "connector", "mirror_maker", "target_alias", "side"}
     return AclOptions(**{k: [] if v is None and k not in scalars else v for k, v in kw.items()})
 
 
@@ -71,7 +122,8 @@ def acls_create(
     allow_principal: AllowPrincipals = None, deny_principal: DenyPrincipals = None,
     allow_host: AllowHosts = None, deny_host: DenyHosts = None, operation: Operations = None,
     producer: Producer = False, consumer: Consumer = False, idempotent: Idempotent = False,
-    streams: Streams = None, output_topic: OutputTopics = None, at_least_once: AtLeastOnce = False, connect_worker: ConnectWorker = None,
+    streams: Streams = None, output_topic: OutputTopics = None, at_least_once: AtLeastOnce = False,
+    connect_worker: ConnectWorker = None,
     config_topic: ConfigTopic = None, offset_topic: OffsetTopic = None, status_topic: StatusTopic = None,
     connector: Connector = None, source: Source = False, sink: Sink = False, share_consumer: ShareConsumer = False,
     two_phase_commit: TwoPhaseCommit = False, mirror_maker: MirrorMaker = None, target_alias: TargetAlias = None,
@@ -82,7 +134,7 @@ def acls_create(
 
     Example:  kafkactl acls create --allow-principal User:alice --operation Read --topic orders. --resource-pattern-type prefixed
     Example:  kafkactl acls create --allow-principal User:wordcount --streams wordcount --topic text --output-topic counts
-    """
+    """  # noqa: E501 (help text: an example is one command line)
     from kafkactl.acl import ops
     from kafkactl.acl.options import bindings_for_create
     from kafkactl.cli.progress import progress_bar
@@ -93,7 +145,8 @@ def acls_create(
                     pattern_type=resource_pattern_type, allow_principals=allow_principal,
                     deny_principals=deny_principal, allow_hosts=allow_host, deny_hosts=deny_host,
                     operations=operation, producer=producer, consumer=consumer, idempotent=idempotent,
-                    streams=streams, at_least_once=at_least_once, output_topics=output_topic, connect_worker=connect_worker,
+                    streams=streams, at_least_once=at_least_once, output_topics=output_topic,
+                    connect_worker=connect_worker,
                     config_topic=config_topic, offset_topic=offset_topic, status_topic=status_topic,
                     connector=connector, source=source, sink=sink, share_consumer=share_consumer,
                     two_phase_commit=two_phase_commit, mirror_maker=mirror_maker, target_alias=target_alias, side=side)
@@ -138,7 +191,9 @@ def acls_delete(
     allow_principal: AllowPrincipals = None, deny_principal: DenyPrincipals = None,
     allow_host: AllowHosts = None, deny_host: DenyHosts = None, operation: Operations = None,
     principal: Principals = None, host: Hosts = None, permission: PermissionOpt = None,
-    all_: Annotated[bool, typer.Option("--all", help="Allow a delete with no filter at all, or with filters that together match every ACL of the cluster (refused without it).")] = False,
+    all_: Annotated[bool, typer.Option("--all",
+                                       help="Allow a delete with no filter at all, or with filters that together match "
+                                            "every ACL of the cluster (refused without it).")] = False,
     yes: Yes = False,
     dry_run: DryRun = False,
 ) -> None:
@@ -195,8 +250,12 @@ def acls_delete(
 
 def acls_decode_ops(
     ctx: typer.Context,
-    bits: Annotated[int, typer.Argument(help="An authorized-operations bitfield: signed or unsigned INT32 (put -- before a negative one).")],
-    resource_type: Annotated[str, typer.Option("--resource-type", metavar="topic|group|cluster|transactional-id|delegation-token|user", help="topic, group, cluster, transactional-id, delegation-token or user.")] = "topic",
+    bits: Annotated[int, typer.Argument(help="An authorized-operations bitfield: signed or unsigned INT32 (put -- "
+                                             "before a negative one).")],
+    resource_type: Annotated[str, typer.Option("--resource-type",
+                                               metavar="topic|group|cluster|transactional-id|delegation-token|user",
+                                               help="topic, group, cluster, transactional-id, "
+                                                    "delegation-token or user.")] = "topic",
 ) -> None:
     """Decode a KIP-430 authorized-operations bitfield from a protocol dump.
 
@@ -204,8 +263,8 @@ def acls_decode_ops(
     """
     from kafkactl.acl.bitfield import decode
     from kafkactl.acl.model import parse_resource_type
-    from kafkactl.formatters.views import DecodedOpsView
     from kafkactl.errors import UsageError
+    from kafkactl.formatters.views import DecodedOpsView
 
     rtype = parse_resource_type(resource_type)
     if 2**31 <= bits < 2**32:  # the same 32 bits written unsigned

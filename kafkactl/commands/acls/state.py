@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,26 +11,60 @@ from kafkactl.cli.options import DryRun, Yes
 if TYPE_CHECKING:
     from kafkactl.desired.engine import SparkMode
 
-Contexts = Annotated[Optional[list[str]], typer.Option("--context", help="Target context (repeatable: fan out to several clusters).", show_default=False)]
-ScopeFile = Annotated[Optional[str], typer.Option("--scope", help="A YAML file with a scope: section (for CSV/Parquet inputs).", show_default=False)]
-Protect = Annotated[Optional[list[str]], typer.Option("--protect", help="A principal (or prefix ending in *) never touched (repeatable).", show_default=False)]
+Contexts = Annotated[list[str] | None, typer.Option("--context",
+                                                    help="Target context (repeatable: fan out to several clusters).",
+                                                    show_default=False)]
+ScopeFile = Annotated[str | None, typer.Option("--scope",
+                                               help="A YAML file with a scope: section (for CSV/Parquet inputs).",
+                                               show_default=False)]
+Protect = Annotated[list[str] | None, typer.Option("--protect",
+                                                   help="A principal (or prefix ending in *) never "
+                                                        "touched (repeatable).",
+                                                   show_default=False)]
 NoDelete = Annotated[bool, typer.Option("--no-delete", help="Only create; plan no deletions.")]
-MaxDeletes = Annotated[Optional[str], typer.Option("--max-deletes", help="Refuse a plan with more deletions than N or P% of the ACLs in scope.", show_default=False)]
-Spark = Annotated[Optional[bool], typer.Option("--spark/--no-spark", help="Force the engine: Spark, or in-process. Default (`--spark auto`): in-process unless the plan would need more than half the memory available; the choice and why go to stderr.", rich_help_panel="Engine", show_default=False)]
+MaxDeletes = Annotated[str | None, typer.Option("--max-deletes",
+                                                help="Refuse a plan with more deletions than N or P% "
+                                                     "of the ACLs in scope.",
+                                                show_default=False)]
+Spark = Annotated[bool | None, typer.Option("--spark/--no-spark",
+                                            help="Force the engine: Spark, or in-process. Default (`--spark auto`): "
+                                                 "in-process unless the plan would need more than half the memory "
+                                                 "available; the choice and why go to stderr.",
+                                            rich_help_panel="Engine", show_default=False)]
 SparkAuto = Annotated[bool, typer.Option("--spark-auto", hidden=True, help="What `--spark auto` becomes.")]
-SparkMaster = Annotated[Optional[str], typer.Option("--spark-master", help="Spark master URL (default local[*]).", rich_help_panel="Engine", show_default=False)]
-SparkRemote = Annotated[Optional[str], typer.Option("--spark-remote", help="Spark Connect URL sc://host:port.", rich_help_panel="Engine", show_default=False)]
-Files = Annotated[Optional[list[str]], typer.Argument(metavar="FILE...", help="Desired-state files (yaml, json, jsonl, csv, parquet).", show_default=False)]
+SparkMaster = Annotated[str | None, typer.Option("--spark-master", help="Spark master URL (default local[*]).",
+                                                 rich_help_panel="Engine", show_default=False)]
+SparkRemote = Annotated[str | None, typer.Option("--spark-remote", help="Spark Connect URL sc://host:port.",
+                                                 rich_help_panel="Engine", show_default=False)]
+Files = Annotated[list[str] | None, typer.Argument(metavar="FILE...",
+                                                   help="Desired-state files (yaml, json, jsonl, csv, parquet).",
+                                                   show_default=False)]
 
 
 def acls_export(
     ctx: typer.Context,
-    fmt: Annotated[Optional[str], typer.Option("--format", "-f", metavar="yaml|jsonl|csv|parquet|terraform|strimzi|ksm", show_default=False, help="The file format: yaml, jsonl, csv or parquet (default: --file's extension, else yaml; -o keeps its global meaning); or another tool's: terraform (kafka_acl resources with import blocks), strimzi (KafkaUser resources), ksm (kafka-security-manager CSV).")] = None,
-    principal: Annotated[Optional[list[str]], typer.Option("--principal", help="Only these principals (repeatable); they become the scope.", show_default=False)] = None,
-    principal_prefix: Annotated[Optional[list[str]], typer.Option("--principal-prefix", help="Only principals starting with this (repeatable).", show_default=False)] = None,
-    prefix: Annotated[Optional[list[str]], typer.Option("--prefix", help="Only resources whose name starts with this (repeatable, every type).", show_default=False)] = None,
-    file: Annotated[Optional[str], typer.Option("--file", help="Write here instead of stdout (required for parquet).", show_default=False)] = None,
-    strimzi_cluster: Annotated[str, typer.Option("--strimzi-cluster", help="The strimzi.io/cluster label of KafkaUser resources (--format strimzi).")] = "my-cluster",
+    fmt: Annotated[str | None, typer.Option("--format", "-f", metavar="yaml|jsonl|csv|parquet|terraform|strimzi|ksm",
+                                            show_default=False,
+                                            help="The file format: yaml, jsonl, csv or parquet (default: --file's "
+                                                 "extension, else yaml; -o keeps its global meaning); or another "
+                                                 "tool's: terraform (kafka_acl resources with import blocks), strimzi "
+                                                 "(KafkaUser resources), ksm (kafka-security-manager CSV).")] = None,
+    principal: Annotated[list[str] | None, typer.Option("--principal",
+                                                        help="Only these principals (repeatable); "
+                                                             "they become the scope.",
+                                                        show_default=False)] = None,
+    principal_prefix: Annotated[list[str] | None, typer.Option("--principal-prefix",
+                                                               help="Only principals starting with this (repeatable).",
+                                                               show_default=False)] = None,
+    prefix: Annotated[list[str] | None, typer.Option("--prefix",
+                                                     help="Only resources whose name starts with this "
+                                                          "(repeatable, every type).",
+                                                     show_default=False)] = None,
+    file: Annotated[str | None, typer.Option("--file", help="Write here instead of stdout (required for parquet).",
+                                             show_default=False)] = None,
+    strimzi_cluster: Annotated[str, typer.Option("--strimzi-cluster",
+                                                 help="The strimzi.io/cluster label of KafkaUser "
+                                                      "resources (--format strimzi).")] = "my-cluster",
 ) -> None:
     """Write the cluster's ACLs as a desired-state file (export then plan shows no changes).
 
@@ -51,8 +85,12 @@ def acls_export(
 def acls_import(
     ctx: typer.Context,
     files: Annotated[list[str], typer.Argument(metavar="FILE...", help="The other tool's files.", show_default=False)],
-    source: Annotated[str, typer.Option("--from", metavar="ksm|julie-ops|kafka-gitops|terraform|strimzi", help="What wrote the files: ksm (kafka-security-manager CSV), julie-ops (topology YAML), kafka-gitops (state YAML), terraform (kafka provider HCL), strimzi (KafkaUser YAML).")],
-    file: Annotated[Optional[str], typer.Option("--file", help="Write the State file here instead of stdout.", show_default=False)] = None,
+    source: Annotated[str, typer.Option("--from", metavar="ksm|julie-ops|kafka-gitops|terraform|strimzi",
+                                        help="What wrote the files: ksm (kafka-security-manager CSV), julie-ops "
+                                             "(topology YAML), kafka-gitops (state YAML), terraform (kafka provider "
+                                             "HCL), strimzi (KafkaUser YAML).")],
+    file: Annotated[str | None, typer.Option("--file", help="Write the State file here instead of stdout.",
+                                             show_default=False)] = None,
 ) -> None:
     """Turn another tool's ACL (and quota, topic, user) files into a kafkactl State file, scoped to their principals.
 
@@ -135,7 +173,8 @@ def _show_summary(app_ctx, plan) -> None:
         app_ctx.note(f"{c.cluster}: +{counts[1] + counts[2]} -{counts[3] + counts[4]} "
                      f"(phase 1 create DENY {counts[1]}, 2 create ALLOW {counts[2]}, 3 delete ALLOW {counts[3]}, "
                      f"4 delete DENY {counts[4]}); {c.current_in_scope} of {c.current_total} current ACLs in scope, "
-                     f"{c.desired} desired" + (f", {c.protected_skipped} protected left alone" if c.protected_skipped else "")
+                     f"{c.desired} desired"
+                     + (f", {c.protected_skipped} protected left alone" if c.protected_skipped else "")
                      + (f", {c.deletes_withheld} deletions withheld (--no-delete)" if c.deletes_withheld else ""))
     for s in plan.radius:  # (stdout holds it too, but plain and csv carry only the changes)
         app_ctx.note(s.sentence())
@@ -148,10 +187,13 @@ def acls_plan(
     files: Files = None,
     context: Contexts = None, scope: ScopeFile = None, protect: Protect = None, no_delete: NoDelete = False,
     max_deletes: MaxDeletes = None,
-    out: Annotated[Optional[str], typer.Option("--out", help="Save the plan in this directory (apply --plan uses it).", show_default=False)] = None,
+    out: Annotated[str | None, typer.Option("--out", help="Save the plan in this directory (apply --plan uses it).",
+                                            show_default=False)] = None,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="Changes as JSON lines on stdout.")] = False,
     limit: Annotated[int, typer.Option("--limit", help="Rows shown in the table view (0: all).")] = 200,
-    detailed_exitcode: Annotated[bool, typer.Option("--detailed-exitcode", help="Exit 0 without changes, 2 with changes, 1 on error.")] = False,
+    detailed_exitcode: Annotated[bool, typer.Option("--detailed-exitcode",
+                                                    help="Exit 0 without changes, 2 with "
+                                                         "changes, 1 on error.")] = False,
     spark: Spark = None, spark_master: SparkMaster = None, spark_remote: SparkRemote = None,
     spark_auto: SparkAuto = False,
 ) -> None:
@@ -167,7 +209,6 @@ def acls_plan(
 
     if out:
         from kafkactl.desired.plan import check_out_dir
-
         from kafkactl.privatefile import note_read
 
         for f in [*(files or ()), *([scope] if scope else [])]:
@@ -188,15 +229,24 @@ def acls_plan(
 def acls_apply(
     ctx: typer.Context,
     files: Files = None,
-    plan_dir: Annotated[Optional[str], typer.Option("--plan", help="Apply a plan saved with acls plan --out (a stale one, made from other ACLs than the cluster has now, is refused: exit 2).", show_default=False)] = None,
+    plan_dir: Annotated[str | None, typer.Option("--plan",
+                                                 help="Apply a plan saved with acls plan --out (a stale one, made from "
+                                                      "other ACLs than the cluster has now, is refused: exit 2).",
+                                                 show_default=False)] = None,
     context: Contexts = None, scope: ScopeFile = None, protect: Protect = None, no_delete: NoDelete = False,
     max_deletes: MaxDeletes = None,
-    report: Annotated[Optional[str], typer.Option("--report", help="Write one JSON line per binding (its outcome) here.", show_default=False)] = None,
+    report: Annotated[str | None, typer.Option("--report", help="Write one JSON line per binding (its outcome) here.",
+                                               show_default=False)] = None,
     yes: Yes = False, dry_run: DryRun = False,
     spark: Spark = None, spark_master: SparkMaster = None, spark_remote: SparkRemote = None,
     spark_auto: SparkAuto = False,
-    allow_every_principal: Annotated[bool, typer.Option("--allow-every-principal", help="Apply a plan that grants something to every principal (User:*); refused without it.")] = False,
-    allow_lockout: Annotated[bool, typer.Option("--allow-lockout", help="Apply a plan that takes Alter, AlterConfigs or Describe on the cluster from the principal this command runs as; refused without it.")] = False,
+    allow_every_principal: Annotated[bool, typer.Option("--allow-every-principal",
+                                                        help="Apply a plan that grants something to every principal "
+                                                             "(User:*); refused without it.")] = False,
+    allow_lockout: Annotated[bool, typer.Option("--allow-lockout",
+                                                help="Apply a plan that takes Alter, AlterConfigs or Describe on the "
+                                                     "cluster from the principal this command runs "
+                                                     "as; refused without it.")] = False,
 ) -> None:
     """Make the clusters' ACLs match the desired state: four confirmed phases (DENY first, old DENYs last).
 
@@ -207,11 +257,11 @@ def acls_apply(
     Example:  kafkactl acls apply team-a.yaml --report apply.jsonl --yes
     """
     from kafkactl.cli.progress import spark_progress
-
     from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
-    check_out_file(report, "--report", _inputs(files, scope, plan_dir))  # before the plan and the prompt, not after the operator said yes
+    # before the plan and the prompt, not after the operator said yes
+    check_out_file(report, "--report", _inputs(files, scope, plan_dir))
     from kafkactl.desired.report import Report
 
     out = Report(report)  # made when the files are read: this run's from then on, whatever the run does

@@ -5,13 +5,14 @@ step sets a value rather than adding to one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from kafkactl.gateway.configtypes import BROKER, CLIENT_METRICS, GROUP, TOPIC
 from kafkactl.desired.configs.plan import Change, ConfigPlan
 from kafkactl.exitcodes import ExitCode
 from kafkactl.gateway import Gateway
+from kafkactl.gateway.configtypes import BROKER, CLIENT_METRICS, GROUP, TOPIC
 from kafkactl.results import ChangeResult
 
 if TYPE_CHECKING:
@@ -61,134 +62,160 @@ def apply_plan(gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[
     values that were validated (a secret file rewritten between the passes is not read again). `refused`: in a
     dry run, the SCRAM and topic-deletion changes (by id) the caller may not make (they have no validate-only
     request). A request that raises stops the apply: Stopped carries the outcomes so far."""
-    done: dict[int, Outcome] = {}  # by change: an outcome and its change recorded in one step (Ctrl-C may come)
-    sent: list[Change] = []  # the changes of the request in flight
-    refused = refused or {}
-    ok = "validated" if dry_run else "applied"
-    revealed: list[str] = []  # every secret sent: a broker's message may quote one, however short
-    resolved = {} if resolved is None else resolved
+    run = _Run(gw, plan, dry_run, advance, {} if resolved is None else resolved, refused or {})
+    try:
+        run.steps()
+    except (Exception, KeyboardInterrupt) as exc:
+        raise run.stopped(exc) from exc
+    return ChangeResult("ConfigApply", tuple(run.done.values()), dry_run)
 
-    def secret_of(ref: SecretRef, where: str | None) -> Secret:
-        if ref not in resolved:
-            resolved[ref] = ref.resolve(where or "")
-        return resolved[ref]
 
-    def reveal(value: Any, where: str | None) -> Any:
+class _Run:
+    """One pass of apply_plan over the plan's changes, in STEPS' order: the outcomes so far, the request in flight
+    and every secret sent."""
+
+    def __init__(self, gw: Gateway, plan: ConfigPlan, dry_run: bool, advance: Callable[[int], None] | None,
+                 resolved: dict[SecretRef, Secret], refused: dict[int, Exception]) -> None:
+        self.gw, self.plan, self.dry_run, self.advance = gw, plan, dry_run, advance
+        self.resolved, self.refused = resolved, refused
+        self.ok = "validated" if dry_run else "applied"
+        # by change: an outcome and its change recorded in one step (Ctrl-C may come)
+        self.done: dict[int, Outcome] = {}
+        self.sent: list[Change] = []  # the changes of the request in flight
+        self.revealed: list[str] = []  # every secret sent: a broker's message may quote one, however short
+
+    def secret_of(self, ref: SecretRef, where: str | None) -> Secret:
+        if ref not in self.resolved:
+            self.resolved[ref] = ref.resolve(where or "")
+        return self.resolved[ref]
+
+    def reveal(self, value: Any, where: str | None) -> Any:
         from kafkactl.desired.configs.desired import SecretRef
         from kafkactl.redact import register
 
         if not isinstance(value, SecretRef):
             return value
-        secret = secret_of(value, where).reveal()
-        revealed.append(secret)
+        secret = self.secret_of(value, where).reveal()
+        self.revealed.append(secret)
         # the broker trims a value, and splits a list-valued one, whose message then quotes one item, trimmed
         # (pieces of 4 characters or more: a shorter one would mask ordinary words)
         for part in {p.strip() for p in [secret, *secret.split(",")]} - {secret}:
             if len(part) >= 4:
                 register(part)
-                revealed.append(part)
+                self.revealed.append(part)
         return secret
 
-    def record(changes: Iterable[Change], error: Any, status: str | None = None, why: str | None = None) -> None:
+    def record(self, changes: Iterable[Change], error: Any, status: str | None = None, why: str | None = None
+               ) -> None:
         n = 0
         for c in changes:
             n += 1
-            code = 0 if error is None else _exit_code(gw, error)
+            code = 0 if error is None else _exit_code(self.gw, error)
             if code == ExitCode.UNREACHABLE:  # no answer: whether it took is unknown, and the next fares no better
-                raise error if isinstance(error, Exception) else gw.item_error(error, "apply")
-            text = why if error is None else _text(gw, error, c)
-            for secret in sorted(revealed, key=len, reverse=True):
+                raise error if isinstance(error, Exception) else self.gw.item_error(error, "apply")
+            text = why if error is None else _text(self.gw, error, c)
+            for secret in sorted(self.revealed, key=len, reverse=True):
                 text = text.replace(secret, "******") if text and secret else text
-            state = status or ("failed" if error else ok)
+            state = status or ("failed" if error else self.ok)
             if text and state == "failed" and _done_already(c, text):
                 state, text = "skipped", f"done already (since the plan was made): {text}"
-            done[id(c)] = Outcome(c.section, c.entity, c.action, c.key, state, text, code if state == "failed" else 0)
-        if advance is not None:
-            advance(n)
+            self.done[id(c)] = Outcome(c.section, c.entity, c.action, c.key, state, text,
+                                       code if state == "failed" else 0)
+        if self.advance is not None:
+            self.advance(n)
 
-    def steps() -> None:
+    def steps(self) -> None:
         by_action: dict[str, list[Change]] = {}
-        for c in plan.changes:
+        for c in self.plan.changes:
             by_action.setdefault(c.action, []).append(c)
+        created_configs = self.create_topics(by_action.get("create-topic", []))
+        self.add_partitions(by_action.get("add-partitions", []))
+        self.alter_configs(by_action.get("set", []) + by_action.get("delete", []), created_configs)
+        self.alter_quotas(by_action.get("set-quota", []) + by_action.get("remove-quota", []))
+        self.alter_scram(by_action.get("upsert-scram", []) + by_action.get("delete-scram", []))
+        self.delete_topics(by_action.get("delete-topic", []))
 
-        creates = by_action.get("create-topic", [])
-        created_configs = {c.target for c in creates}
+    def create_topics(self, creates: list[Change]) -> set[Any]:
+        """The topics created, with their configs; the targets whose configs went with a creation."""
         for chunk in _chunks(creates):
             specs = [(c.entity, c.value.partitions or -1, c.value.replication_factor or -1,
-                      {k: reveal(v, c.where) for k, v in c.value.configs.items()}) for c in chunk]
-            sent[:] = chunk
-            created = gw.create_topics(specs, validate_only=dry_run)
+                      {k: self.reveal(v, c.where) for k, v in c.value.configs.items()}) for c in chunk]
+            self.sent[:] = chunk
+            created = self.gw.create_topics(specs, validate_only=self.dry_run)
             for c in chunk:
-                record([c], created.get(c.entity))
-        for chunk in _chunks(by_action.get("add-partitions", [])):
-            sent[:] = chunk
-            grown = gw.create_partitions({c.entity: c.value for c in chunk}, validate_only=dry_run)
-            for c in chunk:
-                record([c], grown.get(c.entity))
+                self.record([c], created.get(c.entity))
+        return {c.target for c in creates}
 
+    def add_partitions(self, changes: list[Change]) -> None:
+        for chunk in _chunks(changes):
+            self.sent[:] = chunk
+            grown = self.gw.create_partitions({c.entity: c.value for c in chunk}, validate_only=self.dry_run)
+            for c in chunk:
+                self.record([c], grown.get(c.entity))
+
+    def alter_configs(self, changes: list[Change], created_configs: set[Any]) -> None:
         # configs: one entry per resource, a created topic's configs already went with its creation
         per_resource: dict[tuple[int, str], list[Change]] = {}
-        for c in by_action.get("set", []) + by_action.get("delete", []):
+        for c in changes:
             if c.target in created_configs:
                 continue
             section, name = c.target
             per_resource.setdefault((_TYPES[section], name), []).append(c)
         for resources in _chunks(list(per_resource.items()), CHUNK * 3):  # (the gateway spreads it over three brokers)
-            ops = {res: [(_key(c), reveal(c.value, c.where) if c.action == "set" else None,
+            ops = {res: [(_key(c), self.reveal(c.value, c.where) if c.action == "set" else None,
                           "SET" if c.action == "set" else "DELETE") for c in changes] for res, changes in resources}
-            sent[:] = [c for _, changes in resources for c in changes]
-            altered = gw.incremental_alter_many(ops, validate_only=dry_run)
+            self.sent[:] = [c for _, changes in resources for c in changes]
+            altered = self.gw.incremental_alter_many(ops, validate_only=self.dry_run)
             for res, changes in resources:
-                record(changes, altered.get(res, RuntimeError("the broker did not answer for this resource")))
+                self.record(changes, altered.get(res, RuntimeError("the broker did not answer for this resource")))
 
+    def alter_quotas(self, changes: list[Change]) -> None:
         per_entity: dict[QuotaKey, list[Change]] = {}
-        for c in by_action.get("set-quota", []) + by_action.get("remove-quota", []):
+        for c in changes:
             per_entity.setdefault(c.target, []).append(c)
         for entities in _chunks(list(per_entity.items())):
             entries = [(entity, [(_key(c), c.value if c.action == "set-quota" else None) for c in changes])
                        for entity, changes in entities]
-            sent[:] = [c for _, changes in entities for c in changes]
-            for (_, changes), error in zip(entities, gw.alter_quotas_many(entries, validate_only=dry_run)):
-                record(changes, error)
+            self.sent[:] = [c for _, changes in entities for c in changes]
+            for (_, changes), error in zip(entities, self.gw.alter_quotas_many(entries, validate_only=self.dry_run)):
+                self.record(changes, error)
 
-        scram = by_action.get("upsert-scram", []) + by_action.get("delete-scram", [])
-        if scram and dry_run:  # AlterUserScramCredentials has no validate-only: the caller's Alter on the cluster
+    def alter_scram(self, scram: list[Change]) -> None:
+        if scram and self.dry_run:  # AlterUserScramCredentials has no validate-only: the caller's Alter on the cluster
             for c in scram:
-                record([c], refused.get(id(c)), None if id(c) in refused else "skipped", PERMITTED)
+                self.record([c], self.refused.get(id(c)), None if id(c) in self.refused else "skipped", PERMITTED)
         # one request each (the broker refuses two alterations of one user in one request): a broker that does
         # not answer one stops the apply, rather than each of the rest waiting out --timeout
-        for c in scram if not dry_run else ():
+        for c in scram if not self.dry_run else ():
             upserts, removals = [], [(str(c.target), str(c.key))]
             if c.action == "upsert-scram":
-                password = secret_of(c.value[1], c.where)
-                revealed.append(password.reveal())
+                password = self.secret_of(c.value[1], c.where)
+                self.revealed.append(password.reveal())
                 upserts, removals = [(str(c.target), str(c.key), c.value[0], password)], []
-            sent[:] = [c]
-            record([c], gw.alter_scram(upserts, removals).get(c.target))
+            self.sent[:] = [c]
+            self.record([c], self.gw.alter_scram(upserts, removals).get(c.target))
 
-        doomed = by_action.get("delete-topic", [])
-        if doomed and dry_run:  # DeleteTopics has no validate-only: the caller's Delete on each topic
+    def delete_topics(self, doomed: list[Change]) -> None:
+        if doomed and self.dry_run:  # DeleteTopics has no validate-only: the caller's Delete on each topic
             for c in doomed:
-                record([c], refused.get(id(c)), None if id(c) in refused else "skipped", PERMITTED)
+                self.record([c], self.refused.get(id(c)), None if id(c) in self.refused else "skipped", PERMITTED)
         elif doomed:
-            sent[:] = doomed
-            deleted = gw.delete_topics([c.entity for c in doomed])
+            self.sent[:] = doomed
+            deleted = self.gw.delete_topics([c.entity for c in doomed])
             for c in doomed:
-                record([c], deleted.get(c.entity))
+                self.record([c], deleted.get(c.entity))
 
-    try:
-        steps()
-    except (Exception, KeyboardInterrupt) as exc:
-        said = _said(gw, exc, revealed)
-        in_flight = {id(c) for c in sent} if not dry_run else set()  # validate-only: nothing may have taken
-        for c in sorted((c for c in plan.changes if id(c) not in done), key=lambda c: STEPS[c.action]):
+    def stopped(self, exc: BaseException) -> Stopped:
+        """A request raised: the changes without an outcome are unknown (in the request in flight) or skipped."""
+        said = _said(self.gw, exc, self.revealed)
+        in_flight = {id(c) for c in self.sent} if not self.dry_run else set()  # validate-only: nothing may have taken
+        for c in sorted((c for c in self.plan.changes if id(c) not in self.done), key=lambda c: STEPS[c.action]):
             state, why = ("unknown", f"sent, the apply stopped before the answer ({said}): plan again to see "
                                      "whether it took") \
-                if id(c) in in_flight else ("skipped", f"not {'validated' if dry_run else 'sent'}: the "
-                                                       f"{'dry run' if dry_run else 'apply'} stopped ({said})")
-            done[id(c)] = Outcome(c.section, c.entity, c.action, c.key, state, why)
-        raise Stopped(ChangeResult("ConfigApply", tuple(done.values()), dry_run), exc, said) from exc
-    return ChangeResult("ConfigApply", tuple(done.values()), dry_run)
+                if id(c) in in_flight else ("skipped", f"not {'validated' if self.dry_run else 'sent'}: the "
+                                                       f"{'dry run' if self.dry_run else 'apply'} stopped ({said})")
+            self.done[id(c)] = Outcome(c.section, c.entity, c.action, c.key, state, why)
+        return Stopped(ChangeResult("ConfigApply", tuple(self.done.values()), self.dry_run), exc, said)
 
 
 VALIDATED = frozenset({"create-topic", "add-partitions", "set", "delete", "set-quota", "remove-quota"})

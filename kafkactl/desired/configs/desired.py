@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from kafkactl.errors import KafkactlError, StateFileError
 from kafkactl.limits import shown
@@ -120,7 +121,7 @@ class Manage:
             return all(any(p == "" if n is None else n.startswith(p) for p in prefixes) for _, n in quota)
         return any(name.startswith(p) for p in prefixes)
 
-    def merge(self, other: "Manage") -> "Manage":
+    def merge(self, other: Manage) -> Manage:
         out = dict(self.prefixes)
         for s, p in other.prefixes.items():
             out[s] = tuple(dict.fromkeys(out.get(s, ()) + p))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from kafkactl.desired.configs.desired import SECTIONS, WORD_OF_WIRE, DesiredConfigs, Manage, env_name
+from kafkactl.desired.configs.desired import SECTIONS, WORD_OF_WIRE, DesiredConfigs, Manage, QuotaKey, env_name
 from kafkactl.desired.configs.plan import Current, read_current
 from kafkactl.errors import UsageError
 from kafkactl.gateway import Gateway
@@ -34,16 +34,7 @@ def export_state(gw: Gateway, sections: list[str], prefixes: list[str]) -> dict[
 def to_document(cur: Current, manage: Manage, sections: list[str]) -> dict[str, Any]:
     doc: dict[str, Any] = {"apiVersion": API_VERSION, "kind": "State", "manage": manage.to_json()}
     if "topics" in sections:
-        doc["topics"] = []
-        for name, shape in sorted(cur.topics.items()):
-            if shape.internal or not manage.holds("topics", name):
-                continue
-            t: dict[str, Any] = {"name": name, "partitions": shape.partitions,
-                                 "replicationFactor": shape.replication_factor}
-            configs = _configs("topic", name, cur.configs.get(("topics", name), {}))
-            if configs:
-                t["configs"] = configs
-            doc["topics"].append(t)
+        doc["topics"] = _topics(cur, manage)
     for section, noun in (("brokers", "broker"), ("groups", "group"), ("clientMetrics", "client-metrics")):
         if section not in sections:
             continue
@@ -55,28 +46,46 @@ def to_document(cur: Current, manage: Manage, sections: list[str]) -> dict[str, 
             doc[section].append({key: ("default" if name == "" else int(name)) if section == "brokers" else name,
                                  "configs": _configs(noun, name or "default", values)})
     if "quotas" in sections:
-        doc["quotas"] = []
-        for entity, amounts in sorted(cur.quotas.items(), key=lambda kv: str(kv[0])):
-            if not manage.holds("quotas", "", entity) or not amounts:
-                continue
-            q: dict[str, Any] = {}
-            defaults: list[str] = []
-            for wire, component in entity:
-                word = WORD_OF_WIRE[wire]
-                if component is None:
-                    defaults.append(word)
-                else:
-                    q[word] = component
-            if defaults:
-                q["default"] = defaults
-            q["values"] = {k: int(v) if float(v).is_integer() else v for k, v in sorted(amounts.items())}
-            doc["quotas"].append(q)
+        doc["quotas"] = [_quota(entity, amounts)
+                         for entity, amounts in sorted(cur.quotas.items(), key=lambda kv: str(kv[0]))
+                         if manage.holds("quotas", "", entity) and amounts]
     if "users" in sections:
         doc["users"] = [{"name": user, "scram": [{"mechanism": m, "iterations": it,
                                                   "password": {"env": env_name("PASSWORD", user)}}
                                                  for m, it in sorted(creds.items())]}
                         for user, creds in sorted(cur.users.items()) if creds and manage.holds("users", user)]
     return doc
+
+
+def _topics(cur: Current, manage: Manage) -> list[dict[str, Any]]:
+    """The managed topics (never an internal one), each with its shape and explicit configs."""
+    out = []
+    for name, shape in sorted(cur.topics.items()):
+        if shape.internal or not manage.holds("topics", name):
+            continue
+        t: dict[str, Any] = {"name": name, "partitions": shape.partitions,
+                             "replicationFactor": shape.replication_factor}
+        configs = _configs("topic", name, cur.configs.get(("topics", name), {}))
+        if configs:
+            t["configs"] = configs
+        out.append(t)
+    return out
+
+
+def _quota(entity: QuotaKey, amounts: dict[str, float]) -> dict[str, Any]:
+    """A quota entity's entry: its names (or default), and its values (whole numbers as integers)."""
+    q: dict[str, Any] = {}
+    defaults: list[str] = []
+    for wire, component in entity:
+        word = WORD_OF_WIRE[wire]
+        if component is None:
+            defaults.append(word)
+        else:
+            q[word] = component
+    if defaults:
+        q["default"] = defaults
+    q["values"] = {k: int(v) if float(v).is_integer() else v for k, v in sorted(amounts.items())}
+    return q
 
 
 def _configs(noun: str, name: str, values: dict[str, str | None]) -> dict[str, Any]:

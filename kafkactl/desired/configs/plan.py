@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
-from kafkactl.gateway.configtypes import BROKER, CLIENT_METRICS, GROUP, TOPIC, explicit_sources
-from kafkactl.desired.configs.desired import DEFAULT, NOUN, DesiredConfigs, Entity, QuotaKey, SecretRef, quota_label
 from kafkactl.configs.values import DEFAULT_ITERATIONS
+from kafkactl.desired.configs.desired import DEFAULT, NOUN, DesiredConfigs, Entity, QuotaKey, SecretRef, quota_label
 from kafkactl.errors import NotFoundError, StateFileError, UsageError
 from kafkactl.gateway import Gateway
+from kafkactl.gateway.configtypes import BROKER, CLIENT_METRICS, GROUP, TOPIC, explicit_sources
 from kafkactl.limits import shown
 
 CONFIG_SECTIONS = {"topics": TOPIC, "brokers": BROKER, "groups": GROUP, "clientMetrics": CLIENT_METRICS}
@@ -60,8 +60,8 @@ class Current:
     cluster_id: str | None = None  # part of the fingerprint: a saved plan applies to the cluster it was made on
 
     def fingerprint(self) -> str:
-        doc = {"cluster": self.cluster_id, "topics": sorted(self.topics.items()), "configs": sorted((list(k), sorted(v.items()))
-                                                                       for k, v in self.configs.items()),
+        doc = {"cluster": self.cluster_id, "topics": sorted(self.topics.items()),
+               "configs": sorted((list(k), sorted(v.items())) for k, v in self.configs.items()),
                "quotas": sorted((quota_label(k), sorted(v.items())) for k, v in self.quotas.items()),
                "users": sorted((u, sorted(m.items())) for u, m in self.users.items())}
         return hashlib.sha256(json.dumps(doc, default=str).encode()).hexdigest()[:16]
@@ -84,7 +84,8 @@ class ConfigPlan:
 
     def to_json(self) -> dict[str, Any]:
         return {"api_version": "kafkactl/v1", "kind": "ConfigPlan", "cluster_id": self.cluster_id,
-                "fingerprint": self.fingerprint, "sections": self.sections, "changes": [c.to_json() for c in self.changes]}
+                "fingerprint": self.fingerprint, "sections": self.sections,
+                "changes": [c.to_json() for c in self.changes]}
 
 
 # ----------------------------------------------------------------------------------------------- the cluster
@@ -109,35 +110,10 @@ def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
         cur.brokers = sorted((str(b.id) for b in describe_cluster(gw).brokers), key=int)
     wanted: list[tuple[int, str]] = []
     for section, ctype in CONFIG_SECTIONS.items():
-        if section not in sections:
-            continue
-        if section == "topics":
-            existing = [t for t, shape in cur.topics.items() if not shape.internal]
-            names = [n for n in managed_names(desired, section, existing) if n in cur.topics]
-        elif section == "brokers":
-            names = sorted({e.name for e in desired.of(section)} | set(desired.manage.prefixes.get(section, ())))
-            for n in names:
-                if n and n not in cur.brokers:
-                    where = next((e.where for e in desired.of(section) if e.name == n), "manage.brokers")
-                    raise NotFoundError(f"{where}: broker {n} does not exist (brokers: {', '.join(cur.brokers)})")
-        else:
-            names = managed_names(desired, section, _listed(gw, section) if section in desired.manage.prefixes
-                                  else [])
-        wanted += [(ctype, n) for n in names]
+        if section in sections:
+            wanted += [(ctype, n) for n in _config_names(gw, desired, cur, section)]
     if wanted:
-        section_of = {v: k for k, v in CONFIG_SECTIONS.items()}
-        for (ctype, name), res in gw.describe_configs(wanted, sources=explicit_sources).items():
-            if isinstance(res, Exception) and ctype == TOPIC and _code(res) == UNKNOWN_TOPIC:
-                cur.topics.pop(name, None)  # deleted since the listing (the check after an apply that deletes)
-                continue
-            if isinstance(res, Exception):
-                noun = NOUN[section_of[ctype]]
-                raise gw.translate(res, f"describe configs of {noun} {DEFAULT if name == '' else name!r}",
-                                   needs=f"DescribeConfigs on {noun.capitalize()}:{name}"
-                                   if ctype in (TOPIC, GROUP) else "DescribeConfigs on the Cluster")
-            keep = explicit_sources(ctype, name)
-            cur.configs[(section_of[ctype], name)] = {c.name: (None if c.sensitive else c.value)
-                                                      for c in res if keep is None or c.source in keep}
+        _read_configs(gw, cur, wanted)
     if "quotas" in sections:
         cur.quotas = {tuple((t, n) for t, n in ent): values for ent, values in gw.describe_quotas([], strict=False)}
     if "users" in sections:
@@ -146,6 +122,38 @@ def read_current(gw: Gateway, desired: DesiredConfigs) -> Current:
                 raise gw.translate(creds, "describe SCRAM credentials", needs="Describe on the Cluster")
             cur.users[str(user)] = {m: it for m, it in creds}
     return cur
+
+
+def _config_names(gw: Gateway, desired: DesiredConfigs, cur: Current, section: str) -> list[str]:
+    """The entities of a config section whose configs the plan compares: those the file names or manages."""
+    if section == "topics":
+        existing = [t for t, shape in cur.topics.items() if not shape.internal]
+        return [n for n in managed_names(desired, section, existing) if n in cur.topics]
+    if section == "brokers":
+        names = sorted({e.name for e in desired.of(section)} | set(desired.manage.prefixes.get(section, ())))
+        for n in names:
+            if n and n not in cur.brokers:
+                where = next((e.where for e in desired.of(section) if e.name == n), "manage.brokers")
+                raise NotFoundError(f"{where}: broker {n} does not exist (brokers: {', '.join(cur.brokers)})")
+        return names
+    return managed_names(desired, section, _listed(gw, section) if section in desired.manage.prefixes else [])
+
+
+def _read_configs(gw: Gateway, cur: Current, wanted: list[tuple[int, str]]) -> None:
+    """The explicit configs of `wanted` (config type, name) into `cur`; a topic deleted since is dropped."""
+    section_of = {v: k for k, v in CONFIG_SECTIONS.items()}
+    for (ctype, name), res in gw.describe_configs(wanted, sources=explicit_sources).items():
+        if isinstance(res, Exception) and ctype == TOPIC and _code(res) == UNKNOWN_TOPIC:
+            cur.topics.pop(name, None)  # deleted since the listing (the check after an apply that deletes)
+            continue
+        if isinstance(res, Exception):
+            noun = NOUN[section_of[ctype]]
+            raise gw.translate(res, f"describe configs of {noun} {DEFAULT if name == '' else name!r}",
+                               needs=f"DescribeConfigs on {noun.capitalize()}:{name}"
+                               if ctype in (TOPIC, GROUP) else "DescribeConfigs on the Cluster")
+        keep = explicit_sources(ctype, name)
+        cur.configs[(section_of[ctype], name)] = {c.name: (None if c.sensitive else c.value)
+                                                  for c in res if keep is None or c.source in keep}
 
 
 def _topics_not_listed(gw: Gateway, desired: DesiredConfigs, cur: Current) -> None:
@@ -167,15 +175,14 @@ def _topics_not_listed(gw: Gateway, desired: DesiredConfigs, cur: Current) -> No
 
 
 def unknown_config_names(gw: Gateway, desired: DesiredConfigs, cur: Current) -> tuple[list[str], list[str]]:
-    """(warnings, notes): a warning for each topic or group config name the file sets that the cluster does not
-    list, a likely typo, shown with the file's line and the closest listed name when the plan is made. The names are those a
-    full DescribeConfigs of one such resource returns (a topic's or a group's every config, defaults included;
-    for a group even one that does not exist yet): a topic the file names that exists, else any the caller
-    sees; the first group the file names. A warning, not a refusal: a broker accepts a few names it does not
-    list (internal ones), and in a rolling upgrade brokers list different names. The apply sends the plan in
-    validate-only requests first, so a name the brokers refuse changes nothing. A key already set on the
-    entity is not questioned (the cluster took it once); no listing (none to ask, or not allowed): a note says
-    the names were not checked.
+    """(warnings, notes): a warning for each topic or group config name the file sets that the cluster does not list, a
+    likely typo, shown with the file's line and the closest listed name when the plan is made. The names are those a
+    full DescribeConfigs of one such resource returns (a topic's or a group's every config, defaults included; for a
+    group even one that does not exist yet): a topic the file names that exists, else any the caller sees; the first
+    group the file names. A warning, not a refusal: a broker accepts a few names it does not list (internal ones), and
+    in a rolling upgrade brokers list different names. The apply sends the plan in validate-only requests first, so a
+    name the brokers refuse changes nothing. A key already set on the entity is not questioned (the cluster took it
+    once); no listing (none to ask, or not allowed): a note says the names were not checked.
     (A broker's names are not all listed, listener-prefixed ones being open-ended; a client-metrics resource
     lists only what is set on it: neither is checked.)"""
     import difflib
@@ -298,7 +305,8 @@ def _plan_topics(desired: DesiredConfigs, cur: Current, plan: ConfigPlan, delete
                                  f"{e.replication_factor}: kafkactl does not reassign replicas (left as it is)")
         _plan_configs("topics", e.name, cur.configs.get(("topics", e.name), {}), e, plan)
     extra = sorted(n for n, shape in cur.topics.items()
-                   if not shape.internal and desired.manage.holds("topics", n) and ("topics", n) not in desired.entities)
+                   if not shape.internal and desired.manage.holds("topics", n)
+                   and ("topics", n) not in desired.entities)
     plan.managed += len(extra) + sum(1 for e in desired.of("topics") if e.name in cur.topics)
     # a managed topic the files leave out is deleted with --delete-topics; without it, it is left as it is, its
     # configs too: resetting them would be a silent half-deletion (cleanup.policy=compact back to delete, a long
@@ -320,8 +328,8 @@ def _plan_configs(section: str, name: str, have: dict[str, str | None], e: Entit
     plan.managed += len(have)
     for key in sorted(set(have) | set(want)):
         if key not in want:
-            plan.changes.append(Change(section, shown_name, "delete", key, SENSITIVE if have[key] is None else have[key],
-                                       None, where, (section, name)))
+            plan.changes.append(Change(section, shown_name, "delete", key,
+                                       SENSITIVE if have[key] is None else have[key], None, where, (section, name)))
         elif key not in have or (have[key] is not None and (isinstance(want[key], SecretRef)
                                                             or not same_value(str(have[key]), str(want[key])))):
             value = want[key]
@@ -518,7 +526,8 @@ def check_saved(plan: ConfigPlan, fingerprint: str, changes: list[dict[str, Any]
         raise StateFileError(f"{path}: stale: the cluster changed since the plan was made (state {fingerprint}, now "
                              f"{plan.fingerprint}): plan again")
 
-    def what(change: dict[str, Any]) -> dict[str, Any]:  # where a change comes from names its file as given on the command line
+    # where a change comes from names its file as given on the command line
+    def what(change: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in change.items() if k != "where"}
 
     if [what(c.to_json()) for c in plan.changes] != [what(c) for c in changes]:

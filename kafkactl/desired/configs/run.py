@@ -6,8 +6,9 @@ renders."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from kafkactl.desired.configs.desired import DesiredConfigs
 from kafkactl.desired.configs.plan import ConfigPlan
@@ -32,7 +33,8 @@ class Planned:
         counts = Counter(c.action for c in self.plan.changes)
         shown = ", ".join(f"{n} {a}" for a, n in sorted(counts.items())) or "none"
         return (f"{len(self.plan.changes)} changes ({shown}) in {', '.join(self.plan.sections)}; "
-                f"{self.plan.deletions} deletion{'s' * (self.plan.deletions != 1)}; current state {self.plan.fingerprint}")
+                f"{self.plan.deletions} deletion{'s' * (self.plan.deletions != 1)}; current state "
+                f"{self.plan.fingerprint}")
 
 
 def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: bool, max_deletes: str | None,
@@ -43,8 +45,15 @@ def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: 
     A plan that locks out the caller or a super user is refused unless `allow_lockout`; None (a plan only
     shown): it is said as a warning."""
     from kafkactl.desired.configs.desired import read_desired
-    from kafkactl.desired.configs.plan import (LOCKOUT_FLAG, check_lockout, check_max_deletes, lockouts, make_plan,
-                                             read_current, unknown_config_names)
+    from kafkactl.desired.configs.plan import (
+        LOCKOUT_FLAG,
+        check_lockout,
+        check_max_deletes,
+        lockouts,
+        make_plan,
+        read_current,
+        unknown_config_names,
+    )
 
     desired = read_desired(files)
     files_read()  # (every file is read, the secrets' places known; the cluster not yet asked)
@@ -163,5 +172,6 @@ def settle(gw: Gateway, planned: Planned, timeout: float = 30) -> tuple[bool, st
 
     waited, left = confirm(gw, planned.desired, planned.delete_topics, timeout=timeout)
     if left:
-        return False, f"after {waited:.1f} s the broker still does not show {left} of the changes: plan again in a moment"
+        return False, (f"after {waited:.1f} s the broker still does not show {left} of the changes: plan again in a "
+                       "moment")
     return True, f"the broker shows every change ({waited:.1f} s after the apply returned)"

@@ -13,14 +13,22 @@ flat.read_flat_head and flat.checked_rows (Spark and Arrow, which read rows them
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, TextIO
+from typing import TextIO
 
 from kafkactl.acl.model import AclBinding
 from kafkactl.desired.formats.compact import read_compact, write_compact
+from kafkactl.desired.formats.flat import (
+    JSONL_SUFFIXES,
+    flat_records,
+    flat_where,
+    read_flat_head,
+    write_csv,
+    write_jsonl,
+    write_parquet,
+)
 from kafkactl.desired.formats.text import check_regular
-from kafkactl.desired.formats.flat import (JSONL_SUFFIXES, flat_records, flat_where, read_flat_head, write_csv,
-                                        write_jsonl, write_parquet)
 from kafkactl.desired.state import DesiredState, Scope, StateFileError, flat_binding
 from kafkactl.errors import MissingFileError
 
@@ -61,7 +69,8 @@ def read_state(paths: Iterable[str], scope_file: str | None = None, flat_rows: b
                              "or resourcePrefixes; or --scope FILE); deletions are only ever computed inside a scope")
     for b, where in state.bindings.items():
         if not state.scope.contains(b):
-            raise StateFileError(f"{where}: {b.describe()} is outside the declared scope {json.dumps(state.scope.to_json())}")
+            raise StateFileError(f"{where}: {b.describe()} is outside the declared scope "
+                                 f"{json.dumps(state.scope.to_json())}")
     return state
 
 

@@ -3,12 +3,22 @@ resources. Read into a DesiredState with every binding's line; written from bind
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator, TextIO
+from typing import Any, TextIO
 
 from kafkactl.acl.model import CLUSTER_NAME, AclBinding, PatternType, Permission, ResourceType
 from kafkactl.desired.formats.yamldoc import Map, check_schema, yaml_document
-from kafkactl.desired.state import RESOURCE_KEYS, TYPE_KEYS, DesiredState, Scope, StateFileError, checked_binding, checked_principal, checked_text
+from kafkactl.desired.state import (
+    RESOURCE_KEYS,
+    TYPE_KEYS,
+    DesiredState,
+    Scope,
+    StateFileError,
+    checked_binding,
+    checked_principal,
+    checked_text,
+)
 from kafkactl.results import API_VERSION
 
 

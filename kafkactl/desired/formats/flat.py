@@ -5,16 +5,22 @@ here (the scope, the CSV header, the Parquet schema). Written by acls export and
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TextIO
+from typing import Any, TextIO
 
-from kafkactl.acl.model import AclBinding, find_refused
+from kafkactl.acl.model import AclBinding, find_refused, shown
 from kafkactl.desired.formats.compact import parse_scope
-from kafkactl.desired.formats.text import csv_records, jsonl_objects, parquet_columns, parquet_file, parquet_metadata, \
-    parquet_records
+from kafkactl.desired.formats.text import (
+    csv_records,
+    jsonl_objects,
+    parquet_columns,
+    parquet_file,
+    parquet_metadata,
+    parquet_records,
+)
 from kafkactl.desired.formats.yamldoc import check_schema
 from kafkactl.desired.state import FLAT_FIELDS, DesiredState, Scope, StateFileError, checked_text, flat_binding
-from kafkactl.acl.model import shown
 from kafkactl.errors import MissingFileError
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -138,7 +144,8 @@ def checked_rows(path: Path) -> Iterator[dict[str, Any]]:
 
 def flat_row(b: AclBinding) -> dict[str, str]:
     return {"principal": b.principal, "host": b.host, "operation": b.operation.name, "permission": b.permission.name,
-            "resource_type": b.resource_type.name, "resource_name": b.resource_name, "pattern_type": b.pattern_type.name}
+            "resource_type": b.resource_type.name, "resource_name": b.resource_name,
+            "pattern_type": b.pattern_type.name}
 
 
 def write_jsonl(bindings: Iterable[AclBinding], scope: Scope, out: TextIO) -> None:
@@ -163,5 +170,6 @@ def write_parquet(bindings: Iterable[AclBinding], scope: Scope, path: str) -> No
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pylist([flat_row(b) for b in bindings], schema=pa.schema([(f, pa.string()) for f in FLAT_FIELDS]))
+    table = pa.Table.from_pylist([flat_row(b) for b in bindings],
+                                 schema=pa.schema([(f, pa.string()) for f in FLAT_FIELDS]))
     pq.write_table(table.replace_schema_metadata({"kafkactl.scope": json.dumps(scope.to_json())}), path)

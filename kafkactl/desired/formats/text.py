@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
-from typing import Generator, Any, Callable, Iterable, Iterator
+from typing import Any
 
 from kafkactl.acl.model import shown
 from kafkactl.errors import MissingFileError, StateFileError

@@ -4,8 +4,9 @@ checks it and, through its one scope definition, every other way a scope is writ
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Protocol, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 from kafkactl.acl.model import shown
 from kafkactl.desired.formats.text import MAX_DEPTH, decode, first_line, read_bytes
@@ -98,25 +99,29 @@ def _yaml_loader() -> type[_Documents]:
                 _check_expanded_depth(node)
             return node
 
-    def construct_mapping(loader: SafeLoader, node: MappingNode, deep: bool = False) -> Map:
-        seen = set()
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = loader.construct_object(key_node, deep=True)
-            if not isinstance(key, str):
-                raise yaml.constructor.ConstructorError(None, None, f"a key is not a string ({key!r})",
-                                                        key_node.start_mark)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-            seen.add(key)
-        pairs = yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=deep)
-        mapping = Map(cast("dict[str, Any]", pairs))  # every key is a string (checked above)
-        mapping.line = node.start_mark.line + 1
-        return mapping
-
-    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
     return Loader
+
+
+def _construct_mapping(loader: SafeLoader, node: MappingNode, deep: bool = False) -> Map:
+    """A mapping as a Map that knows its line; a key that is not a string, or twice in it, is refused."""
+    import yaml
+
+    seen = set()
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, str):
+            raise yaml.constructor.ConstructorError(None, None, f"a key is not a string ({key!r})",
+                                                    key_node.start_mark)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    pairs = yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=deep)
+    mapping = Map(cast("dict[str, Any]", pairs))  # every key is a string (checked above)
+    mapping.line = node.start_mark.line + 1
+    return mapping
 
 
 def _fast_yaml_loader() -> type[_Document] | None:

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kafkactl.desired.interop import Imported
 from kafkactl.errors import UsageError
@@ -64,8 +65,8 @@ def import_files(fmt: str, paths: list[str]) -> tuple[dict[str, Any], list[str]]
 def _check(doc: dict[str, Any], paths: list[str]) -> None:
     """What was made is a State file plan reads: checked here, so that an error names the files it came from (each
     reader checks what it reads; this catches whatever passed them)."""
-    from kafkactl.desired.formats.yamldoc import check_schema
     from kafkactl.desired.configs.desired import DesiredConfigs, read_document
+    from kafkactl.desired.formats.yamldoc import check_schema
 
     where = f"{', '.join(paths)} (as imported)"
     check_schema(where, doc)

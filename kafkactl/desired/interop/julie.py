@@ -4,8 +4,9 @@ project, topic, dataType, joined by "."). RBAC-only parts (rbac, schemas, platfo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from kafkactl.acl.model import CLUSTER_NAME, ResourceType
 from kafkactl.desired.interop import Imported
@@ -109,7 +110,8 @@ def _project(path: Path, out: Imported, parts: list[str], project: Any) -> None:
         kw = line(path, k, project)
         k = mapping(kw, k, "ksql")
         rw = mapping(kw, k.get("topics"), "topics")
-        _add(out, kw, k.get("principal"), [(T, n, "LITERAL", "READ") for n in strings(kw, rw.get("read"), "topics.read")]
+        _add(out, kw, k.get("principal"),
+             [(T, n, "LITERAL", "READ") for n in strings(kw, rw.get("read"), "topics.read")]
              + [(T, n, "LITERAL", "WRITE") for n in strings(kw, rw.get("write"), "topics.write")]
              + [(T, prefix, "PREFIXED", "ALL"), (G, prefix, "PREFIXED", "ALL")])
     for key in ("rbac", "schemas"):
@@ -157,7 +159,8 @@ def _quota(where: str, out: Imported, q: dict[str, Any]) -> None:
     kind, _, user = principal.partition(":")
     if kind != "User" or not user:
         raise StateFileError(f"{where}: quota principal {principal!r}: a quota applies to a User principal")
-    values = {k: q[k] for k in ("producer_byte_rate", "consumer_byte_rate", "request_percentage") if q.get(k) is not None}
+    values = {k: q[k] for k in ("producer_byte_rate", "consumer_byte_rate", "request_percentage")
+              if q.get(k) is not None}
     for k, v in values.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
             raise StateFileError(f"{where}: {k}: {shown(str(v))} is not a number of at least 0")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, TextIO
+from typing import TextIO
 
-from kafkactl.acl.model import (AclBinding, parse_operation, parse_pattern_type, parse_permission,
-                                parse_resource_type)
+from kafkactl.acl.model import AclBinding, parse_operation, parse_pattern_type, parse_permission, parse_resource_type
 from kafkactl.desired.formats.text import decode, read_bytes
 from kafkactl.desired.interop import Imported
 from kafkactl.desired.state import checked_binding, checked_principal

@@ -5,8 +5,9 @@ after the resource: User:NAME for scram-sha-512, User:CN=NAME for tls, so only s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 from kafkactl.acl.model import CLUSTER_NAME, AclBinding, Permission, ResourceType
 from kafkactl.desired.interop import Imported
@@ -68,8 +69,8 @@ def write_strimzi(bindings: Iterable[AclBinding], quotas: dict[str, dict[str, fl
             spec["authorization"] = {"type": "simple", "acls": acls}
         q = quotas.get(name if auth != "tls" else f"CN={name}") or {}
         if q:
-            spec["quotas"] = {_QUOTAS[k]: (int(v) if k != "controller_mutation_rate" else v) for k, v in sorted(q.items())
-                              if k in _QUOTAS}
+            spec["quotas"] = {_QUOTAS[k]: (int(v) if k != "controller_mutation_rate" else v)
+                              for k, v in sorted(q.items()) if k in _QUOTAS}
         docs.append({"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaUser",
                      "metadata": {"name": name, "labels": {"strimzi.io/cluster": cluster}}, "spec": spec})
     yaml.safe_dump_all(docs, out, sort_keys=False, default_flow_style=False, allow_unicode=True)
@@ -103,35 +104,45 @@ def read_strimzi(path: Path, out: Imported) -> None:
         if authz and authz.get("type") != "simple":
             raise StateFileError(f"{where}: spec.authorization.type: {authz.get('type')!r}: only simple holds ACLs")
         for rule in sequence(where, authz.get("acls"), "spec.authorization.acls"):
-            rw = line(path, rule, doc)
-            rule = mapping(rw, rule, "acl")
-            res = mapping(rw, rule.get("resource"), "resource")
-            rtype = {v: k for k, v in _TYPES.items()}.get(str(res.get("type")))
-            if rtype is None:
-                raise StateFileError(f"{rw}: resource.type: {res.get('type')!r} is not topic, group, transactionalId "
-                                     "or cluster")
-            pattern = {"literal": "LITERAL", "prefix": "PREFIXED"}.get(res.get("patternType") or "literal")
-            if pattern is None:
-                raise StateFileError(f"{rw}: resource.patternType: {res.get('patternType')!r} is not literal or prefix")
-            rname = CLUSTER_NAME if rtype is ResourceType.CLUSTER else res.get("name")
-            ops = rule.get("operations") if "operations" in rule else [rule.get("operation")]
-            if not isinstance(ops, list) or not ops or not all(isinstance(o, str) for o in ops):
-                raise StateFileError(f"{rw}: operations: expected a list of operations (Read, Write, ...)")
-            kind = rule.get("type", "allow")
-            if kind not in ("allow", "deny"):
-                raise StateFileError(f"{rw}: type: {kind!r} is not allow or deny")
-            perm = Permission.DENY if kind == "deny" else Permission.ALLOW
-            for op in ops:
-                out.add(binding(rw, principal, rtype, rname, pattern, str(op), perm, str(rule.get("host") or "*")), rw,
-                        principal_written=False)  # (made from metadata.name)
+            _acl_rule(path, doc, out, principal, rule)
         q = mapping(where, spec.get("quotas"), "spec.quotas")
         if q:
-            back = {v: k for k, v in _QUOTAS.items()}
-            unknown = [k for k in q if k not in back]
-            if unknown:
-                raise StateFileError(f"{where}: spec.quotas.{unknown[0]}: not a Strimzi quota")
-            for k, v in q.items():
-                if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
-                    raise StateFileError(f"{where}: spec.quotas.{k}: {v!r} is not a number of at least 0")
-            out.quotas.append({"user": principal.partition(":")[2], "values": {back[k]: v for k, v in q.items()}})
+            out.quotas.append(_quotas(where, principal, q))
+
+
+def _acl_rule(path: Path, doc: Any, out: Imported, principal: str, rule: Any) -> None:
+    """The bindings of one rule of spec.authorization.acls, one per operation."""
+    rw = line(path, rule, doc)
+    rule = mapping(rw, rule, "acl")
+    res = mapping(rw, rule.get("resource"), "resource")
+    rtype = {v: k for k, v in _TYPES.items()}.get(str(res.get("type")))
+    if rtype is None:
+        raise StateFileError(f"{rw}: resource.type: {res.get('type')!r} is not topic, group, transactionalId "
+                             "or cluster")
+    pattern = {"literal": "LITERAL", "prefix": "PREFIXED"}.get(res.get("patternType") or "literal")
+    if pattern is None:
+        raise StateFileError(f"{rw}: resource.patternType: {res.get('patternType')!r} is not literal or prefix")
+    rname = CLUSTER_NAME if rtype is ResourceType.CLUSTER else res.get("name")
+    ops = rule.get("operations") if "operations" in rule else [rule.get("operation")]
+    if not isinstance(ops, list) or not ops or not all(isinstance(o, str) for o in ops):
+        raise StateFileError(f"{rw}: operations: expected a list of operations (Read, Write, ...)")
+    kind = rule.get("type", "allow")
+    if kind not in ("allow", "deny"):
+        raise StateFileError(f"{rw}: type: {kind!r} is not allow or deny")
+    perm = Permission.DENY if kind == "deny" else Permission.ALLOW
+    for op in ops:
+        out.add(binding(rw, principal, rtype, rname, pattern, str(op), perm, str(rule.get("host") or "*")), rw,
+                principal_written=False)  # (made from metadata.name)
+
+
+def _quotas(where: str, principal: str, q: dict[str, Any]) -> dict[str, Any]:
+    """spec.quotas as the State file's quota of the user."""
+    back = {v: k for k, v in _QUOTAS.items()}
+    unknown = [k for k in q if k not in back]
+    if unknown:
+        raise StateFileError(f"{where}: spec.quotas.{unknown[0]}: not a Strimzi quota")
+    for k, v in q.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise StateFileError(f"{where}: spec.quotas.{k}: {v!r} is not a number of at least 0")
+    return {"user": principal.partition(":")[2], "values": {back[k]: v for k, v in q.items()}}
 

@@ -5,8 +5,9 @@ expression is refused, naming the resource, since its value is known to terrafor
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 from kafkactl.acl.model import AclBinding, Permission, ResourceType, parse_resource_type
 from kafkactl.desired.formats.text import decode, read_bytes
