@@ -192,7 +192,7 @@ def configs_alter(
                          group=group, client_metrics=client_metrics, user=user, user_defaults=user_defaults,
                          client=client, client_defaults=client_defaults, ip=ip, ip_defaults=ip_defaults)
     changes = _changes(add_config, add_config_file, delete_config, append_config, subtract_config)
-    _report(app_ctx, ops.alter(app_ctx.gateway(), entities, changes, dry_run))
+    _report(app_ctx, ops.alter(app_ctx.gateway, entities, changes, dry_run))
 
 
 @app.command("delete")
@@ -222,7 +222,7 @@ def configs_delete(
                          group=group, client_metrics=client_metrics, user=user, user_defaults=user_defaults,
                          client=client, client_defaults=client_defaults, ip=ip, ip_defaults=ip_defaults)
     changes = _changes(None, None, delete_config, None, None, keys)
-    _report(app_ctx, ops.alter(app_ctx.gateway(), entities, changes, dry_run))
+    _report(app_ctx, ops.alter(app_ctx.gateway, entities, changes, dry_run))
 
 
 def _register_state_commands() -> None:

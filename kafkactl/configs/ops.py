@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -186,8 +187,10 @@ class ConfigChange:
         return {c: getattr(self, c) for c in self.COLUMNS}
 
 
-def alter(gw: Gateway, entities: list[Entity], ops: list[tuple[str, str | None, str]], dry_run: bool) -> ChangeResult:
-    """ops: (key, value, SET|DELETE|APPEND|SUBTRACT), applied incrementally; nothing partial goes unreported."""
+def alter(gateway: Callable[[], Gateway], entities: list[Entity], ops: list[tuple[str, str | None, str]],
+          dry_run: bool) -> ChangeResult:
+    """ops: (key, value, SET|DELETE|APPEND|SUBTRACT), applied incrementally; nothing partial goes unreported.
+    `gateway` is called once what can be checked here is (a bad value is refused before any client starts)."""
     if not ops:
         raise UsageError("nothing to change: give --add-config, --add-config-file, --delete-config, "
                          "--append-config or --subtract-config")
@@ -196,9 +199,9 @@ def alter(gw: Gateway, entities: list[Entity], ops: list[tuple[str, str | None, 
     if dup:
         raise UsageError(f"config {sorted(dup)[0]!r} is given more than once")
     if len(entities) == 1 and entities[0].type in CONFIG_TYPES:
-        return _alter_config(gw, entities[0], ops, dry_run)
+        return _alter_config(gateway(), entities[0], ops, dry_run)
     if all(e.type in QUOTA_TYPES for e in entities):
-        return _alter_user_or_quota(gw, entities, ops, dry_run)
+        return _alter_user_or_quota(gateway, entities, ops, dry_run)
     raise UsageError("a user+client entity takes quotas only")
 
 
@@ -269,9 +272,10 @@ def alter_needs(entity_type: str, label: str) -> str:
     return "AlterConfigs on the Cluster"
 
 
-def _alter_user_or_quota(gw: Gateway, entities: list[Entity], ops: list[tuple[str, str | None, str]], dry_run: bool
-                         ) -> ChangeResult:
+def _alter_user_or_quota(gateway: Callable[[], Gateway], entities: list[Entity],
+                         ops: list[tuple[str, str | None, str]], dry_run: bool) -> ChangeResult:
     scram, quota = _scram_and_quota_ops(entities, ops)
+    gw = gateway()
     label = ",".join(e.label() for e in entities)
     etype = "+".join(e.type for e in entities)
     rows: list[ConfigChange] = []
