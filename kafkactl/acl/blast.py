@@ -52,7 +52,8 @@ class Shift:
     operation: str
     resource_type: str
     resources: int
-    examples: str  # the first few names, comma-separated
+    examples: str  # the first few names, comma-separated (a list in JSON: names may hold commas)
+    names: tuple[str, ...] = ()  # those names
 
     def sentence(self) -> str:
         kind = self.resource_type.lower().replace("_", " ")
@@ -63,7 +64,7 @@ class Shift:
         return f"{self.cluster}: {who} {self.change} {self.operation} on {what}"
 
     def to_json(self) -> dict[str, Any]:
-        return {c: getattr(self, c) for c in self.COLUMNS}
+        return {**{c: getattr(self, c) for c in self.COLUMNS}, "examples": list(self.names)}
 
 
 def _covered(b: AclBinding, names: Sequence[str], known: set[str]) -> Iterable[str]:
@@ -114,21 +115,32 @@ def blast_radius(cluster: str, current: Iterable[AclBinding], created: Iterable[
     out = []
     for (p, change, op, rtype), hit in sorted(found.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][3], kv[0][2])):
         first = sorted(hit)[:3]
-        out.append(Shift(cluster, p, change, op.name, rtype.name, len(hit), ", ".join(first)))
+        out.append(Shift(cluster, p, change, op.name, rtype.name, len(hit), ", ".join(first), tuple(first)))
     return out, None
 
 
 def check_guards(cluster: str, cluster_acls: Iterable[AclBinding], created: Iterable[AclBinding],
-                 deleted: Iterable[AclBinding], caller: str | None, allow_every_principal: bool, allow_lockout: bool,
-                 super_users: Sequence[str] = ()) -> list[str]:
+                 deleted: Iterable[AclBinding], caller: str | None, allow_every_principal: bool | None,
+                 allow_lockout: bool | None, super_users: Sequence[str] = ()) -> list[str]:
     """The plan's guards, whatever its engine and size: refuse (exit 2) what needs a flag the operator did not give;
-    return what to warn of (what a flag let through, or a check that could not run).
+    return what to warn of (what a flag let through, or a check that could not run). A flag given as None: the
+    plan is only shown; what apply would refuse without it is a warning naming it.
 
     Every principal: a new ALLOW for User:*, or a DENY for User:* taken away (what it blocked, every principal may
     then do). The caller: Alter, AlterConfigs or Describe on the cluster held before the plan and not after,
-    decided on the cluster's ACLs (`cluster_acls`: those on the cluster resource, all of them) from any host."""
+    decided on the cluster's ACLs (`cluster_acls`: those on the cluster resource, all of them), from any host or
+    from the hosts the plan's cluster ACLs name."""
     created, deleted = set(created), set(deleted)
-    warnings = []
+    warnings: list[str] = []
+
+    def needs(said: str, flag: str, allowed: bool | None) -> None:
+        if allowed is None:
+            warnings.append(f"{said}: apply refuses it without {flag}")
+        elif not allowed:
+            raise UsageError(f"{said}; add {flag} to apply it: nothing applied")
+        else:
+            warnings.append(f"{said} ({flag} given)")
+
     wide = sorted(b for b in created if b.principal == WILDCARD_PRINCIPAL and b.permission is Permission.ALLOW)
     unblocked = sorted(b for b in deleted if b.principal == WILDCARD_PRINCIPAL and b.permission is Permission.DENY)
     if wide or unblocked:
@@ -136,11 +148,9 @@ def check_guards(cluster: str, cluster_acls: Iterable[AclBinding], created: Iter
         what = (f"grants every principal ({WILDCARD_PRINCIPAL}) {b.operation.name}" if wide else
                 f"takes away the DENY of {b.operation.name} for every principal ({WILDCARD_PRINCIPAL})")
         more = len(wide) + len(unblocked) - 1
-        said = (f"{cluster}: the plan {what} on {b.resource_type.name}:{b.resource_name}"
-                + (f" (and {more} more such change{'s' if more > 1 else ''})" if more else ""))
-        if not allow_every_principal:
-            raise UsageError(f"{said}; add {EVERY_PRINCIPAL_FLAG} to apply it: nothing applied")
-        warnings.append(said)
+        needs(f"{cluster}: the plan {what} on {b.resource_type.name}:{b.resource_name}"
+              + (f" (and {more} more such change{'s' if more > 1 else ''})" if more else ""),
+              EVERY_PRINCIPAL_FLAG, allow_every_principal)
     on_cluster = {b for b in created | deleted if b.resource_type is RT.CLUSTER}
     if not on_cluster:
         return warnings
@@ -154,13 +164,17 @@ def check_guards(cluster: str, cluster_acls: Iterable[AclBinding], created: Iter
     after = (before - deleted) | {b for b in created if b.resource_type is RT.CLUSTER}
     az_before, az_after = Authorizer(before, super_users), Authorizer(after, super_users)
     hosts = sorted({b.host for b in on_cluster if b.host != WILDCARD} | {OTHER_HOST})
-    lost = [op.name for op in ADMINISTER if any(
-        az_before.authorize(caller, h, op, RT.CLUSTER, CLUSTER_NAME).allowed
-        and not az_after.authorize(caller, h, op, RT.CLUSTER, CLUSTER_NAME).allowed for h in hosts)]
+    lost: dict[str, list[str]] = {}
+    for op in ADMINISTER:
+        for h in hosts:
+            if (az_before.authorize(caller, h, op, RT.CLUSTER, CLUSTER_NAME).allowed
+                    and not az_after.authorize(caller, h, op, RT.CLUSTER, CLUSTER_NAME).allowed):
+                lost.setdefault(op.name, []).append(h)
     if lost:
-        said = (f"{cluster}: the plan takes {', '.join(sorted(lost))} on the cluster from {caller}, the principal this "
-                "command runs as: it could no longer change ACLs or configs")
-        if not allow_lockout:
-            raise UsageError(f"{said}; add {LOCKOUT_FLAG} to apply it: nothing applied")
-        warnings.append(said)
+        named = sorted({h for hs in lost.values() for h in hs if h != OTHER_HOST})
+        where = "" if any(OTHER_HOST in hs for hs in lost.values()) else f" from host {', '.join(named)}"
+        could = ("change ACLs or configs" if {"ALTER", "ALTER_CONFIGS"} & set(lost) else
+                 "list ACLs (apply confirms each phase by listing them)")
+        needs(f"{cluster}: the plan takes {', '.join(sorted(lost))} on the cluster{where} from {caller}, the "
+              f"principal this command runs as: it could no longer {could}", LOCKOUT_FLAG, allow_lockout)
     return warnings

@@ -344,6 +344,12 @@ def root(
     from kafkactl.profiles import check_timeout, parse_bootstrap
 
     forget_reads()  # (the files read are this command's: a process running several, as tests do, starts afresh)
+    from kafkactl.privatefile import note_read
+    from kafkactl.profiles.store import contexts_path
+
+    note_read(contexts_path())  # (read by every command that reaches a cluster, whenever it first needs it)
+    if command_config:
+        note_read(command_config)
 
     check_timeout(timeout)
     if bootstrap_server is not None:

@@ -113,9 +113,9 @@ def configs_apply(
                                                show_default=False)] = None,
     yes: Yes = False, dry_run: DryRun = False,
     allow_lockout: Annotated[bool, typer.Option("--allow-lockout",
-                                                help="Apply a plan that deletes the SCRAM credential this command "
-                                                     "authenticates with, or a super user's "
-                                                     "(refused without it).")] = False,
+                                                help="Apply a plan that deletes or replaces (a new password) the "
+                                                     "SCRAM credential this command authenticates with, or a super "
+                                                     "user's (refused without it).")] = False,
     wait: Annotated[bool, typer.Option("--wait/--no-wait",
                                        help="After the changes are taken, wait (up to 30 s) until the brokers show "
                                             "them, so that a plan made next shows none; --no-wait returns when the "

@@ -209,8 +209,6 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     # a size that needs Spark must not first be loaded here. Every file error comes before any request either way.
     flat = [f for f in files if Path(f).suffix.lower() in FLAT_SUFFIXES]
     state = read_state(files, scope_file, flat_rows=False)
-    if request.files_read:
-        request.files_read()
     check_choice(request.contexts, state.clusters, request.selection)
     targets = resolve_targets(request.contexts, state.clusters, request.selection)
     size = (len(state.bindings) + sum(_flat_rows(f) for f in flat)) * len(targets)
@@ -225,6 +223,8 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     notes = _say_choice(request, engine, why)  # (after the files are read: a bad one is the only line on stderr)
     gateways = {t.name: t.gateway(request.debug) for t in targets}
     try:
+        if request.files_read:  # (the contexts file and client properties are read too, resolving the targets)
+            request.files_read()
         distinct_clusters(gateways)
         if engine == "spark":
             from kafkactl.desired.spark import executor_errors, spark_plan
@@ -270,7 +270,6 @@ def radius(plan: Plan, gateways: dict[str, Gateway], request: PlanRequest,
     from kafkactl.errors import KafkactlError
 
     warnings: list[str] = []
-    shown = request.allow_every_principal is None
     for c in plan.clusters:
         gw = gateways[c.cluster]
         caller = principal_of(gw)
@@ -278,9 +277,9 @@ def radius(plan: Plan, gateways: dict[str, Gateway], request: PlanRequest,
         cluster_acls = gw.describe_acls(AclFilter(resource_type=ResourceType.CLUSTER), bulk=True)
         found = check_guards(c.cluster, cluster_acls, [r.binding for r in touching if r.action == "CREATE"],
                              [r.binding for r in touching if r.action == "DELETE"], caller,
-                             True if shown else bool(request.allow_every_principal),
-                             True if shown else bool(request.allow_lockout), gw.profile.super_users)
-        warnings += [f"{w}: apply refuses it without its flag" for w in found] if shown else found
+                             request.allow_every_principal, request.allow_lockout, gw.profile.super_users)
+        plan.guards += found
+        warnings += found
         live = current(c.cluster)
         if live is None:
             plan.radius_notes.append(f"{c.cluster}: the blast radius is computed by the in-process engine only "
@@ -304,10 +303,10 @@ def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
     from kafkactl.errors import UsageError
 
     plan = load_saved(request.plan_dir or "")
-    if request.files_read:
-        request.files_read()
     gateways = gateways_for(request.selection, [c.cluster for c in plan.clusters], request.debug)
     try:
+        if request.files_read:
+            request.files_read()
         distinct_clusters(gateways)
         for c in plan.clusters:
             now = gateways[c.cluster].describe_cluster().cluster_id

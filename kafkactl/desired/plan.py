@@ -100,6 +100,7 @@ class Plan:
     location: str | None = None  # a directory with rows/ (Parquet, by cluster and phase): Spark plans
     radius: list[Shift] = field(default_factory=list)  # who gains and loses what (not saved)
     radius_notes: list[str] = field(default_factory=list)  # why a cluster's radius was not computed
+    guards: list[str] = field(default_factory=list)  # what apply refuses without a flag, or what a flag let through
 
     @property
     def changes(self) -> int:
@@ -169,6 +170,7 @@ class Plan:
         doc["blast_radius"] = [s.to_json() for s in self.radius]
         if self.radius_notes:
             doc["blast_radius_notes"] = list(self.radius_notes)
+        doc["guards"] = list(self.guards)
         if include_changes:
             doc["changes"] = [r.to_json() for r in self.rows()]
         return doc
@@ -343,7 +345,7 @@ def save(plan: Plan, plandir: str) -> Path:
             continue  # the plan was written here (Spark's --out): its rows are the new ones
         shutil.rmtree(p) if p.is_dir() else p.unlink()
     meta = plan.to_json(include_changes=False)
-    for key in ("blast_radius", "blast_radius_notes"):  # (made again from the cluster as it is when applied)
+    for key in ("blast_radius", "blast_radius_notes", "guards"):  # (made again from the cluster as it is when applied)
         meta.pop(key, None)
     if plan.location is not None:
         if Path(plan.location).resolve() != d.resolve():

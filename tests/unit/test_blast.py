@@ -60,7 +60,11 @@ def test_every_principal_needs_its_flag_whether_granted_or_unblocked():
     every = acl("User:*", RT.TOPIC, "nowhere", PT.LITERAL, Op.READ)  # (a topic that does not exist yet counts)
     with pytest.raises(UsageError, match=r"grants every principal \(User:\*\) READ.*--allow-every-principal"):
         check_guards("c", [], [every], [], None, allow_every_principal=False, allow_lockout=False)
-    assert check_guards("c", [], [every], [], None, allow_every_principal=True, allow_lockout=False)
+    assert check_guards("c", [], [every], [], None, allow_every_principal=True, allow_lockout=False) == [
+        "c: the plan grants every principal (User:*) READ on TOPIC:nowhere (--allow-every-principal given)"]
+    assert check_guards("c", [], [every], [], None, allow_every_principal=None, allow_lockout=None) == [
+        "c: the plan grants every principal (User:*) READ on TOPIC:nowhere: apply refuses it without "
+        "--allow-every-principal"]
     deny = acl("User:*", RT.TOPIC, "payments", PT.LITERAL, Op.READ, Permission.DENY)
     with pytest.raises(UsageError, match="takes away the DENY of READ for every principal"):
         check_guards("c", [], [], [deny], None, allow_every_principal=False, allow_lockout=False)
@@ -78,9 +82,9 @@ def test_taking_from_the_caller_what_administers_the_cluster_needs_its_flag():
     assert check_guards("c", now, [], [alter, every], "User:ops", allow_every_principal=False, allow_lockout=True)
     assert check_guards("c", now, [], [alter], "User:other", allow_every_principal=False, allow_lockout=False) == []
     assert check_guards("c", now, [], [alter], "User:ops", False, False, super_users=["User:ops"]) == []
-    # a DENY from the caller's own host only is a loss too
+    # a DENY from one host is a loss from that host
     deny = acl("User:ops", RT.CLUSTER, CLUSTER_NAME, PT.LITERAL, Op.ALTER, Permission.DENY, host="10.0.0.9")
-    with pytest.raises(UsageError, match="ALTER on the cluster from User:ops"):
+    with pytest.raises(UsageError, match="ALTER on the cluster from host 10.0.0.9 from User:ops"):
         check_guards("c", now, [deny], [], "User:ops", allow_every_principal=False, allow_lockout=False)
     # who runs the command cannot be told: said, not silently skipped
     said = check_guards("c", now, [], [alter], None, allow_every_principal=False, allow_lockout=False)
@@ -93,6 +97,12 @@ def test_a_radius_too_large_is_said_not_computed(monkeypatch):
     assert shifts == [] and "not computed" in why
 
 
-def test_shift_columns_are_its_json():
-    s = Shift("c", "User:a", "gains", "READ", "TOPIC", 2, "a, b")
-    assert list(s.to_json()) == list(Shift.COLUMNS)
+def test_shift_columns_are_its_json_with_the_names_a_list():
+    s = Shift("c", "User:a", "gains", "READ", "TOPIC", 2, "a,1, b", ("a,1", "b"))
+    assert list(s.to_json()) == list(Shift.COLUMNS) and s.to_json()["examples"] == ["a,1", "b"]
+
+
+def test_losing_only_describe_says_what_it_stops():
+    desc = acl("User:ops", RT.CLUSTER, CLUSTER_NAME, PT.LITERAL, Op.DESCRIBE)
+    with pytest.raises(UsageError, match=r"takes DESCRIBE on the cluster from User:ops.*could no longer list ACLs"):
+        check_guards("c", [desc], [], [desc], "User:ops", allow_every_principal=False, allow_lockout=False)

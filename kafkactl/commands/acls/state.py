@@ -242,7 +242,8 @@ def acls_apply(
     spark_auto: SparkAuto = False,
     allow_every_principal: Annotated[bool, typer.Option("--allow-every-principal",
                                                         help="Apply a plan that grants something to every principal "
-                                                             "(User:*); refused without it.")] = False,
+                                                             "(User:*) or takes a DENY for it away; refused without "
+                                                             "it.")] = False,
     allow_lockout: Annotated[bool, typer.Option("--allow-lockout",
                                                 help="Apply a plan that takes Alter, AlterConfigs or Describe on the "
                                                      "cluster from the principal this command runs "

@@ -56,8 +56,10 @@ def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: 
     )
 
     desired = read_desired(files)
-    files_read()  # (every file is read, the secrets' places known; the cluster not yet asked)
     gw = gateway()
+    # every file is read: the State files (and the places of their secrets), and, resolving the client, the
+    # contexts file and client properties; the cluster is not asked anything yet
+    files_read()
     cur = read_current(gw, desired)
     plan = make_plan(desired, cur, delete_topics)
     warnings, notes = unknown_config_names(gw, desired, cur)
