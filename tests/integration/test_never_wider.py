@@ -281,6 +281,19 @@ def test_no_export_or_saved_plan_replaces_a_file_the_command_reads(sandbox, tmp_
     r = admin(sandbox, "configs", "export", "--section", "quotas", "--file", str(contexts))
     assert r.exit_code == 2 and "the command reads that file" in r.stderr, r.stderr
     assert contexts.read_bytes() == kept
+    # (new-user pass) a --report there: the report was started before the client, and so these files, were read
+    empty = tmp_path / "empty.yaml"
+    empty.write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "State", "manage": {"quotas": ["nobody"]},
+                                     "quotas": []}))
+    for command in (("configs", "apply", str(empty)), ("acls", "apply", str(tmp_path / "none.yaml"))):
+        (tmp_path / "none.yaml").write_text(yaml.safe_dump({"apiVersion": "kafkactl/v1", "kind": "AclState",
+                                                            "scope": {"principals": ["User:nobody"]}, "acls": []}))
+        r = admin(sandbox, *command, "--yes", "--report", str(contexts))
+        assert r.exit_code == 2 and "the command reads that file" in r.stderr, (command, r.stderr)
+        assert contexts.read_bytes() == kept
+        r = run("-b", sandbox.bootstrap, "--command-config", str(props), *command, "--yes", "--report", str(props))
+        assert r.exit_code == 2 and "the command reads that file" in r.stderr, (command, r.stderr)
+        assert props.read_bytes() == before
     d = tmp_path / "plan"
     d.mkdir()
     state = d / "changes-local-admin.jsonl"
