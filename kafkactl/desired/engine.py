@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from kafkactl.desired.formats import FLAT_SUFFIXES, read_state
-from kafkactl.desired.plan import Guards, Plan, make_plan, read_current
+from kafkactl.desired.plan import Guards, Plan, PlanRow, make_plan, read_current
 from kafkactl.desired.prerequisites import spark_missing, url_shown
 from kafkactl.desired.targets import check_choice, resolve_targets
 from kafkactl.profiles import Selection
@@ -262,8 +262,8 @@ def radius(plan: Plan, gateways: dict[str, Gateway], request: PlanRequest,
     on the few rows they concern (User:* and the cluster resource): what they refuse raises (exit 2); what a flag
     let through, or what a plan only shown would be refused, is returned as warnings. The radius (kept on the plan
     for display) is computed in-process from the ACLs the plan was made from, within its budget."""
-    from kafkactl.acl.authorizer import WILDCARD_PRINCIPAL
-    from kafkactl.acl.blast import blast_radius, check_guards
+    from kafkactl.acl.authorizer import WILDCARD_PRINCIPAL, principal_applies
+    from kafkactl.acl.blast import LOCKOUT_FLAG, blast_radius, check_guards
     from kafkactl.acl.model import AclFilter, ResourceType
     from kafkactl.describe.whoami import principal_of
     from kafkactl.desired.aclset import existing_resources
@@ -280,6 +280,9 @@ def radius(plan: Plan, gateways: dict[str, Gateway], request: PlanRequest,
                              request.allow_every_principal, request.allow_lockout, gw.profile.super_users)
         plan.guards += found
         warnings += found
+        if request.allow_lockout and caller and any(LOCKOUT_FLAG in w for w in found):
+            _lockout_last(plan, c.cluster, [r for r in touching if r.binding.resource_type is ResourceType.CLUSTER
+                                            and principal_applies(r.binding.principal, caller)], engine)
         live = current(c.cluster)
         if live is None:
             plan.radius_notes.append(f"{c.cluster}: the blast radius is computed by the in-process engine only "
@@ -296,6 +299,26 @@ def radius(plan: Plan, gateways: dict[str, Gateway], request: PlanRequest,
             plan.radius_notes.append(f"{why}; its guards ran all the same")
         plan.radius += shifts
     return warnings
+
+
+def _lockout_last(plan: Plan, cluster: str, taking: list[PlanRow], engine: str) -> None:
+    """A plan taking the caller's own Alter or Describe on the cluster (--allow-lockout) can be carried out whole
+    only if those changes come last: once made, the caller can neither change ACLs nor list them to confirm a
+    phase. They are sent at the end of their phase, which must be the plan's last, and not confirmed; else exit 2
+    (apply the other changes first, then the lock-out alone)."""
+    from kafkactl.errors import UsageError
+
+    rows = [r for c in plan.clusters if c.cluster == cluster for r in c.rows]
+    last = max((r.phase for r in rows), default=0)
+    early = sorted({r.phase for r in taking if r.phase != last})
+    if engine == "spark":
+        raise UsageError(f"{cluster}: the plan takes the caller's own access (--allow-lockout), which must be applied "
+                         "last, in order: apply it with --no-spark")
+    if early:
+        raise UsageError(f"{cluster}: the plan takes the caller's own access in phase {early[0]}, before its phase "
+                         f"{last} changes, which the caller could then not make: apply the other changes first, "
+                         "then the lock-out alone; nothing applied")
+    plan.lockout[cluster] = {r.binding for r in taking}
 
 
 def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
@@ -325,7 +348,7 @@ def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
     notes = _say_choice(request, engine, why)
     try:
         warnings = radius(plan, gateways, request, lambda name: live[name] if plan.location is None else None,
-                          "spark")
+                          engine if plan.location is None else "spark")
     except BaseException:
         for gw in gateways.values():
             gw.close()

@@ -101,6 +101,8 @@ class Plan:
     radius: list[Shift] = field(default_factory=list)  # who gains and loses what (not saved)
     radius_notes: list[str] = field(default_factory=list)  # why a cluster's radius was not computed
     guards: list[str] = field(default_factory=list)  # what apply refuses without a flag, or what a flag let through
+    # per cluster, the changes that take the caller's access (--allow-lockout given): applied last, unconfirmed
+    lockout: dict[str, set[AclBinding]] = field(default_factory=dict)
 
     @property
     def changes(self) -> int:

@@ -128,7 +128,7 @@ def test_acl_plans_show_their_blast_radius_and_guard_it(sandbox, tmp_path):
     own = {"principal": f"User:{op}", "allow": [{"cluster": True, "operations": ["Alter", "Describe"]}]}
     app = {"principal": f"User:{base}-app", "allow": [{"topic": f"{base}.", "pattern": "prefixed",
                                                         "operations": ["Read"]}]}
-    scope = {"principals": [f"User:{op}", f"User:{base}-app", "User:*"]}
+    scope = {"principals": [f"User:{op}", f"User:{base}-app", f"User:{base}-new", "User:*"]}
     state = tmp_path / "acls.yaml"
 
     def write(*entries):
@@ -160,10 +160,15 @@ def test_acl_plans_show_their_blast_radius_and_guard_it(sandbox, tmp_path):
         listed = json.loads(ok(admin(sandbox, "-o", "json", "acls", "list", "--topic", topics[0])).stdout)
         assert not [b for b in listed if b["principal"] == "User:*"]
         ok(admin(sandbox, "acls", "apply", str(state), "--yes", "--allow-every-principal"))
+        # (new-user pass) a lock-out before other changes left the apply half done: it must come last, else exit 2
+        newcomer = {"principal": f"User:{base}-new", "allow": [{"topic": topics[1], "operations": ["Read"]}]}
+        write(own, app, newcomer, {"principal": f"User:{op}", "deny": [{"cluster": True, "operations": ["Alter"]}]})
+        r = sandbox_run(sandbox, props, "acls", "apply", str(state), "--yes", "--allow-lockout", "--no-spark")
+        assert r.exit_code == 2 and "apply the other changes first" in r.stderr, r.stderr
         write(app)
         r = sandbox_run(sandbox, props, "acls", "apply", str(state), "--yes", "--allow-lockout")
-        # the deletions are made; confirming them needs the Describe on the cluster the caller just gave up
-        assert r.exit_code in (0, 3), r.stderr
+        # made last and not confirmed: confirming needs the Describe on the cluster the caller just gave up
+        assert r.exit_code == 0 and "applied, not confirmed" in r.stderr, r.stderr
         listed = json.loads(ok(admin(sandbox, "-o", "json", "acls", "list", "--principal", f"User:{op}")).stdout)
         assert listed == []
         r = sandbox_run(sandbox, props, "acls", "plan", str(state))

@@ -308,6 +308,8 @@ def _apply(app_ctx, planned, out, yes, dry_run, watch) -> None:
         if watch is not None:
             watch.close()
     app_ctx.render(result)
+    if getattr(result, "unconfirmed", None):
+        app_ctx.warn(result.unconfirmed)
     confirmed = result.slowest()
     if confirmed:
         app_ctx.note(confirmed)
