@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from kafkactl.acl.authorizer import WILDCARD_PRINCIPAL, Authorizer, principal_applies
+from kafkactl.acl.authorizer import WILDCARD_PRINCIPAL, Authorizer
 from kafkactl.acl.model import (
     CLUSTER_NAME,
     SUPPORTED_OPERATIONS,
@@ -93,10 +93,14 @@ def blast_radius(cluster: str, current: Iterable[AclBinding], created: Iterable[
     hosts = sorted({b.host for b in changed if b.host != WILDCARD} | {OTHER_HOST})
     work: dict[str, set[tuple[ResourceType, str]]] = {}
     asked = 0
-    for p in sorted({b.principal for b in changed} | {p for p in also if any(principal_applies(b.principal, p)
-                                                                              for b in changed)}):
-        cands = {(b.resource_type, n) for b in changed if principal_applies(b.principal, p)
-                 and b.resource_type in names for n in _covered(b, names[b.resource_type], known[b.resource_type])}
+    by_principal: dict[str, list[AclBinding]] = defaultdict(list)  # (one pass: 25,000 changes, 5,000 principals)
+    for b in changed:
+        by_principal[b.principal].append(b)
+    every = by_principal.get(WILDCARD_PRINCIPAL, [])
+    for p in sorted(set(by_principal) | {p for p in also if p in by_principal or every}):
+        applying = by_principal.get(p, []) + (every if p != WILDCARD_PRINCIPAL else [])
+        cands = {(b.resource_type, n) for b in applying
+                 if b.resource_type in names for n in _covered(b, names[b.resource_type], known[b.resource_type])}
         work[p] = cands
         asked += sum(len(SUPPORTED_OPERATIONS[t]) for t, _ in cands) * len(hosts)
         if asked > MAX_DECISIONS:
