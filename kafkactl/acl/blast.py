@@ -24,10 +24,10 @@ from kafkactl.acl.model import (
     WILDCARD,
     AclBinding,
     AclOperation,
-    PatternType,
     Permission,
     ResourceType,
 )
+from kafkactl.acl.report import covered
 from kafkactl.errors import UsageError
 
 Op, RT = AclOperation, ResourceType
@@ -67,14 +67,8 @@ class Shift:
         return {**{c: getattr(self, c) for c in self.COLUMNS}, "examples": list(self.names)}
 
 
-def _covered(b: AclBinding, names: Sequence[str], known: set[str]) -> Iterable[str]:
-    if b.resource_type is RT.CLUSTER:
-        return (CLUSTER_NAME,)
-    if b.pattern_type is PatternType.PREFIXED:
-        return (n for n in names if n.startswith(b.resource_name))
-    if b.resource_name == WILDCARD:
-        return names
-    return (b.resource_name,) if b.resource_name in known else ()
+def _covered(b: AclBinding, names: Sequence[str]) -> Sequence[str]:
+    return (CLUSTER_NAME,) if b.resource_type is RT.CLUSTER else covered(names, b.pattern_type, b.resource_name)
 
 
 def blast_radius(cluster: str, current: Iterable[AclBinding], created: Iterable[AclBinding],
@@ -89,7 +83,6 @@ def blast_radius(cluster: str, current: Iterable[AclBinding], created: Iterable[
     before = set(current)
     after = (before - deleted) | created
     names = {t: sorted(set(existing.get(t, ()))) for t in TYPES}
-    known = {t: set(v) for t, v in names.items()}
     hosts = sorted({b.host for b in changed if b.host != WILDCARD} | {OTHER_HOST})
     work: dict[str, set[tuple[ResourceType, str]]] = {}
     asked = 0
@@ -100,7 +93,7 @@ def blast_radius(cluster: str, current: Iterable[AclBinding], created: Iterable[
     for p in sorted(set(by_principal) | {p for p in also if p in by_principal or every}):
         applying = by_principal.get(p, []) + (every if p != WILDCARD_PRINCIPAL else [])
         cands = {(b.resource_type, n) for b in applying
-                 if b.resource_type in names for n in _covered(b, names[b.resource_type], known[b.resource_type])}
+                 if b.resource_type in names for n in _covered(b, names[b.resource_type])}
         work[p] = cands
         asked += sum(len(SUPPORTED_OPERATIONS[t]) for t, _ in cands) * len(hosts)
         if asked > MAX_DECISIONS:

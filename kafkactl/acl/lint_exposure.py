@@ -10,13 +10,13 @@
 
 from __future__ import annotations
 
-import bisect
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from kafkactl.acl.authorizer import WILDCARD_PRINCIPAL, Authorizer
 from kafkactl.acl.lint import Finding
 from kafkactl.acl.model import WILDCARD, AclBinding, PatternType, Permission, ResourceType
+from kafkactl.acl.report import covered as covered_names
 
 ANONYMOUS = "User:ANONYMOUS"
 HOT_PREFIX_ACLS = 1000  # ACLs on one pattern: a Metadata request listing N covered topics walks N times this many
@@ -63,7 +63,7 @@ def _hot(bindings: Sequence[AclBinding], names: Mapping[ResourceType, Sequence[s
     for (rtype, ptype, name), acls in sorted(per_pattern.items()):
         if len(acls) < threshold:
             continue
-        covered = _covered(sorted(set(names.get(rtype, ()))), ptype, name)
+        covered = len(covered_names(sorted(set(names.get(rtype, ()))), ptype, name))
         if not covered:
             continue  # it costs nothing until a resource it covers exists
         kind = rtype.name.lower().replace("_", " ")
@@ -74,14 +74,6 @@ def _hot(bindings: Sequence[AclBinding], names: Mapping[ResourceType, Sequence[s
             f"them all: {len(acls) * covered:,} ACL checks); fewer, wider ACLs (a PREFIXED one per team) or fewer "
             "principals (groups of users mapped to one) cut it", tuple(acls[:3])))
     return out
-
-
-def _covered(sorted_names: list[str], ptype: PatternType, name: str) -> int:
-    if ptype is PatternType.LITERAL:
-        return len(sorted_names) if name == WILDCARD else int(name in set(sorted_names))
-    lo = bisect.bisect_left(sorted_names, name)
-    hi = bisect.bisect_left(sorted_names, name + "\U0010ffff")
-    return hi - lo
 
 
 def _dangling(bindings: Sequence[AclBinding], existing: Mapping[ResourceType, Sequence[str]]) -> list[Finding]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from kafkactl.acl.authorizer import Authorizer
-from kafkactl.acl.model import CLUSTER_NAME, SUPPORTED_OPERATIONS, ResourceType
+from kafkactl.acl.model import CLUSTER_NAME, SUPPORTED_OPERATIONS, WILDCARD, PatternType, ResourceType
 
 REPORTED_TYPES = (ResourceType.TOPIC, ResourceType.GROUP, ResourceType.TRANSACTIONAL_ID, ResourceType.CLUSTER)
 
@@ -37,6 +37,19 @@ class Holder:
     decision: str
     reason: str
     why: str
+
+
+def covered(sorted_names: Sequence[str], pattern: PatternType, name: str) -> Sequence[str]:
+    """The existing names (sorted) a resource pattern covers: the literal name, every name for '*', or the names
+    under a prefix (found by bisection, not by a scan)."""
+    import bisect
+
+    if pattern is PatternType.LITERAL:
+        if name == WILDCARD:
+            return sorted_names
+        i = bisect.bisect_left(sorted_names, name)
+        return sorted_names[i:i + 1] if i < len(sorted_names) and sorted_names[i] == name else []
+    return sorted_names[bisect.bisect_left(sorted_names, name):bisect.bisect_left(sorted_names, name + "\U0010ffff")]
 
 
 def principal_reach(az: Authorizer, principal: str, host: str,
