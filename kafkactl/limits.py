@@ -62,3 +62,8 @@ def delete_limit(max_deletes: str | None, in_scope: int, unit: str = "bindings")
     if "." in number:
         raise UsageError(f"--max-deletes {shown(max_deletes)}: a number of {unit} is a whole number")
     return int(number)
+
+
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """ "1 change", "2 changes", "1,240 topics" (`many` for a noun whose plural is not noun + s)."""
+    return f"{n:,} {noun if n == 1 else (many or noun + 's')}"

@@ -70,6 +70,9 @@ def check_out_file(path: str | None, option: str, inputs: Iterable[str] = ()) ->
         raise UsageError(f"{option} {shown(path)}: its directory does not exist")
     for i in inputs:
         note_read(i)
+        if Path(i).is_dir():  # a saved plan: every file in it is read
+            for f in Path(i).rglob("*"):
+                note_read(f)
     check_not_read(p, option)
     probe = p.with_name(f".{p.name}.{os.getpid()}.tmp")  # the temporary file's own name (and length)
     try:

@@ -106,13 +106,18 @@ class AppContext:
 
     def gateway(self) -> Any:
         if self._gateway is None:
-            factory = self.gateway_factory
-            if factory is None:
-                from kafkactl.gateway import Gateway
-
-                factory = Gateway
-            self._gateway = factory(self.profile(), debug=self.debug)
+            self._gateway = self.connect(self.profile())
         return self._gateway
+
+    def connect(self, profile: Any) -> Any:
+        """A client for `profile` (another cluster than the selected one: a plan's targets, diff's two), made by the
+        same factory as gateway(): what the engines take, so that a test can hand in its own."""
+        factory = self.gateway_factory
+        if factory is None:
+            from kafkactl.gateway import Gateway
+
+            factory = Gateway
+        return factory(profile, debug=self.debug)
 
     def adopt(self, owner: Any) -> None:
         """Close `owner` (something holding clients the core made, e.g. a plan's) with this context's own."""

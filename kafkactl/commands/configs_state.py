@@ -64,6 +64,11 @@ def _say(app_ctx):
             app_ctx.warn(w)
         for n in planned.plan.notes:
             app_ctx.note(n)
+        from kafkactl.desired.change import say_irreversible
+
+        lasting = say_irreversible(c.as_change() for c in planned.plan.changes)
+        if lasting:
+            app_ctx.note(lasting)
     return said
 
 
@@ -71,9 +76,9 @@ def configs_plan(
     ctx: typer.Context,
     files: Files,
     delete_topics: DeleteTopics = False, max_deletes: MaxDeletes = None,
-    out: Annotated[str | None, typer.Option("--out",
-                                            help="Save the plan here (configs apply --plan applies it, refusing it "
-                                                 "when the files or the cluster changed since).",
+    out: Annotated[str | None, typer.Option("--out", metavar="DIR",
+                                            help="Save the plan in this directory (configs apply --plan applies it, "
+                                                 "refusing it when the files or the cluster changed since).",
                                             show_default=False)] = None,
     detailed_exitcode: Annotated[bool, typer.Option("--detailed-exitcode",
                                                     help="Exit 0 without changes, 2 with "
@@ -84,10 +89,15 @@ def configs_plan(
     Example:  kafkactl configs plan team-a.yaml --detailed-exitcode
     """
     from kafkactl.desired.configs.run import plan_files
-    from kafkactl.privatefile import check_out_file
 
     app_ctx = ctx.obj
-    check_out_file(out, "--out", files or ())
+    if out:
+        from kafkactl.desired.saved import check_out_dir
+        from kafkactl.privatefile import note_read
+
+        for f in files or ():
+            note_read(f)
+        check_out_dir(out)  # before any work: a broker's read
     planned = plan_files(app_ctx.gateway, files, delete_topics, max_deletes, _say(app_ctx))
     if out:
         from kafkactl.desired.configs.plan import save_plan
@@ -104,7 +114,7 @@ def configs_apply(
     ctx: typer.Context,
     files: Annotated[list[str] | None, typer.Argument(metavar="FILE...", help="kind: State files (or --plan).",
                                                       show_default=False)] = None,
-    plan_file: Annotated[str | None, typer.Option("--plan",
+    plan_file: Annotated[str | None, typer.Option("--plan", metavar="DIR",
                                                   help="Apply a plan saved with configs plan --out (refused, exit 2, "
                                                        "when its files or the cluster changed since).",
                                                   show_default=False)] = None,

@@ -46,7 +46,7 @@ def diff(
     check_choice(context, [], app_ctx.selection)  # -b, --command-config or another --context would be ignored
     mapping = TopicMap.parse(topic_map or [])
     first, second = resolve_targets(context, [], app_ctx.selection)
-    gw_a, gw_b = first.gateway(app_ctx.debug), second.gateway(app_ctx.debug)
+    gw_a, gw_b = app_ctx.connect(first.profile), app_ctx.connect(second.profile)
     app_ctx.adopt(gw_a)
     app_ctx.adopt(gw_b)
     parts = [p for p, on in (("acls", acls), ("configs", configs), ("quotas", quotas), ("users", users)) if on]

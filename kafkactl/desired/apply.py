@@ -8,16 +8,16 @@ existing ACL and deleting a missing one are no-ops, so a re-run after any interr
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from kafkactl.acl.model import AclBinding
 from kafkactl.acl.ops import chunks
 from kafkactl.acl.visibility import Confirmation, await_visible
+from kafkactl.desired.change import Outcome
 from kafkactl.desired.formats.flat import flat_row
 from kafkactl.desired.plan import PHASE_NAMES, PHASES, Plan, PlanRow
 from kafkactl.errors import BrokerError, PartialFailure, UnreachableError
@@ -26,6 +26,7 @@ from kafkactl.results import API_VERSION
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from kafkactl.desired.report import Report
     from kafkactl.gateway import ErrorInfo, Gateway
 
 T = TypeVar("T")
@@ -91,7 +92,7 @@ PhaseHook = Callable[[str, int], None]
 
 
 def apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], None] | None = None,
-          on_phase: PhaseHook | None = None, report: TextIO | None = None, dry_run: bool = False) -> ApplyResult:
+          on_phase: PhaseHook | None = None, report: Report | None = None, dry_run: bool = False) -> ApplyResult:
     result = ApplyResult(dry_run=dry_run)
     for cp in plan.clusters:
         gw = gateways[cp.cluster]
@@ -166,7 +167,7 @@ def unconfirmed(result: ApplyResult, cluster: str, phase: int, waited: str = "",
 
 
 def _run_phase(gw: Gateway, action: str, rows: Sequence[PlanRow], progress: Callable[[int], None] | None,
-               report: TextIO | None, errors: dict[AclBinding, ErrorInfo] | None = None) -> dict[AclBinding, str]:
+               report: Report | None, errors: dict[AclBinding, ErrorInfo] | None = None) -> dict[AclBinding, str]:
     bindings = [r.binding for r in rows]
     statuses: dict[AclBinding, str] = {}
     if not bindings:
@@ -225,17 +226,27 @@ def pipelined(fn: Callable[[T], R], batches: Iterable[T], in_flight: int = IN_FL
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _record(statuses: dict[AclBinding, str], report: TextIO | None, row: PlanRow, chunk: Sequence[AclBinding],
+def _record(statuses: dict[AclBinding, str], report: Report | None, row: PlanRow, chunk: Sequence[AclBinding],
             errs: Sequence[ErrorInfo | None], ok: str, gone: Set[AclBinding] = frozenset(),
             errors: dict[AclBinding, ErrorInfo] | None = None) -> None:
+    out = []
     for b, err in zip(chunk, errs):
         status = "failed" if err else ("gone" if b in gone else ok)
         statuses[b] = status
         if err and errors is not None:
             errors[b] = err
         if report is not None:
-            rec = {"cluster": row.cluster, "phase": row.phase, "action": row.action, **flat_row(b), "status": status}
-            if err:
-                rec["error"] = f"{err.message} ({err.name})"
-            report.write(json.dumps(rec) + "\n")
+            out.append(acl_outcome(row.cluster, row.phase, row.action, flat_row(b), status,
+                                   f"{err.message} ({err.name})" if err else None))
+    if report is not None:
+        report.write(out)
+
+
+def acl_outcome(cluster: str, phase: int, action: str, fields: dict[str, str], status: str,
+                error: str | None) -> Outcome:
+    """A binding's outcome as every report records it: the common change fields, its phase and flat fields beside."""
+    from kafkactl.desired.state import flat_binding
+
+    change = PlanRow(cluster, phase, action, flat_binding("(report)", fields, supported_only=False)).as_change()
+    return Outcome(change, status, error, {"phase": phase, **fields})
 

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal
 
 from kafkactl.desired.formats import FLAT_SUFFIXES, read_state
 from kafkactl.desired.plan import Guards, Plan, PlanRow, make_plan, read_current
@@ -19,8 +19,10 @@ from kafkactl.profiles import Selection
 if TYPE_CHECKING:
     from kafkactl.acl.model import AclBinding
     from kafkactl.desired.apply import ApplyResult
+    from kafkactl.desired.report import Report
     from kafkactl.desired.targets import Target
     from kafkactl.gateway import Gateway
+    from kafkactl.profiles import Profile
 
 # The in-process engines' peak memory per desired binding, its cluster's current binding included (bench/RESULTS.md,
 # "Desired-state plan engines": 5,000,000 desired and 5,000,000 current bindings peak at 3,082 MB, 616 B a pair)
@@ -60,6 +62,8 @@ class PlanRequest:
     allow_lockout: bool | None = None
     # called once every input file is read, before any cluster is asked anything (apply starts its report there)
     files_read: Callable[[], object] | None = field(default=None, compare=False)
+    # what makes a cluster's client (the app context's gateway factory); None: kafkactl's Gateway
+    connect: Callable[[Profile], Gateway] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -74,7 +78,7 @@ class PlanResult:
     warnings: list[str] = field(default_factory=list)
     request: PlanRequest = field(default_factory=PlanRequest)
 
-    def apply(self, progress: Callable[[int], None] | None = None, report: TextIO | None = None,
+    def apply(self, progress: Callable[[int], None] | None = None, report: Report | None = None,
               dry_run: bool = False) -> ApplyResult:
         if self.mode == "spark" and not dry_run:
             from kafkactl.desired.spark import executor_errors
@@ -221,7 +225,7 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
 
         preread = {f: read_flat(f, state.scope) for f in flat if Path(f).suffix.lower() != ".parquet"}
     notes = _say_choice(request, engine, why)  # (after the files are read: a bad one is the only line on stderr)
-    gateways = {t.name: t.gateway(request.debug) for t in targets}
+    gateways = {t.name: t.gateway(request.debug, request.connect) for t in targets}
     try:
         if request.files_read:  # (the contexts file and client properties are read too, resolving the targets)
             request.files_read()
@@ -326,7 +330,7 @@ def _saved(request: PlanRequest, guards: Guards) -> PlanResult:
     from kafkactl.errors import UsageError
 
     plan = load_saved(request.plan_dir or "")
-    gateways = gateways_for(request.selection, [c.cluster for c in plan.clusters], request.debug)
+    gateways = gateways_for(request.selection, [c.cluster for c in plan.clusters], request.debug, request.connect)
     try:
         if request.files_read:
             request.files_read()
@@ -468,7 +472,8 @@ def _arrow_plan(files: list[str], scope_file: str | None, targets: Sequence[Targ
     return Plan(clusters, state.scope, list(state.sources), engine="in-process (arrow)")
 
 
-def gateways_for(chosen: Selection, clusters: Sequence[str], debug: bool = False) -> dict[str, Gateway]:
+def gateways_for(chosen: Selection, clusters: Sequence[str], debug: bool = False,
+                 connect: Callable[[Profile], Gateway] | None = None) -> dict[str, Gateway]:
     """The clients of a saved plan's clusters, from the global Selection (-b, --context, --command-config)."""
     from kafkactl.profiles import ContextStore
 
@@ -476,7 +481,7 @@ def gateways_for(chosen: Selection, clusters: Sequence[str], debug: bool = False
     out: dict[str, Gateway] = {}
     try:
         for name in clusters:
-            out[name] = _gateway_for(chosen, name, name in known, debug)
+            out[name] = _gateway_for(chosen, name, name in known, debug, connect)
     except BaseException:
         for gw in out.values():
             gw.close()
@@ -484,7 +489,8 @@ def gateways_for(chosen: Selection, clusters: Sequence[str], debug: bool = False
     return out
 
 
-def _gateway_for(chosen: Selection, name: str, is_context: bool, debug: bool) -> Gateway:
+def _gateway_for(chosen: Selection, name: str, is_context: bool, debug: bool,
+                 connect: Callable[[Profile], Gateway] | None = None) -> Gateway:
     from kafkactl.errors import UsageError
     from kafkactl.profiles import parse_bootstrap
 
@@ -494,8 +500,9 @@ def _gateway_for(chosen: Selection, name: str, is_context: bool, debug: bool) ->
             given = f"-b {chosen.bootstrap_servers}" if chosen.bootstrap_servers else f"--context {chosen.context}"
             raise UsageError(f"the saved plan was made for context {name!r}, not {given}: leave it out, or "
                              "make a plan for that cluster")
-        return resolve_targets([name], [], chosen)[0].gateway(debug)
+        return resolve_targets([name], [], chosen)[0].gateway(debug, connect)
     if chosen.bootstrap_servers and parse_bootstrap(chosen.bootstrap_servers) == name:
-        return resolve_targets([], [], chosen)[0].gateway(debug)  # a plan made with -b: the same -b (and credentials)
+        # a plan made with -b: the same -b (and credentials)
+        return resolve_targets([], [], chosen)[0].gateway(debug, connect)
     raise UsageError(f"the saved plan was made for {name!r}, which is neither a context nor the -b given: "
                      f"give -b {name} with its credentials, or make a new plan")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from kafkactl.acl.model import AclBinding, AclFilter, PatternType, Permission, ResourceType, find_refused, shown
+from kafkactl.desired.change import PRESENT, Change
 from kafkactl.desired.formats.flat import flat_row
 from kafkactl.desired.state import DesiredState, Scope, StateFileError, flat_binding
 from kafkactl.errors import UsageError
@@ -58,7 +59,13 @@ class PlanRow:
         return getattr(object.__getattribute__(self, "binding"), name)
 
     def to_json(self) -> dict[str, Any]:
-        return {"cluster": self.cluster, "phase": self.phase, "action": self.action, **flat_row(self.binding)}
+        return {**self.as_change().to_json(), "phase": self.phase, **flat_row(self.binding)}
+
+    def as_change(self) -> Change:
+        """The row as every kind of change is shown and recorded (desired/change.py): an ACL is there or not."""
+        create = self.action == "CREATE"
+        return Change("acl", self.cluster, self.binding.describe(), self.action, None if create else PRESENT,
+                      PRESENT if create else None)
 
 
 @dataclass
@@ -295,71 +302,24 @@ def make_plan(targets: Sequence[tuple[str, Gateway, Sequence[str]]], state: Desi
 # ------------------------------------------------------------------------------------- saved plans
 
 
-def _plan_files(d: Path) -> list[Path] | None:
-    """What a directory holds of a saved plan (plan.json, rows/, changes-*.jsonl), or None if it holds anything
-    else: only a plan may be replaced by a plan."""
-    found = []
-    for p in d.iterdir():
-        if p.name in ("plan.json", "plan.json.tmp") or (p.name == "rows" and p.is_dir() and not p.is_symlink()) \
-                or (p.name.startswith("changes-") and p.name.endswith(".jsonl") and p.is_file()):
-            found.append(p)
-        else:
-            return None
-    return found
-
-
-def check_out_dir(plandir: str) -> None:
-    """--out names a new directory, an empty one, or one holding a saved plan (replaced whole): refused before any
-    work otherwise."""
-    from kafkactl.errors import UsageError
-    from kafkactl.limits import shown
-
-    d = Path(plandir)
-    if d.is_symlink() or (d.exists() and not d.is_dir()):
-        raise UsageError(f"--out {shown(plandir)}: not a directory (--out takes a directory to save the plan in)")
-    if d.is_dir() and _plan_files(d) is None:
-        raise UsageError(f"--out {shown(plandir)}: the directory holds other files than a saved plan; give a new or "
-                         "empty directory, or one a plan was saved in (it is replaced)")
-    if d.is_dir():
-        from kafkactl.privatefile import check_not_read
-
-        for p in _plan_files(d) or ():
-            for f in (p.rglob("*") if p.is_dir() else (p,)):
-                check_not_read(f, "--out")
-
-
 def save(plan: Plan, plandir: str) -> Path:
-    """The plan in `plandir`, replacing a plan saved there before (plan.json goes first: a directory without it
-    is an incomplete plan, never a mix of two)."""
+    """The plan in `plandir` (desired/saved.py), replacing a plan saved there before."""
     import shutil
 
-    from kafkactl.privatefile import check_not_read
+    from kafkactl.desired import saved
 
-    check_out_dir(plandir)
-    d = Path(plandir)
-    d.mkdir(parents=True, exist_ok=True)
-    old = sorted(_plan_files(d) or (), key=lambda p: p.name != "plan.json")
-    for p in old:  # a file the plan was made from (a State file named changes-*.jsonl there) is never replaced
-        for f in (p.rglob("*") if p.is_dir() else (p,)):
-            check_not_read(f, "--out")
-    for p in old:
-        if Path(plan.location or "").resolve() == d.resolve() and p.name == "rows":
-            continue  # the plan was written here (Spark's --out): its rows are the new ones
-        shutil.rmtree(p) if p.is_dir() else p.unlink()
+    here = plan.location is not None and Path(plan.location).resolve() == Path(plandir).expanduser().resolve()
+    d = saved.begin(plandir, keep_rows=here)  # the plan was written here (Spark's --out): its rows are the new ones
     meta = plan.to_json(include_changes=False)
-    for key in ("blast_radius", "blast_radius_notes", "guards"):  # (made again from the cluster as it is when applied)
+    for key in ("api_version", "blast_radius", "blast_radius_notes", "guards"):  # (made again when applied)
         meta.pop(key, None)
     if plan.location is not None:
-        if Path(plan.location).resolve() != d.resolve():
+        if not here:
             shutil.copytree(Path(plan.location) / "rows", d / "rows", dirs_exist_ok=True)
     else:
         for c in plan.clusters:
-            with (d / f"changes-{c.cluster}.jsonl").open("w", encoding="utf-8") as fh:
-                for r in c.rows:
-                    fh.write(json.dumps(r.to_json()) + "\n")
-    tmp = d / "plan.json.tmp"
-    tmp.write_text(json.dumps(meta, indent=2))
-    tmp.replace(d / "plan.json")  # written last: a plan directory without it is incomplete
+            saved.write_lines(d, f"changes-{c.cluster}.jsonl", (json.dumps(r.to_json()) for r in c.rows))
+    saved.finish(d, meta)
     return d
 
 
@@ -376,24 +336,11 @@ def load_saved(plandir: str) -> Plan:
 
 
 def _load_saved(plandir: str) -> Plan:
-    from kafkactl.privatefile import note_read
-
-    d = Path(plandir)
-    for p in d.rglob("*") if d.is_dir() else ():
-        note_read(p)  # (no output of this command over the plan it applies)
-    try:
-        meta = json.loads((d / "plan.json").read_text())
-    except FileNotFoundError:
-        if not d.exists():
-            from kafkactl.errors import MissingFileError
-
-            raise MissingFileError(f"--plan {d}: no such directory") from None
-        raise StateFileError(f"{d}: not a saved plan (no plan.json); create one with acls plan --out {d}") from None
-    clusters = []
+    from kafkactl.desired import saved
     from kafkactl.desired.formats.compact import parse_scope
 
-    if not isinstance(meta, dict):
-        raise StateFileError(f"{d}: not a readable saved plan (plan.json is no JSON object)")
+    d, meta = saved.read_meta(plandir, "AclPlan")
+    clusters = []
     # a scope taken out (or emptied) would hold every binding, an outsider's row included
     edited = "acls plan always saves one; the plan was edited"
     if not meta.get("scope"):
@@ -402,8 +349,6 @@ def _load_saved(plandir: str) -> Plan:
     if not scope.declared():
         raise StateFileError(f"{d}: not a readable saved plan (plan.json has an empty scope: {edited})")
     for c in meta["clusters"]:
-        if not isinstance(c, dict) or "cluster_id" not in c:  # (saved before plans named their cluster)
-            raise StateFileError(f"{d}: plan.json names no cluster id for its clusters: make a new plan")
         cp = ClusterPlan(c["cluster"], current_total=c["current_total"], current_in_scope=c["current_in_scope"],
                          desired=c["desired"], protected_skipped=c["protected_skipped"],
                          deletes_withheld=c.get("deletes_withheld", 0), cluster_id=c["cluster_id"])

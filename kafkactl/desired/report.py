@@ -1,4 +1,6 @@
-"""The --report of an apply, one writer for every kind of change: one JSON object per line, each a change's outcome.
+"""The --report of an apply, one writer for every kind of change: one JSON object per line, each a change's outcome
+(desired/change.py's Outcome: kind, cluster, target, action, before, after, undoable, status, error, and the kind's
+own fields beside them).
 
 The file is checked not to be one the command reads (by identity: another name or a link to it is the same file)
 and created empty, owner-only, before anything is sent: whatever the run then does (nothing to do, a refusal, a
@@ -11,9 +13,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from kafkactl.privatefile import check_not_read, write_private
+
+
+class Recorded(Protocol):
+    def to_json(self) -> dict[str, Any]: ...
 
 
 class Report:
@@ -21,6 +27,7 @@ class Report:
         self.path = path
         self.option = option
         self.started = False
+        self.failed: str | None = None  # why a write failed (the apply goes on: its changes are made)
         self._fh: TextIO | None = None
 
     def start(self) -> Report:
@@ -40,18 +47,19 @@ class Report:
             self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (closed by close(), after the apply)
         return self._fh
 
-    def write(self, outcomes: Iterable[dict[str, Any]]) -> str | None:
-        """Append outcomes; why they could not be written, if so (the changes are made: say it, don't raise)."""
-        if not self.path:
-            return None
+    def write(self, outcomes: Iterable[Recorded]) -> str | None:
+        """Append outcomes; why they could not be written, if so (the changes are made: say it, don't raise). After
+        a failed write nothing more is written: a report with a hole in it would read as complete."""
+        if not self.path or self.failed:
+            return self.failed
         try:
             fh = self.handle
             assert fh is not None
-            fh.writelines(json.dumps(o) + "\n" for o in outcomes)
+            fh.writelines(json.dumps(o.to_json()) + "\n" for o in outcomes)
             fh.flush()
         except OSError as exc:
-            return f"{self.path}: {exc.strerror or type(exc).__name__}"
-        return None
+            self.failed = f"{self.path}: {exc.strerror or type(exc).__name__}"
+        return self.failed
 
     def close(self) -> None:
         if self._fh is not None:

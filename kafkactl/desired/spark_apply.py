@@ -4,10 +4,9 @@ lists the phase's outcome. Planning, sessions and the shared schemas: spark.py."
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from kafkactl.desired.delivery import ExecutorClients, deliver
 from kafkactl.desired.formats.flat import flat_row
@@ -21,6 +20,7 @@ if TYPE_CHECKING:
     from kafkactl.acl.visibility import Confirmation
     from kafkactl.desired.apply import ApplyResult
     from kafkactl.desired.delivery import Delivery
+    from kafkactl.desired.report import Report
     from kafkactl.gateway import Gateway
 
 # a result row: cluster, phase, action, the binding's fields, status, error
@@ -28,7 +28,7 @@ ResultRow = tuple[str | int | None, ...]
 
 
 def spark_apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], None] | None = None,
-                report: TextIO | None = None, master: str | None = None, remote: str | None = None,
+                report: Report | None = None, master: str | None = None, remote: str | None = None,
                 watch: SparkWatch | None = None, debug: bool = False) -> ApplyResult:
     """Each phase is a Spark job; the next starts only when every binding of this one is confirmed. The rows are
     the plan's Parquet (a plan made on Spark) or its rows in memory (a saved plan, read and checked on the driver)."""
@@ -92,13 +92,15 @@ def _error_code(error: str | None) -> int | None:
     return protocol_code((error or "").rsplit("(", 1)[-1].rstrip(")"))
 
 
-def _stream_report(results: Path, report: TextIO) -> None:
+def _stream_report(results: Path, report: Report) -> None:
     """One JSON line per binding, read back batch by batch (bounded memory on the driver)."""
     import pyarrow.dataset as ds
 
+    from kafkactl.desired.apply import acl_outcome
+
     for batch in ds.dataset(str(results), format="parquet").to_batches():
-        for rec in batch.to_pylist():
-            report.write(json.dumps({k: v for k, v in rec.items() if v is not None}) + "\n")
+        report.write([acl_outcome(rec["cluster"], int(rec["phase"]), rec["action"], {c: rec[c] for c in BINDING},
+                                  rec["status"], rec.get("error")) for rec in batch.to_pylist()])
 
 
 def _apply_arrow(batches: Iterable[Any], action: str, where: dict[str, Delivery]) -> Iterator[Any]:

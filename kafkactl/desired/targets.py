@@ -4,7 +4,7 @@ Two of those naming different clusters is an error, never a silent choice."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -20,7 +20,10 @@ class Target:
     name: str
     profile: Profile
 
-    def gateway(self, debug: bool = False) -> Gateway:
+    def gateway(self, debug: bool = False, connect: Callable[[Profile], Gateway] | None = None) -> Gateway:
+        """The target's client, made by `connect` (the app context's factory) when given."""
+        if connect is not None:
+            return connect(self.profile)
         from kafkactl.gateway import Gateway
 
         return Gateway(self.profile, debug=debug)

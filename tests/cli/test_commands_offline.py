@@ -106,3 +106,39 @@ def test_a_secret_in_clear_is_refused_in_words_the_output_s_scrub_leaves_whole(t
     r = run("--context", "no-such-context-here", "configs", "plan", str(f))
     assert r.exit_code == ExitCode.USAGE and shown in r.stderr and "*" not in r.stderr, r.stderr
     assert "hunter2" not in r.stderr + r.stdout
+
+
+def test_acls_plan_takes_its_clusters_clients_from_the_app_context(tmp_path):
+    """Issue 28: the desired-state engine made its own clients, so no command test could hand one in. Now a plan's
+    targets are connected by the app context's factory: the plan is this gateway's ACLs against the file."""
+    from types import SimpleNamespace
+
+    class Cluster(Answers):
+        def describe_cluster(self, include_authorized_operations: bool = False):  # noqa: ARG002
+            return SimpleNamespace(cluster_id="offline-cluster", controller_id=1, nodes=[], authorized_operations=None)
+
+        principal, certificate_dn = "User:admin", None
+
+        def topics(self):
+            return [SimpleNamespace(name=n, error=None) for n in ("orders", "payments")]
+
+        def list_groups(self):
+            return [SimpleNamespace(group_id="app")]
+
+        def list_transactional_ids(self):
+            return []
+
+    f = tmp_path / "s.yaml"
+    f.write_text("apiVersion: kafkactl/v1\nkind: AclState\nscope: {principals: ['User:alice']}\nacls:\n"
+                 "- principal: User:alice\n  allow: [{topic: orders, operations: [Read]}]\n")
+    gw = Cluster(BINDINGS)
+    r = invoke(gw, "-o", "json", "acls", "plan", str(f))
+    assert r.exit_code == 0, r.output
+    plan = json.loads(r.stdout)
+    assert plan["clusters"][0]["cluster_id"] == "offline-cluster" and gw.filters  # (asked this gateway)
+    assert [(c["action"], c["resource_type"], c["resource_name"]) for c in plan["changes"]] == [
+        ("DELETE", "GROUP", "app")]
+    # the radius, from this gateway's topics and groups: READ on group app, and the DESCRIBE it implies
+    assert [(x["principal"], x["change"], x["operation"], x["resource_type"], x["examples"])
+            for x in plan["blast_radius"]] == [("User:alice", "loses", op, "GROUP", ["app"]) for op in
+                                               ("READ", "DESCRIBE")]

@@ -303,34 +303,43 @@ def test_a_saved_plan_applies_from_a_relative_path_and_is_refused_once_stale(san
     body = ("apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {t}\n  partitions: 1\n"
             "  configs: {{retention.ms: {v}}}\n")
     Path("s.yaml").write_text(body.format(t=topic, v=3600000))
-    ok(admin(sandbox, "configs", "plan", "s.yaml", "--out", "saved.json"))
-    ok(admin(sandbox, "configs", "apply", "--plan", "saved.json", "--yes"))
+    ok(admin(sandbox, "configs", "plan", "s.yaml", "--out", "saved"))
+    # a saved plan is as an ACL plan's: a directory, owner-only, its plan.json 0600, bound to the cluster's id
+    assert oct(Path("saved").stat().st_mode & 0o777) == "0o700"
+    assert oct(Path("saved/plan.json").stat().st_mode & 0o777) == "0o600"
+    meta = json.loads(Path("saved/plan.json").read_text())
+    assert meta["kind"] == "ConfigPlan" and meta["clusters"][0]["cluster_id"] == json.loads(
+        admin(sandbox, "-o", "json", "cluster", "describe").stdout)["cluster_id"]
+    r = admin(sandbox, "acls", "apply", "--plan", "saved", "--yes")  # the other command's plan: said so
+    assert r.exit_code == ExitCode.USAGE and "a plan saved by kafkactl configs plan --out, not by acls plan --out: " \
+        "apply it with kafkactl configs apply --plan" in r.stderr, r.stderr
+    ok(admin(sandbox, "configs", "apply", "--plan", "saved", "--yes"))
     assert described(sandbox, "--topic", topic)[(topic, "retention.ms")] == "3600000"
     # the cluster changed since the plan: refused, nothing applied
     Path("s.yaml").write_text(body.format(t=topic, v=7200000))
-    ok(admin(sandbox, "configs", "plan", "s.yaml", "--out", "saved2.json"))
+    ok(admin(sandbox, "configs", "plan", "s.yaml", "--out", "saved2"))
     ok(admin(sandbox, "configs", "alter", "--topic", topic, "--add-config", "retention.bytes=100000000"))
-    r = admin(sandbox, "configs", "apply", "--plan", "saved2.json", "--yes")
+    r = admin(sandbox, "configs", "apply", "--plan", "saved2", "--yes")
     assert r.exit_code == ExitCode.USAGE and "stale: the cluster changed" in r.stderr, r.stderr
     # a saved plan covers the configs a topic is created with: another file with the same digest bookkeeping
     # (path and sha256 rewritten in the saved plan) but other configs is refused (adversary pass on issue 18)
     new = f"{base}.q"
     Path("q.yaml").write_text(body.format(t=new, v=86400000))
-    ok(admin(sandbox, "configs", "plan", "q.yaml", "--out", "saved-q.json"))
+    ok(admin(sandbox, "configs", "plan", "q.yaml", "--out", "saved-q"))
     Path("q2.yaml").write_text(body.format(t=new, v=1000))
-    saved = json.loads(Path("saved-q.json").read_text())
+    saved = json.loads(Path("saved-q/plan.json").read_text())
     import hashlib
 
     saved["files"] = [{"path": str(tmp_path / "q2.yaml"),
                        "sha256": hashlib.sha256(Path("q2.yaml").read_bytes()).hexdigest()}]
-    Path("saved-q.json").write_text(json.dumps(saved))
-    r = admin(sandbox, "configs", "apply", "--plan", "saved-q.json", "--yes")
+    Path("saved-q/plan.json").write_text(json.dumps(saved))
+    r = admin(sandbox, "configs", "apply", "--plan", "saved-q", "--yes")
     assert r.exit_code == ExitCode.USAGE and "differs from the saved one" in r.stderr, r.stderr
     assert new not in {t["name"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)}
     # the file changed since the plan: refused, nothing applied
-    ok(admin(sandbox, "configs", "plan", "s.yaml", "--out", "saved3.json"))
+    ok(admin(sandbox, "configs", "plan", "s.yaml", "--out", "saved3"))
     Path("s.yaml").write_text(body.format(t=topic, v=10800000))
-    r = admin(sandbox, "configs", "apply", "--plan", "saved3.json", "--yes")
+    r = admin(sandbox, "configs", "apply", "--plan", "saved3", "--yes")
     assert r.exit_code == ExitCode.USAGE and "changed since the plan was made" in r.stderr, r.stderr
     assert described(sandbox, "--topic", topic)[(topic, "retention.ms")] == "3600000"
 
@@ -414,6 +423,9 @@ def test_an_apply_the_brokers_refuse_in_part_changes_nothing(sandbox, base, tmp_
         rows = [json.loads(x) for x in report.read_text().splitlines()]
         assert {x["entity"] for x in rows if x["status"] == "failed"} == {refused}, rows  # (a resource's alter is
         assert {x["status"] for x in rows} == {"failed", "skipped"}, rows  # atomic: its every key is refused)
+        # the report line of every kind of change (desired/change.py), as an ACL apply's
+        assert {x["kind"] for x in rows} == {"topic", "config", "quota"} and all(
+            {"target", "before", "after", "undoable"} <= set(x) for x in rows), rows
         assert described(sandbox, "--topic", f"{base}.keep") == {(f"{base}.keep", "retention.ms"): "3600000"}
         names = {t["name"] for t in json.loads(admin(sandbox, "-o", "json", "topics", "list").stdout)}
         assert not {f"{base}.new", f"{base}.keep2"} & names

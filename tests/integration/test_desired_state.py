@@ -100,6 +100,11 @@ def test_adds_removes_and_swaps_round_trip(sandbox, team, tmp_path):
     assert plan_exit(sandbox, f2).exit_code == 0
     lines = [json.loads(x) for x in report.read_text().splitlines()]
     assert len(lines) == 10 and {x["status"] for x in lines} == {"created", "deleted"}
+    # one report line for every kind of change (desired/change.py): an ACL is there or not, and can be undone
+    assert {(x["kind"], x["action"], x["before"], x["after"], x["undoable"]) for x in lines} == {
+        ("acl", "CREATE", None, "present", True), ("acl", "DELETE", "present", None, True)}
+    assert all(x["target"].endswith(f"{x['resource_type']}:{x['resource_name']} ({x['pattern_type']})")
+               for x in lines), lines
     assert len(mine(gw, team)) == 6
 
 
@@ -283,6 +288,7 @@ def test_apply_on_spark(sandbox, team, tmp_path):
     assert "created" in r.stdout
     lines = [json.loads(x) for x in report.read_text().splitlines()]
     assert len(lines) == 31 and {x["status"] for x in lines} == {"created"}
+    assert {(x["kind"], x["before"], x["after"]) for x in lines} == {("acl", None, "present")}  # as in-process
     assert len(mine(gw, team)) == 31
     assert plan_exit(sandbox, f, "--spark").exit_code == 0
     f.write_text(state_yaml(team, []))

@@ -37,10 +37,16 @@ def test_no_report_or_saved_plan_replaces_a_secret_file_the_state_reads(sandbox,
     link.symlink_to(secret)
     hard = tmp_path / "hard.txt"
     os.link(secret, hard)
+    plandir = tmp_path / "plan"  # a saved plan's directory, one of whose files is the secret
+    plandir.mkdir()
+    (plandir / "plan.json").write_text("{}")
+    os.link(secret, plandir / "changes-x.jsonl")
     try:
+        r = admin(sandbox, "configs", "plan", str(state), "--out", str(plandir))
+        assert r.exit_code == 2 and "the command reads that file" in r.stderr, r.stderr
         for path in (secret, link, hard):
             r = admin(sandbox, "configs", "plan", str(state), "--out", str(path))
-            assert r.exit_code == 2 and "the command reads that file" in r.stderr, (path.name, r.stderr)
+            assert r.exit_code == 2 and "not a directory" in r.stderr, (path.name, r.stderr)
             for mode in ("--yes", "--dry-run"):
                 r = admin(sandbox, "configs", "apply", str(state), "--report", str(path), mode)
                 assert r.exit_code == 2 and "the command reads that file" in r.stderr, (path.name, mode, r.stderr)
@@ -48,9 +54,10 @@ def test_no_report_or_saved_plan_replaces_a_secret_file_the_state_reads(sandbox,
         r = ok(admin(sandbox, "-o", "json", "configs", "plan", str(state)))
         changes = [(c["entity"], c["action"]) for c in json.loads(r.stdout)["changes"]]
         assert changes == [(f"{base}-u", "upsert-scram")]  # not created
-    finally:  # (the secret's two names: the sweep would rightly find it in them)
+    finally:  # (the secret's three names: the sweep would rightly find it in them)
         secret.unlink()
         hard.unlink()
+        (plandir / "changes-x.jsonl").unlink()
 
 
 def test_an_apply_with_nothing_to_do_leaves_its_own_report(sandbox, tmp_path):

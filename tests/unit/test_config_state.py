@@ -235,23 +235,38 @@ def test_a_wrong_kind_is_the_error_named_not_what_the_other_kind_requires(tmp_pa
         read_desired([p])
 
 
+_SAVED = '"api_version": "kafkactl/v1", "kind": "ConfigPlan", "delete_topics": false, '
+_ONE = '"clusters": [{"cluster_id": "c", "fingerprint": "x"}]'
+
+
 @pytest.mark.parametrize("body", [
     "[" * 100_000 + "]" * 100_000,  # a RecursionError, exit 1, before (adversary pass on issue 18)
-    '{"kind": "SavedConfigPlan", "delete_topics": false, "fingerprint": "x", "changes": [], "files": []}',
-    '{"kind": "SavedConfigPlan", "delete_topics": false, "fingerprint": "x", "changes": [], '
-    '"files": [{"path": null, "sha256": "y"}]}',
-    '{"kind": "SavedConfigPlan", "delete_topics": false, "fingerprint": "x", "changes": [], '
-    '"files": [{"path": ["a"], "sha256": "y"}]}',
-    '{"kind": "SavedConfigPlan", "delete_topics": false, "fingerprint": "x", "changes": [1], '
-    '"files": [{"path": "a", "sha256": "y"}]}',
+    "{" + _SAVED + _ONE + ', "changes": [], "files": []}',
+    "{" + _SAVED + _ONE + ', "changes": [], "files": [{"path": null, "sha256": "y"}]}',
+    "{" + _SAVED + _ONE + ', "changes": [], "files": [{"path": ["a"], "sha256": "y"}]}',
+    "{" + _SAVED + _ONE + ', "changes": [1], "files": [{"path": "a", "sha256": "y"}]}',
+    "{" + _SAVED + '"clusters": [{"cluster_id": "c", "fingerprint": "x"}, {"cluster_id": "d", "fingerprint": "y"}],'
+    ' "changes": [], "files": [{"path": "a", "sha256": "y"}]}',  # a configs plan is for one cluster
+    "{" + _SAVED + '"clusters": [{"fingerprint": "x"}], "changes": [], "files": [{"path": "a", "sha256": "y"}]}',
+    "{" + _SAVED.replace("kafkactl/v1", "kafkactl/v0") + _ONE + ', "changes": [], "files": []}',
+    "{" + _SAVED.replace('"ConfigPlan"', '"SavedConfigPlan"') + _ONE + ', "changes": [], "files": []}',
 ])
 def test_a_saved_plan_of_the_wrong_shape_is_refused_as_such(tmp_path, body):
     from kafkactl.desired.configs.plan import load_saved
 
-    p = tmp_path / "saved.json"
-    p.write_text(body)
-    with pytest.raises(StateFileError, match="not a plan saved by kafkactl configs plan --out"):
-        load_saved(str(p))
+    (tmp_path / "plan.json").write_text(body)
+    with pytest.raises(StateFileError, match=f"{tmp_path}: not a (readable saved plan|plan saved by kafkactl "
+                                             "configs plan --out)"):
+        load_saved(str(tmp_path))
+
+
+def test_a_saved_plan_of_the_other_kind_says_which_command_applies_it(tmp_path):
+    from kafkactl.desired.configs.plan import load_saved
+
+    (tmp_path / "plan.json").write_text('{"api_version": "kafkactl/v1", "kind": "AclPlan", "clusters": []}')
+    with pytest.raises(StateFileError, match="a plan saved by kafkactl acls plan --out, not by configs plan "
+                                             "--out: apply it with kafkactl acls apply --plan"):
+        load_saved(str(tmp_path))
 
 
 @pytest.mark.parametrize("have, want, same", [

@@ -156,6 +156,7 @@ def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_
                               max_deletes=max_deletes, spark=_spark_mode(spark, spark_auto, master, remote),
                               spark_master=master,
                               spark_remote=remote, selection=app_ctx.selection, debug=app_ctx.debug, watch=watch,
+                              connect=app_ctx.connect,
                               tell=app_ctx.note,
                               allow_every_principal=None if allow is None else allow[0],
                               allow_lockout=None if allow is None else allow[1], files_read=files_read))
@@ -208,7 +209,7 @@ def acls_plan(
     from kafkactl.cli.progress import spark_progress
 
     if out:
-        from kafkactl.desired.plan import check_out_dir
+        from kafkactl.desired.saved import check_out_dir
         from kafkactl.privatefile import note_read
 
         for f in [*(files or ()), *([scope] if scope else [])]:
@@ -296,13 +297,12 @@ def _apply(app_ctx, planned, out, yes, dry_run, watch) -> None:
     if not dry_run:
         app_ctx.confirm(f"Apply {plan.changes} changes to {', '.join(c.cluster for c in plan.clusters)}?", yes,
                         "apply ACL changes")
-    report_fh = out.handle
     try:
         if watch is not None and planned.mode == "spark" and not dry_run:
-            result = planned.apply(watch.bindings(plan.changes, "applying"), report_fh, dry_run)
+            result = planned.apply(watch.bindings(plan.changes, "applying"), out, dry_run)
         else:
             with progress_bar(app_ctx, plan.changes, "applying", threshold=0) as advance:
-                result = planned.apply(advance, report_fh, dry_run)
+                result = planned.apply(advance, out, dry_run)
     finally:
         out.close()
         if watch is not None:
@@ -313,3 +313,10 @@ def _apply(app_ctx, planned, out, yes, dry_run, watch) -> None:
     confirmed = result.slowest()
     if confirmed:
         app_ctx.note(confirmed)
+    if out.failed:  # the changes are made (their result is on stdout); the record of them is not whole
+        from kafkactl.errors import PartialFailure
+        from kafkactl.exitcodes import ExitCode
+
+        err = PartialFailure(f"the report was not written whole: {out.failed}")
+        err.exit_code = ExitCode.ERROR
+        raise err

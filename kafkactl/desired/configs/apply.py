@@ -6,9 +6,10 @@ step sets a value rather than adding to one."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from kafkactl.desired.change import Change as CoreChange, Outcome as CoreOutcome
 from kafkactl.desired.configs.plan import Change, ConfigPlan
 from kafkactl.exitcodes import ExitCode
 from kafkactl.gateway import Gateway
@@ -39,9 +40,17 @@ class Outcome:
     status: str  # applied | validated | failed | skipped | unknown (its request got no answer)
     error: str | None = None
     exit_code: int = 0  # a failure's own exit code (not a column)
+    change: CoreChange | None = field(default=None, compare=False, repr=False)  # (what every report line shows)
+
+    @classmethod
+    def of(cls, c: Change, status: str, error: str | None = None, exit_code: int = 0) -> Outcome:
+        return cls(c.section, c.entity, c.action, c.key, status, error, exit_code, c.as_change())
 
     def to_json(self) -> dict[str, Any]:
-        return {c: getattr(self, c) for c in self.COLUMNS}
+        own = {c: getattr(self, c) for c in self.COLUMNS}
+        if self.change is None:
+            return own
+        return CoreOutcome(self.change, self.status, self.error, own).to_json()
 
 
 class Stopped(Exception):
@@ -119,8 +128,7 @@ class _Run:
             state = status or ("failed" if error else self.ok)
             if text and state == "failed" and _done_already(c, text):
                 state, text = "skipped", f"done already (since the plan was made): {text}"
-            self.done[id(c)] = Outcome(c.section, c.entity, c.action, c.key, state, text,
-                                       code if state == "failed" else 0)
+            self.done[id(c)] = Outcome.of(c, state, text, code if state == "failed" else 0)
         if self.advance is not None:
             self.advance(n)
 
@@ -214,7 +222,7 @@ class _Run:
                                      "whether it took") \
                 if id(c) in in_flight else ("skipped", f"not {'validated' if self.dry_run else 'sent'}: the "
                                                        f"{'dry run' if self.dry_run else 'apply'} stopped ({said})")
-            self.done[id(c)] = Outcome(c.section, c.entity, c.action, c.key, state, why)
+            self.done[id(c)] = Outcome.of(c, state, why)
         return Stopped(ChangeResult("ConfigApply", tuple(self.done.values()), self.dry_run), exc, said)
 
 
@@ -265,7 +273,7 @@ def checks_stopped(gw: Gateway, plan: ConfigPlan, exc: BaseException, dry_run: b
     """The checks before the apply (the caller's operations) raised: every change skipped, none sent."""
     said = _said(gw, exc)
     why = f"not sent: the apply stopped in its checks ({said})"
-    return Stopped(ChangeResult("ConfigApply", tuple(Outcome(c.section, c.entity, c.action, c.key, "skipped", why)
+    return Stopped(ChangeResult("ConfigApply", tuple(Outcome.of(c, "skipped", why)
                                                     for c in plan.changes), dry_run), exc, said)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from kafkactl.configs.values import DEFAULT_ITERATIONS
+from kafkactl.desired.change import Change as CoreChange
 from kafkactl.desired.configs.desired import DEFAULT, NOUN, DesiredConfigs, Entity, QuotaKey, SecretRef, quota_label
 from kafkactl.errors import NotFoundError, StateFileError, UsageError
 from kafkactl.gateway import Gateway
@@ -41,7 +42,30 @@ class Change:
     value: Any = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {c: getattr(self, c) for c in self.COLUMNS}
+        return {**self.as_change().to_json(), **{c: getattr(self, c) for c in self.COLUMNS}}
+
+    def as_change(self) -> CoreChange:
+        """The change as every kind is shown and recorded (desired/change.py)."""
+        kind = KIND_OF.get(self.action) or ("quota" if self.section == "quotas" else "config")
+        noun = NOUN.get(self.section, self.section)
+        return CoreChange(kind, None, f"{noun} {self.entity}{f': {self.key}' if self.key else ''}", self.action,
+                          self.current, self.desired, self._irreversible())
+
+    def _irreversible(self) -> str | None:
+        if self.action == "add-partitions":
+            return "Kafka cannot remove partitions"
+        if self.action == "delete-topic":
+            return "the topic's data is deleted with it"
+        if self.action == "delete-scram" or (self.action == "upsert-scram" and self.current is not None):
+            return "the broker never returns a SCRAM password, so the one replaced cannot be set back"
+        if self.action in ("set", "delete") and self.current == SENSITIVE:
+            return "the broker never returns a sensitive value, so the one replaced cannot be set back"
+        return None
+
+
+# a change's kind by its action, where the action says it (the rest: a config, or a quota in the quotas section)
+KIND_OF = {"create-topic": "topic", "add-partitions": "topic", "delete-topic": "topic", "upsert-scram": "scram",
+           "delete-scram": "scram"}
 
 
 class TopicShape(NamedTuple):
@@ -480,39 +504,38 @@ def _file_digest(path: str) -> str:
 
 
 def save_plan(plan: ConfigPlan, files: list[str], delete_topics: bool, out: str) -> None:
-    """The plan, the files it came from (by digest) and the fingerprint of the cluster state it was made from."""
+    """The plan (desired/saved.py), the files it came from (by digest) and the fingerprint of the cluster state it
+    was made from."""
     from pathlib import Path
 
-    from kafkactl.privatefile import write_output
+    from kafkactl.desired import saved
 
-    doc = {**plan.to_json(), "kind": "SavedConfigPlan", "delete_topics": delete_topics,
-           "files": [{"path": str(Path(f).resolve()), "sha256": _file_digest(f)} for f in files]}
-    write_output(out, json.dumps(doc, indent=1) + "\n", "--out")
+    doc = plan.to_json()
+    d = saved.begin(out)
+    saved.finish(d, {"kind": "ConfigPlan", "sections": doc["sections"], "delete_topics": delete_topics,
+                     "files": [{"path": str(Path(f).resolve()), "sha256": _file_digest(f)} for f in files],
+                     "clusters": [{"cluster_id": plan.cluster_id, "fingerprint": plan.fingerprint}],
+                     "changes": doc["changes"]})
 
 
 def load_saved(path: str) -> tuple[list[str], bool, str, list[dict[str, Any]], str | None]:
     """(files, delete_topics, fingerprint, changes, cluster id) of a saved plan, its files unchanged since; else
     exit 2."""
-    from pathlib import Path
+    from kafkactl.desired import saved
 
-    from kafkactl.desired.formats.text import read_bytes
-
-    data = read_bytes(Path(path))  # a FIFO or a device is refused, a missing file is exit 7
+    d, doc = saved.read_meta(path, "ConfigPlan")
     try:
-        doc = json.loads(data.decode("utf-8"))
-        assert doc["kind"] == "SavedConfigPlan"
         files = [(f["path"], f["sha256"]) for f in doc["files"]]
-        assert files and all(isinstance(p, str) and p and isinstance(d, str) for p, d in files)
+        assert files and all(isinstance(p, str) and p and isinstance(h, str) for p, h in files)
         assert isinstance(doc["changes"], list) and all(isinstance(c, dict) for c in doc["changes"])
-        cluster = doc["cluster_id"]  # (a plan saved before it named its cluster is not applied: plan again)
-        assert cluster is None or isinstance(cluster, str)
-        out = ([f for f, _ in files], bool(doc["delete_topics"]), str(doc["fingerprint"]), list(doc["changes"]),
-               cluster)
-    except (ValueError, KeyError, TypeError, AssertionError, RecursionError):
-        raise StateFileError(f"{path}: not a plan saved by kafkactl configs plan --out") from None
+        (cluster,) = doc["clusters"]
+        out = ([f for f, _ in files], bool(doc["delete_topics"]), str(cluster["fingerprint"]), list(doc["changes"]),
+               cluster["cluster_id"])
+    except (ValueError, KeyError, TypeError, AssertionError):
+        raise StateFileError(f"{d}: not a plan saved by kafkactl configs plan --out (plan.json was edited)") from None
     for f, digest in files:
         if _file_digest(f) != digest:
-            raise StateFileError(f"{path}: {f} changed since the plan was made: plan again")
+            raise StateFileError(f"{d}: {f} changed since the plan was made: plan again")
     return out
 
 

@@ -142,7 +142,7 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: Report | None,
 
 def _write_report(report: Report | None, result: ChangeResult) -> str | None:
     """Write the outcomes; why they could not be, if so (the changes are made: their result is not to be lost)."""
-    return report.write(r.to_json() for r in result.results) if report is not None else None
+    return report.write(result.results) if report is not None else None
 
 
 def _stopped(gw: Gateway, stop: Any, dry_run: bool, unwritten: str | None) -> NoReturn:
