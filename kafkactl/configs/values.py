@@ -95,7 +95,10 @@ def parse_file(path: str) -> list[tuple[str, str]]:
         check_string(key, f"--add-config-file {path}: a key", secret=True)
         if key not in SCRAM_MECHANISMS:
             check_string(value, f"--add-config-file {path}: the value of {key[:80]!r}", secret=may_be_secret(key))
-    return [(key, _registered(key, value)) for key, value in pairs]
+    # a SCRAM mechanism's settings as --add-config writes them ([iterations=N,password=...]) read the same: its value
+    # must start with a setting's name, so brackets around it are never part of it
+    return [(key, _registered(key, value[1:-1] if key in SCRAM_MECHANISMS and value.startswith("[")
+                              and value.endswith("]") else value)) for key, value in pairs]
 
 
 def parse_keys(text: str, option: str = "--delete-config") -> list[str]:

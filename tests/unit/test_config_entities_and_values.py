@@ -127,3 +127,17 @@ def test_scram_defaults_to_4096_iterations_and_keeps_commas_in_the_password():
 def test_scram_settings_outside_the_brokers_bounds_are_refused(value, needle):
     with pytest.raises(UsageError, match=needle):
         parse_scram("SCRAM-SHA-512", value)
+
+
+@pytest.mark.parametrize("line", ["SCRAM-SHA-512=[iterations=8192,password=pa,ss]",
+                                  "SCRAM-SHA-512=iterations=8192,password=pa,ss"])
+def test_a_scram_setting_in_a_config_file_reads_with_or_without_brackets(tmp_path, line):
+    """Issue 29: the tour's `--add-config-file` with SCRAM-SHA-512=[password=...] (as --add-config writes it) was
+    refused: a file's values kept their brackets. Kafka's own file form has none; both now read the same."""
+    from kafkactl.configs.values import parse_file, parse_scram
+
+    f = tmp_path / "u.properties"
+    f.write_text(line + "\n")
+    ((key, value),) = parse_file(str(f))
+    change = parse_scram(key, value)
+    assert (key, change.iterations, change.password.reveal()) == ("SCRAM-SHA-512", 8192, "pa,ss")
