@@ -94,6 +94,39 @@ PhaseHook = Callable[[str, int], None]
 def apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], None] | None = None,
           on_phase: PhaseHook | None = None, report: Report | None = None, dry_run: bool = False) -> ApplyResult:
     result = ApplyResult(dry_run=dry_run)
+    statuses: dict[AclBinding, str] = {}  # the current phase's outcomes so far
+    started: list[tuple[str, int]] = []  # the phases begun
+    try:
+        _apply(plan, gateways, result, statuses, started, progress, on_phase, report, dry_run)
+    except BaseException:  # an error or Ctrl-C part way: the report still holds a line for every binding
+        if report is not None and not dry_run:
+            _record_stop(plan, started, statuses, report)
+        raise
+    return result
+
+
+def _record_stop(plan: Plan, started: list[tuple[str, int]], statuses: dict[AclBinding, str],
+                 report: Report) -> None:
+    """The bindings an apply that stopped did not record: of the phase it stopped in, `unknown` (a request may have
+    been on the wire); of the phases after it, `skipped` (never sent)."""
+    order = [(c.cluster, p) for c in plan.clusters for p in PHASES]
+    at = order.index(started[-1]) if started else -1
+    out = []
+    for c in plan.clusters:
+        for r in c.rows:
+            i = order.index((c.cluster, r.phase))
+            if i == at and r.binding not in statuses:
+                out.append(acl_outcome(r.cluster, r.phase, r.action, flat_row(r.binding), "unknown",
+                                       "the apply stopped before its answer"))
+            elif i > at:
+                out.append(acl_outcome(r.cluster, r.phase, r.action, flat_row(r.binding), "skipped",
+                                       "the apply stopped before it was sent"))
+    report.write(out)
+
+
+def _apply(plan: Plan, gateways: dict[str, Gateway], result: ApplyResult, statuses: dict[AclBinding, str],
+           started: list[tuple[str, int]], progress: Callable[[int], None] | None, on_phase: PhaseHook | None,
+           report: Report | None, dry_run: bool) -> None:
     for cp in plan.clusters:
         gw = gateways[cp.cluster]
         taking = plan.lockout.get(cp.cluster, set())
@@ -104,10 +137,15 @@ def apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], No
             if dry_run:
                 if rows:
                     result.summary.append(ApplyRow(cp.cluster, phase, action, "would-" + action.lower(), len(rows)))
+                    if report is not None:  # (as a configs dry run's: a line per change, nothing sent)
+                        report.write([acl_outcome(r.cluster, r.phase, r.action, flat_row(r.binding), "skipped",
+                                                  "dry run: not sent") for r in rows])
                 continue
             changed_before = result.changed
             errors: dict[AclBinding, ErrorInfo] = {}
-            statuses = _run_phase(gw, action, rows, progress, report, errors)
+            statuses.clear()
+            started.append((cp.cluster, phase))
+            _run_phase(gw, action, rows, progress, report, errors, statuses)
             for status in sorted(set(statuses.values())):
                 result.summary.append(ApplyRow(cp.cluster, phase, action, status,
                                                sum(1 for s in statuses.values() if s == status)))
@@ -132,7 +170,6 @@ def apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], No
                 result.confirmed(cp.cluster, phase, seen)
             if on_phase:
                 on_phase(cp.cluster, phase)
-    return result
 
 
 # ------------------------------------------------------------------ how a phase stops an apply (both engines)
@@ -167,9 +204,11 @@ def unconfirmed(result: ApplyResult, cluster: str, phase: int, waited: str = "",
 
 
 def _run_phase(gw: Gateway, action: str, rows: Sequence[PlanRow], progress: Callable[[int], None] | None,
-               report: Report | None, errors: dict[AclBinding, ErrorInfo] | None = None) -> dict[AclBinding, str]:
+               report: Report | None, errors: dict[AclBinding, ErrorInfo] | None = None,
+               statuses: dict[AclBinding, str] | None = None) -> dict[AclBinding, str]:
+    """Each binding's outcome, into `statuses` as it is known (once its report line is written)."""
     bindings = [r.binding for r in rows]
-    statuses: dict[AclBinding, str] = {}
+    statuses = {} if statuses is None else statuses
     if not bindings:
         return statuses
     if action == "CREATE":
@@ -230,16 +269,17 @@ def _record(statuses: dict[AclBinding, str], report: Report | None, row: PlanRow
             errs: Sequence[ErrorInfo | None], ok: str, gone: Set[AclBinding] = frozenset(),
             errors: dict[AclBinding, ErrorInfo] | None = None) -> None:
     out = []
+    known = {}
     for b, err in zip(chunk, errs):
-        status = "failed" if err else ("gone" if b in gone else ok)
-        statuses[b] = status
+        known[b] = "failed" if err else ("gone" if b in gone else ok)
         if err and errors is not None:
             errors[b] = err
         if report is not None:
-            out.append(acl_outcome(row.cluster, row.phase, row.action, flat_row(b), status,
+            out.append(acl_outcome(row.cluster, row.phase, row.action, flat_row(b), known[b],
                                    f"{err.message} ({err.name})" if err else None))
     if report is not None:
-        report.write(out)
+        report.write(out)  # first: a binding with a status has its line (a stop records the others)
+    statuses.update(known)
 
 
 def acl_outcome(cluster: str, phase: int, action: str, fields: dict[str, str], status: str,

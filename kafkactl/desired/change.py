@@ -21,7 +21,7 @@ PRESENT = "present"  # an ACL binding's value: it exists
 @dataclass(frozen=True)
 class Change:
     kind: str  # one of KINDS
-    cluster: str | None  # the context or address it goes to (None: the command's one cluster)
+    cluster: str | None  # where it goes: an ACL plan's context or address, a configs plan's cluster id
     target: str  # what it changes, in words ("ALLOW User:a READ from * on TOPIC:t (LITERAL)", "topic t: retention.ms")
     action: str  # what the engine sends (CREATE, DELETE, set, delete-topic, ...)
     before: str | None
@@ -50,10 +50,7 @@ class Outcome:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        out = {**self.detail, **self.change.to_json(), "status": self.status}
-        if self.error is not None:
-            out["error"] = self.error
-        return out
+        return {**self.detail, **self.change.to_json(), "status": self.status, "error": self.error}
 
 
 def irreversible(changes: Iterable[Change]) -> list[Change]:

@@ -192,6 +192,12 @@ def make(request: PlanRequest) -> PlanResult:
 
     guards = Guards(tuple(request.protect), request.no_delete, request.max_deletes)  # bad guard values first
     check_spark_urls(request.spark_master, request.spark_remote)
+    if (request.spark == "on" or request.spark_master) and not request.spark_remote:
+        missing = spark_missing()  # what Spark lacks, said before any file is read or a broker asked (a Spark
+        if missing:  # Connect client needs no Java here)
+            from kafkactl.errors import KafkactlError
+
+            raise KafkactlError(f"{'--spark-master' if request.spark_master else '--spark'}: {missing}")
     if os.environ.get("KAFKACTL_MEMORY") is not None:
         memory_budget()  # a bad value is refused whatever the engine and the plan's size
     if request.plan_dir:

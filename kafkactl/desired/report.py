@@ -55,7 +55,8 @@ class Report:
         try:
             fh = self.handle
             assert fh is not None
-            fh.writelines(json.dumps(o.to_json()) + "\n" for o in outcomes)
+            fh.write("".join([json.dumps(o.to_json()) + "\n" for o in outcomes]))  # (one write: Ctrl-C lands
+            # before or after it, never half way through a batch)
             fh.flush()
         except OSError as exc:
             self.failed = f"{self.path}: {exc.strerror or type(exc).__name__}"

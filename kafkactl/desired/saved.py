@@ -25,18 +25,37 @@ MADE_BY = {"AclPlan": "acls plan --out", "ConfigPlan": "configs plan --out"}
 APPLIED_BY = {"AclPlan": "acls apply --plan", "ConfigPlan": "configs apply --plan"}
 
 
-def plan_files(d: Path) -> list[Path] | None:
-    """What a directory holds of a saved plan (plan.json, rows/, changes-*.jsonl), or None if it holds anything
-    else: only a plan may be replaced by a plan."""
+def plan_files(d: Path, ours: frozenset[str] = frozenset()) -> list[Path] | None:
+    """What a directory holds of a saved plan, or None unless it is one: a plan.json file naming a kind kafkactl saves
+    (or nothing at all), and beside it only what a plan holds (changes-*.jsonl files, a rows/ directory, plan.json's
+    temporary files). Only a plan may be replaced by a plan: anything else there is never removed. `ours`: names
+    this command has just written there (Spark's rows/)."""
+    entries = list(d.iterdir())
+    meta = d / PLAN_FILE
+    if any(p.name not in ours for p in entries) and not _is_plan(meta):
+        return None
     found = []
-    for p in d.iterdir():
-        if p.name in (PLAN_FILE, f"{PLAN_FILE}.tmp") or (p.name == "rows" and p.is_dir() and not p.is_symlink()) \
-                or (p.name.startswith("changes-") and p.name.endswith(".jsonl") and p.is_file()) \
-                or (p.name.startswith(f".{PLAN_FILE}.") and p.name.endswith(".tmp") and p.is_file()):
+    for p in entries:
+        if p.is_symlink():
+            return None
+        if p.name in ours or p.name == PLAN_FILE or (p.name == "rows" and p.is_dir()) \
+                or (p.is_file() and ((p.name.startswith("changes-") and p.name.endswith(".jsonl"))
+                                     or (p.name.startswith(f".{PLAN_FILE}.") and p.name.endswith(".tmp")))):
             found.append(p)
         else:
             return None
     return found
+
+
+def _is_plan(meta: Path) -> bool:
+    if meta.is_symlink() or not meta.is_file():
+        return False
+    try:
+        with meta.open("rb") as fh:
+            doc = json.loads(fh.read(1 << 20))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(doc, dict) and doc.get("kind") in MADE_BY
 
 
 def _each_file(paths: Iterable[Path]) -> Iterable[Path]:
@@ -44,7 +63,7 @@ def _each_file(paths: Iterable[Path]) -> Iterable[Path]:
         yield from (p.rglob("*") if p.is_dir() else (p,))
 
 
-def check_out_dir(plandir: str, option: str = "--out") -> None:
+def check_out_dir(plandir: str, option: str = "--out", ours: frozenset[str] = frozenset()) -> None:
     """--out names a new directory, an empty one, or one holding a saved plan (replaced whole), and no file in it is
     one the command reads: refused before any work otherwise."""
     from kafkactl.privatefile import check_not_read
@@ -54,7 +73,7 @@ def check_out_dir(plandir: str, option: str = "--out") -> None:
         raise UsageError(f"{option} {shown(plandir)}: not a directory ({option} takes a directory to save the plan "
                          "in)")
     if d.is_dir():
-        found = plan_files(d)
+        found = plan_files(d, ours)
         if found is None:
             raise UsageError(f"{option} {shown(plandir)}: the directory holds other files than a saved plan; give a "
                              "new or empty directory, or one a plan was saved in (it is replaced)")
@@ -65,11 +84,12 @@ def check_out_dir(plandir: str, option: str = "--out") -> None:
 def begin(plandir: str, keep_rows: bool = False) -> Path:
     """The directory, checked, made owner-only, emptied of the plan saved there before (`keep_rows`: but for the
     rows Spark has just written there)."""
-    check_out_dir(plandir)
+    ours = frozenset({"rows"} if keep_rows else ())
+    check_out_dir(plandir, ours=ours)
     d = Path(plandir).expanduser()
     d.mkdir(parents=True, exist_ok=True, mode=0o700)
     d.chmod(0o700)
-    for p in sorted(plan_files(d) or (), key=lambda p: p.name != PLAN_FILE):  # plan.json first: incomplete at once
+    for p in sorted(plan_files(d, ours) or (), key=lambda p: p.name != PLAN_FILE):  # plan.json first: incomplete
         if keep_rows and p.name == "rows":
             continue
         shutil.rmtree(p) if p.is_dir() else p.unlink()

@@ -39,7 +39,7 @@ def test_no_report_or_saved_plan_replaces_a_secret_file_the_state_reads(sandbox,
     os.link(secret, hard)
     plandir = tmp_path / "plan"  # a saved plan's directory, one of whose files is the secret
     plandir.mkdir()
-    (plandir / "plan.json").write_text("{}")
+    (plandir / "plan.json").write_text('{"kind": "ConfigPlan"}')
     os.link(secret, plandir / "changes-x.jsonl")
     try:
         r = admin(sandbox, "configs", "plan", str(state), "--out", str(plandir))
@@ -310,6 +310,9 @@ def test_no_export_or_saved_plan_replaces_a_file_the_command_reads(sandbox, tmp_
     d.mkdir()
     state = d / "changes-local-admin.jsonl"
     state.write_text(json.dumps({"kind": "scope", "principals": [f"User:{token()}"]}) + "\n")
+    r = admin(sandbox, "acls", "plan", str(state), "--out", str(d))  # no plan.json: not a plan, whatever its names
+    assert r.exit_code == 2 and "holds other files than a saved plan" in r.stderr, r.stderr
+    (d / "plan.json").write_text('{"kind": "AclPlan"}')  # a plan's directory: the State file is still not replaced
     r = admin(sandbox, "acls", "plan", str(state), "--out", str(d))
     assert r.exit_code == 2 and "the command reads that file" in r.stderr, r.stderr
     assert state.exists()

@@ -67,10 +67,10 @@ class _FullDisk:
     def __init__(self, fh):
         self.fh, self.full = fh, False
 
-    def writelines(self, lines):
+    def write(self, text):
         if self.full:
             raise OSError(28, "No space left on device")
-        self.fh.writelines(lines)
+        self.fh.write(text)
 
     def flush(self):
         self.fh.flush()
@@ -90,3 +90,68 @@ def test_a_report_that_cannot_be_written_says_so_once_and_writes_no_more(tmp_pat
         disk.full = False  # space again: still nothing more, a report with a hole would read as whole
         assert r.write([o]) == r.failed
     assert [json.loads(x)["status"] for x in path.read_text().splitlines()] == ["created"]
+
+
+class _StopsOnSecondChunk:
+    """A gateway whose second CreateAcls request is interrupted (Ctrl-C): what the apply's report then holds is
+    kafkactl's bookkeeping, not Kafka's behaviour (that is tested against the broker)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def create_acls(self, chunk):
+        self.calls += 1
+        if self.calls == 2:
+            raise KeyboardInterrupt
+        return [None] * len(chunk)
+
+
+def _plan(creates: int, deletes: int):
+    from kafkactl.desired.plan import ClusterPlan, Plan
+    from kafkactl.desired.state import Scope
+
+    def b(i, perm=Permission.ALLOW):
+        return AclBinding(ResourceType.TOPIC, f"t{i}", PatternType.LITERAL, "User:a", "*", AclOperation.READ, perm)
+
+    rows = [PlanRow("c", 2, "CREATE", b(i)) for i in range(creates)]
+    rows += [PlanRow("c", 3, "DELETE", b(-i - 1)) for i in range(deletes)]
+    return Plan([ClusterPlan("c", rows)], Scope(principals=frozenset({"User:a"})))
+
+
+def test_an_apply_stopped_part_way_reports_every_binding(tmp_path):
+    """Issue 28 adversary pass: Ctrl-C during acls apply left a report of 1,765 lines while 4,000 bindings were on
+    the cluster. Now each binding has a line: its outcome, `unknown` (its request may have been on the wire) or
+    `skipped` (never sent)."""
+    from kafkactl.desired.apply import apply
+
+    path = tmp_path / "r.jsonl"
+    with Report(str(path)) as report, pytest.raises(KeyboardInterrupt):
+        apply(_plan(5_000, 10), {"c": _StopsOnSecondChunk()}, report=report)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    from collections import Counter
+
+    assert Counter(x["status"] for x in lines) == {"created": 2_000, "unknown": 3_000, "skipped": 10}
+    assert len({(x["resource_name"], x["action"]) for x in lines}) == 5_010  # each binding once
+    assert all(x["error"] is None for x in lines if x["status"] == "created")  # every field on every line
+
+
+def test_a_dry_run_reports_a_line_per_binding_and_sends_nothing(tmp_path):
+    from kafkactl.desired.apply import apply
+
+    path = tmp_path / "r.jsonl"
+    gw = _StopsOnSecondChunk()
+    with Report(str(path)) as report:
+        apply(_plan(3, 2), {"c": gw}, report=report, dry_run=True)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert gw.calls == 0 and [(x["status"], x["error"]) for x in lines] == [("skipped", "dry run: not sent")] * 5
+
+
+def test_spark_asked_for_without_pyspark_is_one_error_naming_the_option_before_any_work(monkeypatch):
+    from kafkactl.desired import engine
+    from kafkactl.errors import KafkactlError
+
+    monkeypatch.setattr(engine, "spark_missing", lambda: "pyspark is not installed (pip install 'kafkactl[spark]')")
+    with pytest.raises(KafkactlError, match=r"^--spark: pyspark is not installed"):
+        engine.make(engine.PlanRequest(files=("x.yaml",), spark="on"))
+    with pytest.raises(KafkactlError, match=r"^--spark-master: pyspark"):
+        engine.make(engine.PlanRequest(files=("x.yaml",), spark_master="local[2]"))

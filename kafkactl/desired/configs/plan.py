@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, NamedTuple
 
 from kafkactl.configs.values import DEFAULT_ITERATIONS
@@ -40,6 +40,7 @@ class Change:
     # what apply needs and no view shows: the entity's key, the value (a SecretRef is resolved only at apply)
     target: Any = field(default=None, compare=False, repr=False)
     value: Any = field(default=None, compare=False, repr=False)
+    cluster: str | None = field(default=None, compare=False)  # the cluster's id (the plan goes to that one)
 
     def to_json(self) -> dict[str, Any]:
         return {**self.as_change().to_json(), **{c: getattr(self, c) for c in self.COLUMNS}}
@@ -48,7 +49,7 @@ class Change:
         """The change as every kind is shown and recorded (desired/change.py)."""
         kind = KIND_OF.get(self.action) or ("quota" if self.section == "quotas" else "config")
         noun = NOUN.get(self.section, self.section)
-        return CoreChange(kind, None, f"{noun} {self.entity}{f': {self.key}' if self.key else ''}", self.action,
+        return CoreChange(kind, self.cluster, f"{noun} {self.entity}{f': {self.key}' if self.key else ''}", self.action,
                           self.current, self.desired, self._irreversible())
 
     def _irreversible(self) -> str | None:
@@ -56,7 +57,9 @@ class Change:
             return "Kafka cannot remove partitions"
         if self.action == "delete-topic":
             return "the topic's data is deleted with it"
-        if self.action == "delete-scram" or (self.action == "upsert-scram" and self.current is not None):
+        if self.action == "delete-scram":
+            return "the broker never returns a SCRAM password, so the one deleted cannot be set back"
+        if self.action == "upsert-scram" and self.current is not None:
             return "the broker never returns a SCRAM password, so the one replaced cannot be set back"
         if self.action in ("set", "delete") and self.current == SENSITIVE:
             return "the broker never returns a sensitive value, so the one replaced cannot be set back"
@@ -285,6 +288,7 @@ def make_plan(desired: DesiredConfigs, cur: Current, delete_topics: bool = False
     sensitive = [c for c in plan.changes if c.action == "set" and isinstance(c.value, SecretRef)]
     for c in sensitive:
         c.value.resolve(c.where or "")  # at plan time: a missing secret is an error before anything changes
+    plan.changes = [replace(c, cluster=cur.cluster_id) for c in plan.changes]  # (every record names its cluster)
     return plan
 
 

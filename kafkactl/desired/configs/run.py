@@ -32,7 +32,9 @@ class Planned:
     def summary(self) -> str:
         counts = Counter(c.action for c in self.plan.changes)
         shown = ", ".join(f"{n} {a}" for a, n in sorted(counts.items())) or "none"
-        return (f"{len(self.plan.changes)} changes ({shown}) in {', '.join(self.plan.sections)}; "
+        from kafkactl.limits import plural
+
+        return (f"{plural(len(self.plan.changes), 'change')} ({shown}) in {', '.join(self.plan.sections)}; "
                 f"{self.plan.deletions} deletion{'s' * (self.plan.deletions != 1)}; current state "
                 f"{self.plan.fingerprint}")
 
