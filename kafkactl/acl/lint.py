@@ -216,6 +216,20 @@ def _spelling(b: AclBinding, supers: frozenset[str], cidr_hosts: bool) -> list[F
     return out
 
 
+def spelling_warnings(bindings: Iterable[AclBinding], cidr_hosts: bool = False) -> list[str]:
+    """What lint says of how new bindings are spelt, once per host and principal: a host that never matches, a
+    principal type in the wrong case (acls create warns with these before it sends anything)."""
+    out: dict[str, None] = {}
+    for b in bindings:
+        for f in _host_findings(b, cidr_hosts):
+            out[f.message] = None
+        ptype = b.principal.partition(":")[0]
+        if ptype != "User" and ptype.lower() == "user":
+            out[f"principal {b.principal}: principal types are case-sensitive: {ptype}: never matches User: "
+                "principals"] = None
+    return list(out)
+
+
 def _host_findings(b: AclBinding, cidr_hosts: bool) -> list[Finding]:
     h = b.host
     if h == WILDCARD:

@@ -128,8 +128,11 @@ def did_you_mean(text: str, names: list[str]) -> str:
 _SORTED_BINDABLE = tuple(sorted(BINDABLE_OPERATIONS))
 
 
-def parse_operation(text: str, option: str = "--operation") -> AclOperation:
-    """Accepts IdempotentWrite, IDEMPOTENTWRITE, idempotent-write, idempotent_write, ..."""
+def parse_operation(text: str, option: str = "--operation", in_filter: bool = False) -> AclOperation:
+    """Accepts IdempotentWrite, IDEMPOTENTWRITE, idempotent-write, idempotent_write, ...; in a filter (list, delete
+    by --operation) Any too, which matches every operation."""
+    if in_filter and _squash(text.strip()) == "ANY":
+        return AclOperation.ANY
     if _squash(text.strip()) in ("ANY", "UNKNOWN"):
         raise UsageError(f"{option} {shown(text)}: {_squash(text)} is only meaningful in filters, not in an ACL")
     return _parse_enum(AclOperation, text, option, _SORTED_BINDABLE, "an operation")
@@ -148,8 +151,10 @@ def parse_pattern_type(text: str, for_create: bool, option: str = "--resource-pa
         raise
 
 
-def parse_permission(text: str, option: str = "--permission") -> Permission:
-    return _parse_enum(Permission, text, option, [Permission.ALLOW, Permission.DENY], "a permission")
+def parse_permission(text: str, option: str = "--permission", in_filter: bool = False) -> Permission:
+    """Allow or Deny; in a filter (list, delete by --permission) Any too."""
+    return _parse_enum(Permission, text, option,
+                       [Permission.ALLOW, Permission.DENY, *([Permission.ANY] if in_filter else [])], "a permission")
 
 
 def parse_resource_type(text: str, option: str = "--resource-type") -> ResourceType:

@@ -75,12 +75,13 @@ def existing_among(gw: AclClient, bindings: Sequence[AclBinding]) -> set[AclBind
 
 def create_acls(gw: AclClient | None, bindings: Sequence[AclBinding], dry_run: bool = False,
                 progress: Progress | None = None) -> ChangeResult:
-    """`gw` may be None for a dry run, which sends nothing."""
+    """A dry run reads the cluster (an ACL already there is `exists`; a caller who may not read ACLs, and so may not
+    create them, is told) and creates nothing; with `gw` None it sends nothing at all."""
     bindings = sorted(set(bindings))
     for b in bindings:
         if not b.is_concrete():
             raise UsageError(f"cannot create a non-concrete ACL: {b.describe()}")
-    if dry_run:
+    if dry_run and gw is None:
         return ChangeResult("AclCreateResult", tuple(BindingResult(b, "would-create") for b in bindings), dry_run=True)
     assert gw is not None, "only a dry run goes without a gateway"
     try:
@@ -89,6 +90,9 @@ def create_acls(gw: AclClient | None, bindings: Sequence[AclBinding], dry_run: b
         # Alter on the cluster implies Describe, so this caller could not create them either
         raise NotAuthorizedError(f"{gw.who()} is not authorized to create ACLs: "
                                  "needs Alter on the Cluster (CLUSTER_AUTHORIZATION_FAILED)") from None
+    if dry_run:
+        return ChangeResult("AclCreateResult", tuple(BindingResult(b, "exists" if b in existing else "would-create")
+                                                     for b in bindings), dry_run=True)
     # Every binding is sent, existing ones too: the read above may be stale, and CreateAcls is
     # idempotent (an existing ACL reports success and writes no record). The read only labels them.
     outcome: dict[AclBinding, BindingResult] = {}

@@ -305,8 +305,12 @@ def filters_for_query(o: AclOptions, for_delete: bool) -> list[AclFilter]:
     (hosts default '*', operations default All). --principal/--host/--operation/--permission filter
     on their own, matching any value of what is not given.
     """
+    if for_delete and (o.producer or o.consumer):
+        # as kafka-acls.sh --remove --producer/--consumer: exactly the ACLs the same create would add
+        return [b.to_filter() for b in bindings_for_create(o)]
     if o.producer or o.consumer or o.idempotent:
-        raise UsageError("--producer/--consumer/--idempotent only apply to create")
+        raise UsageError("--producer/--consumer/--idempotent apply to create and delete, not to list"
+                         if not for_delete else "--idempotent goes with --producer")
     if _preset_flags(o):
         raise UsageError(f"{_preset_flags(o)[0]} only applies to create")
     if not for_delete and (o.allow_principals or o.deny_principals or o.allow_hosts or o.deny_hosts):
@@ -341,8 +345,8 @@ def filters_for_query(o: AclOptions, for_delete: bool) -> list[AclFilter]:
     else:
         principals: list[str | None] = [validate_principal(p) for p in o.principals] or [None]
         hosts: list[str | None] = [_host_filter(h) for h in o.hosts] or [None]
-        ops = [parse_operation(x) for x in o.operations] or [Op.ANY]
-        perm = Permission.ANY if o.permission is None else parse_permission(o.permission)
+        ops = [parse_operation(x, in_filter=True) for x in o.operations] or [Op.ANY]
+        perm = Permission.ANY if o.permission is None else parse_permission(o.permission, in_filter=True)
         entry_filters = [(p, h, op, perm) for p in principals for h in hosts for op in ops]
     return [AclFilter(rt, name, pt, p, h, op, perm) for rt, name, pt in resources for p, h, op, perm in entry_filters]
 

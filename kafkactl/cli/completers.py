@@ -59,7 +59,20 @@ def operations(ctx: Any, incomplete: str) -> list[str]:
     types = [t for name, t in by_option.items() if params.get(name)]
     ops = set().union(*(SUPPORTED_OPERATIONS[t] for t in types), {AclOperation.ALL}) if types else set()
     names = sorted(o.pascal for o in (ops or BINDABLE_OPERATIONS))
-    return [n for n in names if n.lower().startswith(incomplete.lower())]
+    if ctx is not None and ctx.command is not None and ctx.command.name in ("list", "delete", "describe", "remove"):
+        names.append("Any")  # (a filter's)
+    typed = incomplete.lower()
+    if "-" in typed or "_" in typed:  # idempotent-write, idempotent_write: the spelling typed, completed
+        sep = "-" if "-" in typed else "_"
+        spelled = {n: sep.join(w.lower() for w in _words(n)) for n in names}
+        return [s for s in spelled.values() if s.startswith(typed)]
+    return [n for n in names if n.lower().startswith(typed)]
+
+
+def _words(pascal: str) -> list[str]:
+    import re
+
+    return re.findall(r"[A-Z][a-z]*", pascal)
 
 
 def pattern_types(ctx: Any, incomplete: str) -> list[str]:
@@ -149,3 +162,10 @@ def auth_errors(ctx: Any, incomplete: str) -> list[str]:  # noqa: ARG001
     from kafkactl.acl.apis import ERRORS
 
     return [e for e in ERRORS if e.startswith(incomplete.upper())]
+
+
+def kafka_versions(incomplete: str) -> list[str]:
+    """The versions the sandbox runs."""
+    from kafkactl.local.assembly import KAFKA_VERSIONS
+
+    return [v for v in KAFKA_VERSIONS if v.startswith(incomplete)]

@@ -68,7 +68,17 @@ class AppContext:
         """Standard output, for what streams as it is read (acls export writes its file there)."""
         return sys.stdout
 
-    def render(self, data: Any) -> None:
+    def render(self, data: Any, of: type | None = None, empty: str | None = None) -> None:
+        """`of`: the row type of a list (an empty one still prints its csv header); `empty`: what a terminal is told
+        on stderr instead of an empty table (json prints [], yaml [], csv the header)."""
+        if of is not None and isinstance(data, list) and not data:
+            from kafkactl.formatters.model import Rows
+
+            data = Rows(data, of)
+        if empty is not None and self.output is OutputFormat.table and isinstance(data, list) and not data:
+            if empty:  # ("": the command's own summary says it)
+                self.note(empty)
+            return
         render(data, self.output, sys.stdout, self.console if self.output is OutputFormat.table else None)
 
     def render_to_stderr(self, data: Any) -> None:
@@ -100,9 +110,11 @@ class AppContext:
         from kafkactl.profiles import ContextStore, resolve
 
         store = ContextStore.load()
-        for w in store.warnings:
-            self.warn(w)
-        return resolve(self.selection, store=store)
+        try:
+            return resolve(self.selection, store=store)
+        finally:  # (the contexts file's, and a --command-config's read while resolving)
+            for w in store.warnings:
+                self.warn(w)
 
     def gateway(self) -> Any:
         if self._gateway is None:
@@ -152,8 +164,10 @@ def _make_console(stream: Any, no_color: bool) -> Any:
     tty = stream.isatty()
     # In a pipe rich would wrap and truncate at 80 columns; data must never be cut for a script.
     width = None if tty else 100_000
-    console = Console(file=stream, no_color=no_color or None, highlight=False, width=width,
-                      force_terminal=None, soft_wrap=not tty)
+    # --no-color (or NO_COLOR) is no escape sequence at all: no bold, no underline either (rich keeps those)
+    plain = no_color or bool(os.environ.get("NO_COLOR"))
+    console = Console(file=stream, no_color=plain or None, highlight=False, width=width, force_terminal=None,
+                      soft_wrap=not tty, color_system=None if plain else "auto")
 
     def on_broken_pipe() -> None:
         # rich would exit 1 here; the root group owns exit codes (141, quietly)

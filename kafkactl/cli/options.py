@@ -32,11 +32,17 @@ UserPrincipals = Annotated[list[str] | None, typer.Option("--user-principal",
                                                                "User:bob (repeatable).",
                                                           autocompletion=complete.principals, rich_help_panel=_R,
                                                           show_default=False)]
-PatternTypeOpt = Annotated[str | None, typer.Option("--resource-pattern-type", metavar="literal|prefixed|any|match",
-                                                    help="literal|prefixed (create); any|match|literal|prefixed (list, "
-                                                         "delete). Default: literal.",
+# create takes a pattern; list and delete a pattern filter (any, match too): each offers what it accepts
+PatternTypeOpt = Annotated[str | None, typer.Option("--resource-pattern-type", metavar="literal|prefixed",
+                                                    help="How the resource names match: literal (the default) or "
+                                                         "prefixed.",
                                                     autocompletion=complete.pattern_types, rich_help_panel=_R,
                                                     show_default=False)]
+PatternFilterOpt = Annotated[str | None, typer.Option("--resource-pattern-type", metavar="literal|prefixed|any|match",
+                                                      help="Which patterns: literal (the default), prefixed, any, or "
+                                                           "match (every pattern that matches the name).",
+                                                      autocompletion=complete.pattern_types, rich_help_panel=_R,
+                                                      show_default=False)]
 AllowPrincipals = Annotated[list[str] | None, typer.Option("--allow-principal",
                                                            help="Principal Type:name to allow (repeatable).",
                                                            autocompletion=complete.principals, rich_help_panel=_E,
@@ -53,9 +59,18 @@ DenyHosts = Annotated[list[str] | None, typer.Option("--deny-host",
                                                      rich_help_panel=_E, show_default=False)]
 Operations = Annotated[list[str] | None, typer.Option("--operation",
                                                       help="Operation, e.g. Read, IdempotentWrite (repeatable; "
-                                                           "create default: All).",
+                                                           "default: All).",
                                                       autocompletion=complete.operations, rich_help_panel=_E,
                                                       show_default=False)]
+# a filter's: list, and delete's --principal form match any operation without it; delete's --allow-principal form
+# names entries, as kafka-acls.sh --remove does: without --operation, only those of operation All
+FilterOperations = Annotated[list[str] | None, typer.Option("--operation",
+                                                            help="Operation, e.g. Read, or Any (repeatable). "
+                                                                 "Without it: any operation; with --allow-principal "
+                                                                 "or --deny-principal (delete), only ACLs of "
+                                                                 "operation All, as kafka-acls.sh --remove.",
+                                                            autocompletion=complete.operations, rich_help_panel=_E,
+                                                            show_default=False)]
 Principals = Annotated[list[str] | None, typer.Option("--principal", help="Only ACLs of this principal (repeatable).",
                                                       autocompletion=complete.principals, rich_help_panel=_F,
                                                       show_default=False)]

@@ -20,6 +20,10 @@ from kafkactl.exitcodes import ExitCode
 from kafkactl.formatters import OutputFormat
 from kafkactl.profiles import Selection
 
+from kafkactl.cli.helpview import wrap_format_help  # isort: skip
+
+wrap_format_help()  # --help at any width: names and choice lists whole (cli/helpview.py)
+
 # noun -> module under kafkactl.commands holding its Typer `app`. Sub-apps are imported and turned into
 # click commands only when invoked (or listed by --help): building the whole tree costs more than a command.
 NOUNS = {

@@ -16,6 +16,8 @@ app = typer.Typer(help="The calling principal's view of its own permissions.", n
 def auth_whoami(ctx: typer.Context) -> None:
     """Show the caller's authorized operations on the cluster, every visible topic and every visible group.
 
+    Plain output (a pipe) is the principal alone; -o csv, json or yaml hold the operations too.
+
     Example:  kafkactl --context local-alice auth whoami
     """
     from kafkactl.describe.whoami import whoami

@@ -27,7 +27,7 @@ def cluster_describe(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = Fal
     if authorized_ops:
         from kafkactl.formatters.views import AuthorizedOpsView
 
-        app_ctx.render(AuthorizedOpsView(info, [("kafka-cluster", info.authorized_operations)]))
+        app_ctx.render(AuthorizedOpsView(info, [("kafka-cluster", info.authorized_operations)], described=info))
         ops = info.authorized_operations
         if ops is not None and ops.supplied and ops.raw == 0:
             app_ctx.hint(cluster.EMPTY_CLUSTER_OPS_HINT)

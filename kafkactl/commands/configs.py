@@ -87,8 +87,11 @@ def configs_list(ctx: typer.Context, entity_type: EntityType = None, verbose: Ve
         if t not in CONFIG_TYPES:
             raise UsageError(f"--entity-type {t!r}: LIST_CONFIG_RESOURCES covers {', '.join(CONFIG_TYPES)}")
     listing = list_resources(app_ctx.gateway(), list(entity_type or []))
-    if listing.resources:
-        app_ctx.render(listing.resources)
+    from kafkactl.configs.listing import ConfigResource
+
+    app_ctx.render(listing.resources, of=ConfigResource,
+                   empty=f"no {' or '.join(entity_type) if entity_type else 'resources'} with configs the caller "
+                         "may see")
     _print_listing_notes(app_ctx, listing, verbose)
 
 
@@ -126,7 +129,12 @@ def configs_describe(
             if listing is not None:
                 _print_listing_notes(app_ctx, listing, verbose)
         rows, errors = ops.describe(gw, entity, names, all_, verbose)
-    app_ctx.render(rows)
+    from kafkactl.configs.ops import ConfigRow
+
+    what = " and ".join(f"{e.type if e.type == 'client-metrics' else e.type.rstrip('s')} {e.label()}"
+                        for e in entities)
+    app_ctx.render(rows, of=ConfigRow, empty=None if errors else
+                   f"no {'' if all_ else 'dynamic '}configs set on {what}" + ("" if all_ else "; --all shows defaults"))
     report_errors(app_ctx, errors, len(rows) or (0 if errors else 1))
 
 

@@ -34,10 +34,26 @@ def context_list(ctx: typer.Context) -> None:
 
     Example:  kafkactl context list -o plain
     """
+    from dataclasses import replace
+
     from kafkactl.profiles import context_rows
 
     app_ctx = ctx.obj
-    app_ctx.render(context_rows(_store(app_ctx)))
+    # an mTLS context's user is its certificate: shown by subject, as the brokers authenticate it
+    app_ctx.render([replace(r, certificate=_subject(r.certificate)) if r.certificate else r
+                    for r in context_rows(_store(app_ctx))])
+
+
+def _subject(pem_file: str) -> str:
+    from pathlib import Path
+
+    from kafkactl.errors import KafkactlError
+    from kafkactl.mapping.certdn import pem_subject
+
+    try:
+        return pem_subject(Path(pem_file).expanduser().read_bytes(), pem_file)
+    except (OSError, KafkactlError):
+        return f"(unreadable: {pem_file})"
 
 
 @app.command("current")
@@ -112,6 +128,8 @@ def context_add(
         props["sasl.username"] = username
     if password_stdin:
         props["sasl.password"] = _password_from_stdin()
+    if not command_config:
+        _check_sasl(props)
     settings_from_properties(props, f"context {name}")  # validate now, not at first use
     bootstrap_server = parse_bootstrap(bootstrap_server)
     store = _store(app_ctx)
@@ -122,6 +140,26 @@ def context_add(
         store.current = name
     store.save()
     app_ctx.note(f"context {name} saved to {store.path}" + (" (current)" if store.current == name else ""))
+
+
+def _check_sasl(props: dict[str, str]) -> None:
+    """Half-filled SASL settings are refused (exit 2) rather than saved to fail at first use: a user without a
+    password or the reverse, a PLAIN or SCRAM mechanism without them, credentials on a protocol that sends none."""
+    from kafkactl.errors import UsageError
+
+    protocol = props.get("security.protocol", "PLAINTEXT").upper()
+    mechanism = props.get("sasl.mechanism", "").upper()
+    user, password = "sasl.username" in props, "sasl.password" in props
+    if user != password:
+        raise UsageError("--username needs --password-stdin (and the reverse): a SASL login takes both"
+                         if user else "--password-stdin needs --username: a SASL login takes both")
+    if (user or mechanism) and not protocol.startswith("SASL_"):
+        raise UsageError(f"{'--username' if user else '--sasl-mechanism'} with security.protocol {protocol}, which "
+                         "sends no SASL login: add --security-protocol SASL_SSL (or SASL_PLAINTEXT)")
+    if mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512") and not user:
+        raise UsageError(f"--sasl-mechanism {mechanism} needs --username and --password-stdin")
+    if user and not mechanism:
+        raise UsageError("--username needs --sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
 
 
 def _password_from_stdin() -> str:

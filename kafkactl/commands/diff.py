@@ -30,8 +30,13 @@ def diff(
                                                              "the second (repeatable; =source. for "
                                                              "MirrorMaker 2's default naming).",
                                                         show_default=False)] = None,
+    detailed_exitcode: Annotated[bool, typer.Option("--detailed-exitcode",
+                                                    help="Exit 0 when the clusters match, 2 when they differ, 1 on "
+                                                         "error (as plan's).")] = False,
 ) -> None:
-    """Show what differs between two clusters (every part unless some are chosen); exit 2 when they differ.
+    """Show what differs between two clusters (every part unless some are chosen).
+
+    Exit 0 whether or not they differ (bad input 2, as every command); --detailed-exitcode: 2 when they differ.
 
     Example:  kafkactl diff --context prod-eu --context dr-eu --acls --configs --topic-map =eu.
     """
@@ -57,7 +62,17 @@ def diff(
         app_ctx.warn(f"{first.name} and {second.name} reach the same cluster (id {same}): what follows compares it "
                      "with itself")
     found = diff_clusters(gw_a, gw_b, parts, mapping)
-    app_ctx.render(found)
+    from kafkactl.formatters import OutputFormat
+
+    if app_ctx.output is OutputFormat.table and found:  # the value columns named by their clusters
+        from kafkactl.formatters.model import Tabular
+
+        app_ctx.render(Tabular(columns=("kind", "entity", "key", f"first: {first.name}", f"second: {second.name}"),
+                               rows=[(d.kind, d.entity, d.key, d.first, d.second) for d in found]))
+    else:
+        from kafkactl.desired.diff import Difference
+
+        app_ctx.render(found, of=Difference)
     app_ctx.note(f"{len(found)} differences between {first.name} (first) and {second.name} (second)")
-    if found:
+    if found and detailed_exitcode:
         raise typer.Exit(2)

@@ -33,7 +33,7 @@ def groups_list(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -
             app_ctx.hint(groups.why_empty(app_ctx.gateway()))
         return
     result = groups.list_groups(app_ctx.gateway())
-    app_ctx.render(result)
+    app_ctx.render(result, of=groups.GroupListing, empty="no consumer groups the caller may describe")
     if not result:
         app_ctx.hint(groups.why_empty(app_ctx.gateway()))
 
@@ -58,11 +58,12 @@ def groups_describe(
     skipped: dict[str, list[str]] = {}
     found, errors = groups.describe_groups(app_ctx.gateway(), group_ids or None, authorized_operations=authorized_ops,
                                            skipped=skipped)
-    if authorized_ops:
-        app_ctx.render(AuthorizedOpsView(found, [(g.group, g.authorized_operations) for g in found], "groups"))
-    else:
-        from kafkactl.formatters.views import GroupsView
+    from kafkactl.formatters.views import GroupsView
 
+    if authorized_ops:  # (added to the describe view, not instead of it)
+        app_ctx.render(AuthorizedOpsView(found, [(g.group, g.authorized_operations) for g in found], "groups",
+                                         GroupsView(found)))
+    else:
         app_ctx.render(GroupsView(found))
     if skipped:
         app_ctx.note("not described (kafkactl describes consumer groups; `groups list` lists every type): "

@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from kafkactl.cli import completers as complete
+
 app = typer.Typer(help="Run a local Kafka sandbox (KRaft, SASL users, StandardAuthorizer).", no_args_is_help=True)
 
 
@@ -21,7 +23,7 @@ def local_up(
                                                     help="A separate controller quorum of this size (default 1 when "
                                                          "--brokers is over 1).")] = None,
     kafka_version: Annotated[str | None, typer.Option("--kafka-version", metavar="3.9.1|4.0.1|4.3.1|4.4.0",
-                                                      show_default=False,
+                                                      show_default=False, autocompletion=complete.kafka_versions,
                                                       help="The Kafka version of a new sandbox "
                                                            "(default: the newest, 4.4.0).")] = None,
     tls: Annotated[bool | None, typer.Option("--tls/--no-tls", show_default=False,

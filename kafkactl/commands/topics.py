@@ -38,7 +38,7 @@ def topics_list(
         app_ctx.render(AuthorizedOpsView(found, [(t.name, t.authorized_operations) for t in found], "topics"))
         return
     result = topics.list_topics(app_ctx.gateway(), include_internal=not exclude_internal)
-    app_ctx.render(result)
+    app_ctx.render(result, of=topics.TopicSummary, empty="no topics the caller may describe")
     if not result:
         app_ctx.hint(topics.why_empty(app_ctx.gateway()))
 
@@ -60,11 +60,12 @@ def topics_describe(
 
     app_ctx: AppContext = ctx.obj
     found, errors = topics.describe_topics(app_ctx.gateway(), names or None, authorized_operations=authorized_ops)
-    if authorized_ops:
-        app_ctx.render(AuthorizedOpsView(found, [(t.name, t.authorized_operations) for t in found], "topics"))
-    else:
-        from kafkactl.formatters.views import TopicsView
+    from kafkactl.formatters.views import TopicsView
 
+    if authorized_ops:  # (added to the describe view, not instead of it)
+        app_ctx.render(AuthorizedOpsView(found, [(t.name, t.authorized_operations) for t in found], "topics",
+                                         TopicsView(found)))
+    else:
         app_ctx.render(TopicsView(found))
     if not found and not errors and not names:
         app_ctx.hint(topics.why_empty(app_ctx.gateway()))

@@ -117,6 +117,7 @@ def _fallback(gw: Gateway, types: list[int], out: Listing) -> Listing:
                     skipped.remove(ENTITY_OF[t])
     if skipped:
         out.notes.append(f"{', '.join(skipped)} left out: they need DescribeConfigs on CLUSTER")
-    out.notes.append("the result above is possibly incomplete")
+    out.notes.append("the result above is possibly incomplete" if out.resources else
+                     "the result is possibly incomplete: nothing was listed")
     out.resources.sort(key=lambda r: (r.entity_type, r.name))
     return out

@@ -223,7 +223,26 @@ def _alter_config(gw: Gateway, entity: Entity, ops: list[tuple[str, str | None, 
     translated = gw.translate(err, f"alter configs of {entity.type[:-1]} {label!r}",
                               resource=f"{entity.type[:-1]} {label!r}", needs=alter_needs(entity.type, label))
     # IncrementalAlterConfigs is all-or-nothing per resource: every key of it failed with the broker's message
+    if "unknown" in translated.message.lower() and translated.hint is None:
+        translated.hint = _closest_names(gw, ctype, entity.name or "", [k for k, _, _ in ops])
     raise translated
+
+
+def _closest_names(gw: Gateway, ctype: int, name: str, keys: list[str]) -> str | None:
+    """For a config name the broker does not know: the nearest names it describes for the entity (configs plan
+    suggests them too), or None when it cannot describe them."""
+    import difflib
+
+    try:
+        described = gw.describe_configs([(ctype, name)]).get((ctype, name))
+    except KafkactlError:
+        return None
+    if not isinstance(described, list):
+        return None
+    known = sorted({c.name for c in described})
+    near = [(k, difflib.get_close_matches(k, known, 1)) for k in keys if k not in known]
+    said = [f"{k}: did you mean {m[0]}?" for k, m in near if m]
+    return "; ".join(said) or None
 
 
 def _check_broker_exists(gw: Gateway, entity: Entity) -> None:
@@ -282,10 +301,10 @@ def _alter_user_or_quota(gateway: Callable[[], Gateway], entities: list[Entity],
     errors: list[KafkactlError] = []
     ok = "validated" if dry_run else "changed"
 
-    def outcome(err: BaseException | None, what: str) -> tuple[str, str | None]:
+    def outcome(err: BaseException | None, what: str, resource: str | None = None) -> tuple[str, str | None]:
         if err is None:
             return ok, None
-        errors.append(gw.translate(err, what, needs="Alter on the Cluster"))
+        errors.append(gw.translate(err, what, resource, needs="Alter on the Cluster"))
         return "failed", errors[-1].message
 
     if quota:
@@ -301,7 +320,8 @@ def _alter_user_or_quota(gateway: Callable[[], Gateway], entities: list[Entity],
         else:
             upserts = [(user, k, c.iterations, c.password) for k, c, op in scram if op == "SET" and c is not None]
             deletes = [(user, k) for k, c, op in scram if op == "DELETE"]
-            status, msg = outcome(gw.alter_scram(upserts, deletes).get(user), f"alter SCRAM credentials of {user}")
+            status, msg = outcome(gw.alter_scram(upserts, deletes).get(user), f"alter SCRAM credentials of {user}",
+                                  f"the {' or '.join(k for k, _ in deletes) or 'SCRAM'} credential of user {user}")
             rows += [ConfigChange("users", user, k, op, _scram_shown(c), status, msg) for k, c, op in scram]
     result = ChangeResult("ConfigAlterResult", tuple(rows), dry_run=dry_run)
     failed = result.failed

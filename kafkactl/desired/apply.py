@@ -98,11 +98,26 @@ def apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], No
     started: list[tuple[str, int]] = []  # the phases begun
     try:
         _apply(plan, gateways, result, statuses, started, progress, on_phase, report, dry_run)
-    except BaseException:  # an error or Ctrl-C part way: the report still holds a line for every binding
+    except BaseException as exc:  # an error or Ctrl-C part way: the report still holds a line for every binding
         if report is not None and not dry_run:
             _record_stop(plan, started, statuses, report)
+        if isinstance(exc, KeyboardInterrupt):
+            raise interrupted(result, statuses, plan.changes) from None
         raise
     return result
+
+
+def interrupted(result: ApplyResult, statuses: dict[AclBinding, str], total: int) -> PartialFailure:
+    """Ctrl-C part way: how many changes are made (counted, the phase in flight included), said; exit 130."""
+    from kafkactl.exitcodes import ExitCode
+    from kafkactl.limits import plural
+
+    made = sum(r.count for r in result.summary if r.status in ("created", "deleted"))
+    made += sum(1 for s in statuses.values() if s in ("created", "deleted"))
+    err = PartialFailure(f"interrupted: {made:,} of {plural(total, 'change')} made before it stopped (a request in "
+                         "flight may have made more); applying the same plan again finishes the rest", result=result)
+    err.exit_code = ExitCode.INTERRUPTED
+    return err
 
 
 def _record_stop(plan: Plan, started: list[tuple[str, int]], statuses: dict[AclBinding, str],

@@ -49,6 +49,14 @@ def cell(value: Any) -> Any:
     return value
 
 
+class Rows(list):
+    """A list of rows that knows their type when it is empty: csv still prints its header, a table its columns."""
+
+    def __init__(self, items: Any, row_type: type) -> None:
+        super().__init__(items)
+        self.row_type = row_type
+
+
 def table_of(data: Any, vertical: bool = False) -> Tabular:
     """Rows and columns of a result: a sequence of row dataclasses, or a document dataclass.
 
@@ -56,6 +64,8 @@ def table_of(data: Any, vertical: bool = False) -> Tabular:
     """
     if isinstance(data, Tabular):
         return data
+    if isinstance(data, Rows) and not data:
+        return Tabular(columns=_columns(data.row_type), rows=[])
     if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
         items = list(data)
         cols = _columns(items[0]) if items else ()

@@ -11,7 +11,9 @@ from kafkactl.formatters.model import Tabular, table_of
 
 
 def header_label(column: str) -> str:
-    return column.replace("_", " ").upper()
+    """RESOURCE NAME for resource_name; in "first: prod-eu" only the part before the colon (a name stays as it is)."""
+    head, sep, name = column.partition(": ")
+    return head.replace("_", " ").upper() + sep + name
 
 
 # past this many rows the table view prints the plain view (one stderr line says so): rich lays out every row before

@@ -29,6 +29,8 @@ def render_plain(t: Tabular, out: TextIO) -> None:
 
 def render_csv(t: Tabular, out: TextIO) -> None:
     w = csv.writer(out, lineterminator="\n")
+    if not t.columns:  # (nothing, and nothing to say of what it would have been)
+        return
     w.writerow(t.columns)
     for row in t.rows:
         w.writerow(["" if v is None else ("true" if v is True else "false" if v is False else v) for v in row])

@@ -7,6 +7,7 @@ pipeline (plain, csv) see instead.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -47,6 +48,7 @@ class AuthorizedOpsView:
     data: Any
     items: Sequence[tuple[str, Any]]  # (label, AuthorizedOps)
     title: str | None = None
+    described: Any = None  # the describe view they add to (table: shown first); None for a listing
 
 
 @view(AuthorizedOpsView)
@@ -56,6 +58,8 @@ def _authorized_ops(v: AuthorizedOpsView, fmt: OutputFormat, out: TextIO, consol
     if fmt in (OutputFormat.json, OutputFormat.yaml):
         _render(v.data, fmt, out, console)
     elif fmt is OutputFormat.table:
+        if v.described is not None:
+            _render(v.described, fmt, out, console)
         if len(v.items) == 1:
             _render(authz.detail(*v.items[0]), fmt, out, console)
         elif v.items:
@@ -110,6 +114,12 @@ def _whoami(v: WhoamiView, fmt: OutputFormat, out: TextIO, console: Any) -> None
             else:
                 console.print(f"{title}: none visible", style="dim", highlight=False)
         _legend(console)
+    elif fmt is OutputFormat.plain:  # the principal alone: `$(kafkactl auth whoami)` in a script
+        if me.principal or not me.certificate_dn:
+            out.write(f"{me.principal or 'ANONYMOUS'}\n")
+        else:  # (mapped by rules that could not be read: no principal to print)
+            sys.stderr.write(f"note: certificate {me.certificate_dn}: the brokers' ssl.principal.mapping.rules "
+                             "could not be read to map it to a principal\n")
     else:
         rows = [(r.name, r.authorized_operations) for _, items in sections for r in items]
         _render(authz.long_rows(rows), fmt, out, console)

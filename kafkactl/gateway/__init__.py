@@ -68,7 +68,8 @@ _REFUSED_GRACE_S = 0.5
 # kafka-python reports a refused connection or login only as a bootstrap timeout: when its bootstrap takes
 # longer than this, librdkafka is asked, in parallel, what is wrong
 _DIAGNOSE_AFTER_S = 0.3
-_NOT_FOUND = {3, 69}  # UNKNOWN_TOPIC_OR_PARTITION, GROUP_ID_NOT_FOUND
+_NOT_FOUND = {3, 69, 91}  # UNKNOWN_TOPIC_OR_PARTITION, GROUP_ID_NOT_FOUND, RESOURCE_NOT_FOUND (an absent SCRAM
+# credential deleted, say)
 
 
 def client_certificate_problem(pem_path: str | None) -> str:
@@ -377,14 +378,17 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
 
     def _unreachable(self, what: str) -> KafkactlError:
         self._raise_fatal_client_error()
+        # a sandbox context (local up writes them): the sandbox is most likely stopped
+        hint = ("is the sandbox running? kafkactl local status says; kafkactl local up starts it"
+                if (self.profile.context or "").startswith("local-") else None)
         if self._every_address_refuses():
             with self._lock:
                 since = (self._all_down_at or time.monotonic()) - _REFUSED_GRACE_S
             return UnreachableError(f"cannot reach {self.profile.bootstrap_servers} to {what}: "
-                                    f"{self._reach().cause(since)}")
+                                    f"{self._reach().cause(since)}", hint=hint)
         return UnreachableError(
             f"no answer from {self.profile.bootstrap_servers} within {self.profile.timeout:g} s while trying to {what}"
-            f"{self._last_transport_detail()}")
+            f"{self._last_transport_detail()}", hint=hint)
 
     def _last_transport_detail(self) -> str:
         """What the connection errors of this attempt say, counted by kafkactl (librdkafka's "1/2 brokers are down"

@@ -81,6 +81,8 @@ class SandboxStatus:
     contexts: tuple[str, ...] = field(default_factory=tuple)
     topology: str | None = None
     nodes: tuple[NodeStatus, ...] = field(default_factory=tuple)
+    # in words: running, stopped (by local down), or which nodes run and which were killed (issue 29)
+    state: str = "none: kafkactl local up starts one"
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,7 @@ class Sandbox:
             nodes = tuple(NodeStatus(n.node_id, n.roles, n.address, live[n.node_id], n.pid if live[n.node_id] else None)
                           for n in state.nodes)
         running = bool(nodes) and all(n.running for n in nodes)
+        said = {} if state is None else {"state": _state_words(state, nodes)}
         return SandboxStatus(
             running=running,
             pid=state.pid if running and state else None,
@@ -166,6 +169,7 @@ class Sandbox:
             contexts=sandbox_contexts(state) if state else (),
             topology=state.topology() if state else None,
             nodes=nodes,
+            **said,
         )
 
     # ---------------------------------------------------------------- up
@@ -443,6 +447,21 @@ class Sandbox:
                 store.delete(name)
             store.save()
         return self.status()
+
+
+def _state_words(state: SandboxState, nodes: tuple[NodeStatus, ...]) -> str:
+    """Running; stopped (every node by local down); or, node by node, which run, which were stopped by local down
+    and which went away without it (killed, or the machine restarted)."""
+    pids = {n.node_id: n.pid for n in state.nodes}
+    if all(n.running for n in nodes):
+        return "running"
+    if not any(n.running for n in nodes) and all(pids[n.node_id] is None for n in nodes):
+        return "stopped (kafkactl local up starts it again, its data kept)"
+
+    def word(n: NodeStatus) -> str:
+        return "running" if n.running else "stopped" if pids[n.node_id] is None else "killed (not by local down)"
+
+    return "; ".join(f"node {n.node_id} {word(n)}" for n in nodes) + ": kafkactl local up starts the others"
 
 
 def sandbox_contexts(state: SandboxState) -> tuple[str, ...]:

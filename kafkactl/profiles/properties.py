@@ -41,8 +41,12 @@ def parse_properties_text(text: str, source: str = "<properties>") -> dict[str, 
 MAX_PROPERTIES_BYTES = 1 << 20  # a client.properties is a few hundred bytes
 
 
-def read_properties_file(path: str | os.PathLike[str]) -> dict[str, str]:
+def read_properties_file(path: str | os.PathLike[str], warnings: list[str] | None = None) -> dict[str, str]:
+    """The file's properties. `warnings` is told when other users may read a file holding a password (a JAAS
+    config, a key or store password), as the contexts file's reader tells."""
     p = Path(path).expanduser()
+    if p.resolve() == Path(os.devnull):  # as the Java tools read it: an empty file (no properties)
+        return {}
     try:
         if p.exists() and not p.is_file():  # /dev/zero would never end, a FIFO would block
             raise ConfigError(f"--command-config {path}: not a regular file")
@@ -61,7 +65,14 @@ def read_properties_file(path: str | os.PathLike[str]) -> dict[str, str]:
         raise ConfigError(f"--command-config {path}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"--command-config {path}: {not_utf8(exc)}") from None
-    return parse_properties_text(text, str(path))
+    props = parse_properties_text(text, str(path))
+    if warnings is not None and any(k == "sasl.jaas.config" or k.endswith(".password") for k in props):
+        import stat
+
+        mode = stat.S_IMODE(p.stat().st_mode)
+        if mode & 0o077:
+            warnings.append(f"{path} is readable by other users (mode {mode:o}); it holds passwords: chmod 600 {path}")
+    return props
 
 
 def not_utf8(exc: UnicodeDecodeError) -> str:

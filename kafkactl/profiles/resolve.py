@@ -154,7 +154,7 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
     settings: dict[str, Any] = {}
     if ctx is not None:
         if ctx.command_config:
-            settings.update(settings_from_properties(read_properties_file(ctx.command_config),
+            settings.update(settings_from_properties(read_properties_file(ctx.command_config, store.warnings),
                                                      f"context {ctx.name}: {ctx.command_config}"))
         settings.update(settings_from_properties(ctx.properties, f"context {ctx.name}"))
         if ctx.bootstrap_servers:
@@ -167,7 +167,7 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
         for key in ("security_protocol", "sasl_mechanism", "username", "password", "ssl_cafile",
                     "ssl_certfile", "ssl_keyfile", "ssl_key_password", "ssl_check_hostname"):
             settings.pop(key, None)
-        settings.update(settings_from_properties(read_properties_file(sel.command_config),
+        settings.update(settings_from_properties(read_properties_file(sel.command_config, store.warnings),
                                                  f"--command-config {sel.command_config}"))
     if sel.bootstrap_servers is None and settings.get("bootstrap_servers"):
         settings["bootstrap_servers"] = parse_bootstrap(settings["bootstrap_servers"],

@@ -160,13 +160,14 @@ def validate_context_name(name: str) -> None:
 
 @dataclass(frozen=True)
 class ContextRow:
-    COLUMNS = ("name", "current", "bootstrap_servers", "user", "mechanism", "managed_by")
+    COLUMNS = ("name", "current", "bootstrap_servers", "user", "mechanism", "certificate", "managed_by")
     name: str
     current: bool
     bootstrap_servers: str | None
     user: str | None
     mechanism: str | None
     managed_by: str | None
+    certificate: str | None = None  # the client certificate's PEM file (mTLS without SASL): the brokers' principal
 
 
 def context_rows(store: ContextStore) -> list[ContextRow]:
@@ -176,6 +177,8 @@ def context_rows(store: ContextStore) -> list[ContextRow]:
             s = settings_from_properties(c.properties, f"context {name}")
         except ConfigError:
             s = {}
+        mtls = not s.get("username") and str(s.get("security_protocol", "")).upper() == "SSL"
         rows.append(ContextRow(name=name, current=name == store.current, bootstrap_servers=c.bootstrap_servers,
-                               user=s.get("username"), mechanism=s.get("sasl_mechanism"), managed_by=c.managed_by))
+                               user=s.get("username"), mechanism=s.get("sasl_mechanism"), managed_by=c.managed_by,
+                               certificate=s.get("ssl_certfile") if mtls else None))
     return rows

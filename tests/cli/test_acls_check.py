@@ -111,5 +111,10 @@ def test_lint_reports_with_severity_and_exit_code(tmp_path):
     r = run("acls", "lint", "--acls-file", str(f), "--severity", "warning", "--fail-on", "error", "-o", "csv")
     assert r.exit_code == 0 and r.stdout.splitlines()[0] == "severity,check,subject,message"
     assert len(r.stdout.splitlines()) == 4
+    # --fail-on counts what --severity shows (issue 29): warnings hidden by --severity error fail nothing
+    r = run("acls", "lint", "--acls-file", str(f), "--severity", "error", "--fail-on", "warning", "-o", "json")
+    assert (r.exit_code, json.loads(r.stdout)) == (0, []), r.stderr
+    r = run("acls", "lint", "--acls-file", str(f), "--severity", "warning", "--fail-on", "warning", "-o", "json")
+    assert r.exit_code == ExitCode.FINDINGS
     r = run("acls", "lint", "--acls-file", str(f), "--fail-on", "sometimes")
     assert r.exit_code == ExitCode.USAGE and "sometimes" in r.stderr and r.stdout == ""

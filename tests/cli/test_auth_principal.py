@@ -106,14 +106,14 @@ def test_acls_check_with_ssl_dn_offline(tmp_path):
     acls.write_text(json.dumps([{"resource_type": "TOPIC", "resource_name": "t", "pattern_type": "LITERAL",
                                  "principal": "User:alice", "host": "*", "operation": "READ",
                                  "permission": "ALLOW"}]))
-    r = run("-o", "json", "acls", "check", "--ssl-dn", "CN=Alice,OU=eng,O=Corp\\, Inc", "--ssl-rules", RULES,
+    r = run("-o", "json", "acls", "check", "--ssl-dn", "CN=Alice,OU=eng,O=Corp\\, Inc", "--rules", RULES,
             "--operation", "Read", "--topic", "t", "--acls-file", str(acls))
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["principal"] == "User:alice" and "--ssl-dn maps to User:alice" in r.stderr
     for args, words in [(["--principal", "User:alice", "--ssl-dn", "CN=a"], "give one of --principal and --ssl-dn"),
                         ([], "give one of --principal and --ssl-dn"),
-                        (["--principal", "User:alice", "--ssl-rules", "DEFAULT"], "--ssl-rules is for --ssl-dn"),
-                        (["--ssl-dn", "CN=a", "--ssl-rules", "RULE:x"], "ssl.principal.mapping.rules")]:
+                        (["--principal", "User:alice", "--rules", "DEFAULT"], "--rules is for --ssl-dn"),
+                        (["--ssl-dn", "CN=a", "--rules", "RULE:x"], "ssl.principal.mapping.rules")]:
         r = run("acls", "check", *args, "--operation", "Read", "--topic", "t", "--acls-file", str(acls))
         assert r.exit_code == ExitCode.USAGE and words in r.stderr, (args, r.output)
 

@@ -142,3 +142,12 @@ def test_acls_plan_takes_its_clusters_clients_from_the_app_context(tmp_path):
     assert [(x["principal"], x["change"], x["operation"], x["resource_type"], x["examples"])
             for x in plan["blast_radius"]] == [("User:alice", "loses", op, "GROUP", ["app"]) for op in
                                                ("READ", "DESCRIBE")]
+
+
+@pytest.mark.parametrize("fmt, stdout", [("json", "[]\n"), ("yaml", "[]\n"), ("plain", ""),
+                                         ("csv", "resource_type,resource_name,pattern_type,principal,host,operation,"
+                                                 "permission\n"), ("table", "")])
+def test_an_empty_listing_is_explicit_in_every_format(fmt, stdout):
+    """Issue 29, item 5: csv printed nothing (no header) and a terminal an empty table frame."""
+    r = invoke(Answers([]), "-o", fmt, "acls", "list", "--topic", "nope")
+    assert (r.exit_code, r.stdout) == (0, stdout) and "0 ACL bindings" in r.stderr, r.output

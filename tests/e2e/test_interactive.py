@@ -135,6 +135,29 @@ def test_acls_delete_asks_on_a_terminal(shell, sandbox, answer, deleted):
     assert shell.status() == (0 if deleted else ExitCode.ERROR)  # "no" at the prompt: aborted, nothing changed
 
 
+def test_acls_apply_lists_what_it_deletes_before_asking(shell, sandbox, tmp_path):
+    """Issue 29, item 6: on a terminal the question came with counts only; the bindings it deletes come first."""
+    t = token()
+    for topic in (f"{t}a", f"{t}b"):
+        ok(["--context", "local-admin", "acls", "create", "--allow-principal", f"User:{t}", "--operation", "Read",
+            "--topic", topic])
+    state = tmp_path / "s.yaml"
+    state.write_text(f"apiVersion: kafkactl/v1\nkind: AclState\nscope: {{principals: ['User:{t}']}}\nacls:\n"
+                     f"- principal: User:{t}\n  allow: [{{topic: {t}a, operations: [Read]}}]\n")
+    shell.child.sendline(f"kafkactl --context local-admin acls apply {state}")
+    shell.child.expect_exact("the apply deletes 1 ACL binding:")
+    shell.child.expect_exact(f"{t}b")  # the binding itself, before the question
+    shell.child.expect(r"\[y/N\]")
+    shell.child.sendline("n")
+    shell.child.expect_exact(PROMPT)
+    mine = sorted(b.resource_name for b in snapshot(sandbox.gateway("admin")) if b.principal == f"User:{t}")
+    assert mine == [f"{t}a", f"{t}b"]  # "no": nothing changed
+    from tests.integration.acl_helpers import remove_exactly
+
+    remove_exactly(sandbox.gateway("admin"), [b for b in snapshot(sandbox.gateway("admin"))
+                                              if b.principal == f"User:{t}"])
+
+
 @pytest.mark.parametrize("answer,deleted", [("n", False), ("y", True)])
 @pytest.mark.usefixtures("sandbox")
 def test_topics_delete_asks_on_a_terminal(shell, answer, deleted):
@@ -178,10 +201,14 @@ def test_ctrl_c_mid_apply_exits_130_and_a_rerun_finishes(shell, sandbox, tmp_pat
     shell.child.expect_exact("applying", timeout=60)
     shell.child.expect(r"[1-9]\d*/20000", timeout=60)
     shell.child.sendintr()
+    # how many it made is said (issue 29), counted: at least those the broker has no longer
+    shell.child.expect(r"error: interrupted: ([\d,]+) of 20,000 changes made before it stopped", timeout=60)
+    made = int(shell.child.match.group(1).replace(",", ""))
     shell.child.expect_exact(PROMPT, timeout=60)
     assert shell.status() == ExitCode.INTERRUPTED
     left = [b for b in snapshot(sandbox.gateway("admin")) if b.principal.startswith(f"User:{t}-")]
     assert 0 < len(left) < 20000  # really interrupted mid-way
+    assert made <= 20000 - len(left)  # (a request in flight may have deleted more than it counted)
     ok(["--context", "local-admin", "acls", "apply", str(empty), "--yes"])
     after = snapshot(sandbox.gateway("admin"))
     assert [b for b in after if b.principal.startswith(f"User:{t}-")] == []

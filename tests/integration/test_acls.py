@@ -77,10 +77,27 @@ def test_dry_run_sends_nothing(sandbox, admin_gw):
     r = sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:d{t}", "--topic", f"d{t}", "--dry-run")
     assert r.exit_code == 0 and "would-create" in r.stdout
     assert snapshot(admin_gw) == before
-    # even an unreachable cluster is fine: nothing is sent
-    r = sandbox.as_user("admin", "-b", "127.0.0.1:1", "acls", "create", "--allow-principal", f"User:d{t}",
+    # it reads the cluster (issue 29): an ACL already there is `exists`, a caller who may not create is told
+    ok = sandbox.as_user("admin", "acls", "create", "--allow-principal", f"User:d{t}", "--topic", f"d{t}",
+                         "--operation", "Write")
+    assert ok.exit_code == 0, ok.stderr
+    try:
+        r = sandbox.as_user("admin", "-o", "json", "acls", "create", "--allow-principal", f"User:d{t}", "--topic",
+                            f"d{t}", "--operation", "Write", "--operation", "Read", "--dry-run")
+        assert r.exit_code == 0 and json.loads(r.stdout)["summary"] == {"exists": 1, "would-create": 1}, r.output
+        r = sandbox.as_user("carol", "acls", "create", "--allow-principal", f"User:d{t}", "--topic", f"d{t}",
+                            "--dry-run")
+        assert r.exit_code == ExitCode.NOT_AUTHORIZED and "User:carol is not authorized to create ACLs" in r.stderr
+        r = sandbox.as_user("admin", "-b", "127.0.0.1:1", "acls", "create", "--allow-principal", f"User:d{t}",
+                            "--topic", f"d{t}", "--dry-run")
+        assert r.exit_code == ExitCode.UNREACHABLE and r.stderr.count("\n") == 1, r.stderr
+    finally:
+        remove_exactly(admin_gw, [b for b in snapshot(admin_gw) if b.principal == f"User:d{t}"])
+    # the warnings lint would give, given before anything exists (issue 29)
+    r = sandbox.as_user("admin", "acls", "create", "--allow-principal", f"user:d{t}", "--allow-host", "localhost",
                         "--topic", f"d{t}", "--dry-run")
-    assert r.exit_code == 0
+    assert "warning: principal user:d" in r.stderr and "principal types are case-sensitive" in r.stderr, r.stderr
+    assert "host 'localhost' is not an IP address: the broker compares the client's IP, never a name" in r.stderr
 
 
 def test_delete_safety(sandbox, admin_gw):
@@ -208,3 +225,28 @@ def test_delete_with_match_removes_exactly_what_applies(sandbox, admin_gw, filte
     assert r.exit_code == 0, r.stderr
     left = {f"{b.resource_name}/{b.pattern_type.name[0]}" for b in snapshot(admin_gw) if b.principal == principal}
     assert left == {f"{base}.orders/L", f"{base}.other/P"}
+
+
+def test_delete_producer_and_consumer_remove_what_create_added(sandbox):
+    """Issue 29, item 6: kafka-acls.sh --remove takes --producer and --consumer; kafkactl refused them."""
+    who, topic = f"User:pc{token()}", f"pc.{token()}"
+    gw = sandbox.gateway("admin")
+    for role in (["--producer", "--idempotent"], ["--consumer", "--group", f"{topic}-g"]):
+        r = sandbox.as_user("admin", "acls", "create", "--allow-principal", who, "--topic", topic, *role)
+        assert r.exit_code == 0, r.stderr
+    r = sandbox.as_user("admin", "acls", "create", "--allow-principal", who, "--topic", topic, "--operation", "Alter")
+    assert r.exit_code == 0, r.stderr
+
+    def ops():
+        return sorted((b.resource_type.name, b.operation.name) for b in snapshot(gw) if b.principal == who)
+
+    r = sandbox.as_user("admin", "acls", "delete", "--allow-principal", who, "--topic", topic, "--producer",
+                        "--idempotent", "--yes")
+    assert r.exit_code == 0, r.stderr
+    # (the consumer's Describe on the topic is the producer's very binding: gone with it, as with kafka-acls.sh)
+    assert ops() == [("GROUP", "READ"), ("TOPIC", "ALTER"), ("TOPIC", "READ")]
+    r = sandbox.as_user("admin", "acls", "delete", "--allow-principal", who, "--topic", topic, "--consumer",
+                        "--group", f"{topic}-g", "--yes")
+    assert r.exit_code == 0, r.stderr
+    assert ops() == [("TOPIC", "ALTER")]  # what neither role names stays
+    remove_exactly(gw, [b for b in snapshot(gw) if b.principal == who])

@@ -74,7 +74,7 @@ def test_who_can_reach_a_topic_lists_the_principals_with_reasons_and_the_denied(
 
 
 @pytest.mark.parametrize("args,needle", [
-    ([], "give --principal (what it can reach) or one resource"),
+    ([], "give --principal (what it can reach) or one resource (who can reach it): no target was given"),
     (["--principal", "User:a", "--topic", "t"], "not both"),
     (["--topic", "a", "--topic", "b"], "name exactly one resource"),
     (["--principal", "nocolon"], "nocolon"),

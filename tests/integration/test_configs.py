@@ -308,3 +308,37 @@ def test_a_broker_id_the_cluster_lacks_is_not_found_at_once(sandbox):
     r = sandbox.as_user("admin", "--timeout", "5", "configs", "describe", "--broker", "2")
     assert r.exit_code == ExitCode.NOT_FOUND and "broker 2 does not exist (brokers: 1)" in r.stderr, r.output
     assert time.monotonic() - t0 < 5
+
+
+@pytest.mark.usefixtures("lcr_world")
+def test_nothing_listed_is_explicit_in_every_format(sandbox):
+    """Issue 29, item 5: `configs list -o json` with nothing visible printed nothing, csv no header, and a terminal
+    was told "the result above is possibly incomplete" with nothing above."""
+    r = ok(sandbox.as_user("bob", "-o", "json", "configs", "list", "--entity-type", "groups"))
+    assert r.stdout == "[]\n" and "the result is possibly incomplete: nothing was listed" in r.stderr, r.stderr
+    assert "result above" not in r.stderr
+    r = ok(sandbox.as_user("bob", "-o", "csv", "configs", "list", "--entity-type", "groups"))
+    assert r.stdout == "entity_type,name\n", r.stdout
+
+
+def test_a_topic_without_dynamic_configs_says_so_and_how_to_see_the_defaults(sandbox, topic):
+    r = ok(sandbox.as_user("admin", "-o", "table", "configs", "describe", "--topic", topic))
+    assert r.stdout == "" and f"no dynamic configs set on topic {topic}; --all shows defaults" in r.stderr, r.output
+    r = ok(sandbox.as_user("admin", "-o", "json", "configs", "describe", "--topic", topic))
+    assert r.stdout == "[]\n"
+
+
+def test_deleting_an_absent_scram_credential_is_not_found(sandbox):
+    """Issue 29, item 6: exit 1 before; the exit-code table's 7 names what does not exist."""
+    user = f"nobody-{token()}"
+    r = sandbox.as_user("admin", "configs", "alter", "--user", user, "--delete-config", "SCRAM-SHA-512")
+    assert r.exit_code == ExitCode.NOT_FOUND, r.output
+    assert r.stderr == (f"error: cannot alter SCRAM credentials of {user}: the SCRAM-SHA-512 credential of user {user} "
+                        "does not exist (RESOURCE_NOT_FOUND)\n"), r.stderr
+
+
+def test_a_mistyped_config_name_gets_the_nearest_one(sandbox, topic):
+    """Issue 29, item 7: configs plan suggested the closest name for a typo, configs alter did not."""
+    r = sandbox.as_user("admin", "configs", "alter", "--topic", topic, "--add-config", "retention.msx=5")
+    assert r.exit_code != 0 and "hint: retention.msx: did you mean retention.ms?" in r.stderr, r.stderr
+    assert rows(sandbox, "admin", "--topic", topic) == {}  # nothing changed

@@ -156,9 +156,12 @@ def test_matrix_and_detail_views(sandbox, world):
     r = sandbox.as_user("alice", "-o", "table", "topics", "describe", world["eu"], world["us"], "--authorized-ops")
     assert r.exit_code == 0
     lines = r.stdout.splitlines()
-    header = next(line for line in lines if "RESOURCE" in line)
+    at = next(i for i, line in enumerate(lines) if "RESOURCE" in line)
+    header = lines[at]
     assert "READ" in header and "DESCRIBE CONFIGS" in header and "IDEMPOTENT" not in header
-    row = next(line for line in lines if world["eu"] in line)
+    # the describe view comes first, its partitions included (issue 29: the matrix replaced it)
+    assert any(world["eu"] in line for line in lines[:at]) and "LEADER" in r.stdout.upper(), r.stdout
+    row = next(line for line in lines[at:] if world["eu"] in line)
     assert row.count("✓") == 2 and row.count("✗") == 6
     assert "✓ allowed" in r.stdout and "not supplied by the broker" in r.stdout  # the legend
     r = sandbox.as_user("alice", "-o", "table", "topics", "describe", world["eu"], "--authorized-ops")
@@ -209,3 +212,9 @@ def test_several_failures_give_one_error_line_and_each_reason(sandbox):
     r = sandbox.as_user("admin", "topics", "describe", "no.such.a", "no.such.b")
     assert r.exit_code == ExitCode.NOT_FOUND and r.stderr.count("error:") == 1, r.stderr
     assert "no.such.a" in r.stderr and "no.such.b" in r.stderr and r.stderr.startswith("failed:")
+
+
+def test_plain_whoami_prints_the_principal_alone(sandbox):
+    """Issue 29, item 6: in a pipe, `auth whoami` printed rows of authorized operations, not who the caller is."""
+    r = sandbox.as_user("alice", "-o", "plain", "auth", "whoami")
+    assert (r.exit_code, r.stdout) == (0, "User:alice\n"), r.output

@@ -95,8 +95,10 @@ def second(sandbox, tmp_path_factory):  # noqa: ARG001 (the session's sandbox fi
 
 
 def diff_rows(*args) -> tuple[int, set]:
-    r = run("-o", "json", "diff", *args)
+    r = run("-o", "json", "diff", *args, "--detailed-exitcode")
     assert r.exit_code in (0, 2), r.stderr
+    plain = run("-o", "json", "diff", *args)  # without it, differing is no failure (issue 29)
+    assert plain.exit_code == 0 and json.loads(plain.stdout) == json.loads(r.stdout), plain.stderr
     return r.exit_code, {(d["kind"], d["entity"], d["key"], d["first"], d["second"]) for d in json.loads(r.stdout)}
 
 
@@ -145,6 +147,9 @@ def _diff_two_clusters(base: str, state: Path) -> None:
         ("quota", f"user={base}-app", "producer_byte_rate", "1024", "2048"),
         ("acl", f"ALLOW User:{base}-app DELETE from * on TOPIC:{base}.orders (LITERAL)", None, None, "present"),
         ("topic", f"{base}.extra", None, None, "present")}
+    # on a terminal, the value columns are named by their clusters (issue 29)
+    r = ok(run("-o", "table", "diff", "--context", "local-admin", "--context", "second", "--quotas"))
+    assert "FIRST: local-admin" in r.stdout and "SECOND: second" in r.stdout, r.stdout
     # parts chosen: only ACLs
     _, rows = diff_rows("--context", "local-admin", "--context", "second", "--acls")
     assert {r[0] for r in ours(rows)} == {"acl"}

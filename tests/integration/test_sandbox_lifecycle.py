@@ -21,6 +21,7 @@ def test_down_keep_then_up_reuses_data_and_down_deletes_it(sandbox, tmp_path, mo
         assert r.exit_code == 0, r.stderr
         status = json.loads(run("-o", "json", "local", "status").stdout)
         assert status["running"] and status["bootstrap_servers"] != sandbox.bootstrap  # free ports were picked
+        assert status["state"] == "running"
         # the first group lookup of a new cluster creates __consumer_offsets: its coordinator answers
         # COORDINATOR_LOAD_IN_PROGRESS for a moment, which is asked again, not reported (issue 14)
         r = run("--context", "local-admin", "groups", "describe", f"{topic}.g")
@@ -28,12 +29,28 @@ def test_down_keep_then_up_reuses_data_and_down_deletes_it(sandbox, tmp_path, mo
         assert run("--context", "local-admin", "topics", "create", topic).exit_code == 0
 
         assert run("local", "down").exit_code == 0  # issue 14: data and contexts stay unless --purge
-        assert json.loads(run("-o", "json", "local", "status").stdout)["running"] is False
+        status = json.loads(run("-o", "json", "local", "status").stdout)
+        assert status["running"] is False and status["state"].startswith("stopped"), status
         assert Sandbox().data_dir.is_dir() and "local-admin" in run("-o", "plain", "context", "list").stdout
-        assert run("--context", "local-admin", "--timeout", "2", "topics", "list").exit_code == ExitCode.UNREACHABLE
+        r = run("--context", "local-admin", "--timeout", "2", "topics", "list")
+        assert r.exit_code == ExitCode.UNREACHABLE and "hint: is the sandbox running? kafkactl local status says; " \
+            "kafkactl local up starts it" in r.stderr, r.stderr  # (issue 29)
 
         assert run("local", "up").exit_code == 0
         assert topic in run("--context", "local-admin", "-o", "plain", "topics", "list").stdout.split()
+        # a node gone without local down is told from a stopped one (issue 29)
+        import os
+        import signal
+
+        (node,) = Sandbox().load_state().nodes
+        os.kill(node.pid, signal.SIGKILL)
+        import time
+
+        deadline = time.monotonic() + 30
+        while json.loads(run("-o", "json", "local", "status").stdout)["running"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        state = json.loads(run("-o", "json", "local", "status").stdout)["state"]
+        assert state == "node 1 killed (not by local down): kafkactl local up starts the others", state
     finally:
         assert run("local", "down", "--purge").exit_code == 0
     assert not Sandbox().home.exists()

@@ -413,6 +413,11 @@ def test_whoami_over_mtls_names_the_principal_the_mapping_rules_make():
     assert me["principal"] is None and me["certificate_dn"] == APP_PRINCIPAL.split(":", 1)[1]
     r = ok(as_ctx("local-mtls-app", "-o", "table", "auth", "whoami"))
     assert "ANONYMOUS" not in r.stdout and "certificate: CN=app one" in r.stdout
+    # context list names an mTLS context's user, its certificate, by subject (issue 29)
+    rows = {c["name"]: c for c in json.loads(ok(run("-o", "json", "context", "list")).stdout)}
+    assert rows["local-mtls-admin"]["certificate"] == "CN=admin,OU=sandbox,O=kafkactl"
+    assert rows["local-mtls-app"]["certificate"] == APP_PRINCIPAL.split(":", 1)[1]
+    assert rows["local-admin"]["certificate"] is None and rows["local-admin"]["user"] == "admin"
 
 
 @pytest.mark.parametrize("args, what", [

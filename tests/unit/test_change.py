@@ -124,9 +124,13 @@ def test_an_apply_stopped_part_way_reports_every_binding(tmp_path):
     `skipped` (never sent)."""
     from kafkactl.desired.apply import apply
 
+    from kafkactl.errors import PartialFailure
+
     path = tmp_path / "r.jsonl"
-    with Report(str(path)) as report, pytest.raises(KeyboardInterrupt):
+    with Report(str(path)) as report, pytest.raises(PartialFailure, match=r"^interrupted: 2,000 of 5,010 changes "
+                                                                          r"made before it stopped") as stop:
         apply(_plan(5_000, 10), {"c": _StopsOnSecondChunk()}, report=report)
+    assert stop.value.exit_code == 130
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     from collections import Counter
 

@@ -15,8 +15,8 @@ PrincipalOpt = Annotated[str | None, typer.Option("--principal", help="The princ
 SslDn = Annotated[str | None, typer.Option("--ssl-dn", metavar="DN", show_default=False,
                                            help="Instead of --principal: a client certificate's subject DN, mapped to "
                                                 "its principal by the cluster's "
-                                                "ssl.principal.mapping.rules (or --ssl-rules).")]
-SslRules = Annotated[str | None, typer.Option("--ssl-rules", show_default=False,
+                                                "ssl.principal.mapping.rules (or --rules).")]
+SslRules = Annotated[str | None, typer.Option("--rules", show_default=False,
                                               help="With --ssl-dn: these ssl.principal.mapping.rules "
                                                    "instead of the cluster's.")]
 HostOpt = Annotated[str, typer.Option("--host",
@@ -89,7 +89,7 @@ def _asking(app_ctx, principal: str | None, ssl_dn: str | None, ssl_rules: str |
     if (principal is None) == (ssl_dn is None):
         raise UsageError("give one of --principal and --ssl-dn")
     if ssl_rules is not None and ssl_dn is None:
-        raise UsageError("--ssl-rules is for --ssl-dn")
+        raise UsageError("--rules is for --ssl-dn")
     if principal is not None:
         validate_principal(principal, "--principal")
         return principal
@@ -97,7 +97,7 @@ def _asking(app_ctx, principal: str | None, ssl_dn: str | None, ssl_rules: str |
 
     rules: str | None
     if ssl_rules is not None:
-        rules, source = ssl_rules, "--ssl-rules"
+        rules, source = ssl_rules, "--rules"
     else:
         rules, source = cluster_rules(app_ctx.gateway(), SSL_RULES)
     mapped = map_dn(ssl_dn or "", rules, source)
@@ -204,8 +204,8 @@ def acls_lint(
                                           help="Show findings of this severity and worse: error, warning, info.",
                                           autocompletion=lambda: ["error", "warning", "info"])] = "info",
     fail_on: Annotated[str, typer.Option("--fail-on", metavar="error|warning|info|never",
-                                         help="Exit 9 if a finding is this severe or worse: error, "
-                                              "warning, info, never.",
+                                         help="Exit 9 if a finding shown (--severity) is this severe or "
+                                              "worse: error, warning, info, never.",
                                          autocompletion=lambda: ["error", "warning", "info", "never"])] = "warning",
     hot_threshold: Annotated[int, typer.Option("--hot-threshold", metavar="N",
                                                help="hot-prefix: ACLs on one resource pattern from which every request "
@@ -239,10 +239,12 @@ def acls_lint(
         findings.sort(key=lambda f: (f.rank(), f.check, f.subject))
     if existing is None:
         ctx.obj.note("dangling and unsecured need the cluster's topics and groups: left out with --acls-file")
-    ctx.obj.render(at_least(findings, severity.lower()))
+    shown = at_least(findings, severity.lower())
+    ctx.obj.render(shown)
     counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
     ctx.obj.note(", ".join(f"{n} {s}" for s, n in counts.items()) if findings else "no findings")
-    if fail_on.lower() != "never" and at_least(findings, fail_on.lower()):
+    # exit 9 for what is shown: a finding --severity hides does not fail the run it does not appear in
+    if fail_on.lower() != "never" and at_least(shown, fail_on.lower()):
         raise typer.Exit(int(ExitCode.FINDINGS))
 
 
@@ -353,7 +355,9 @@ def acls_report(
 
     resource_given = bool(topic or group or cluster or transactional_id)
     if resource_given == (principal is not None or ssl_dn is not None):
-        raise UsageError("give --principal (what it can reach) or one resource (who can reach it), not both")
+        raise UsageError("give --principal (what it can reach) or one resource (who can reach it)"
+                         + (", not both" if resource_given else ": no target was given, e.g. --principal User:alice "
+                                                                  "or --topic orders"))
     if resource_given:
         rtype, name = _resource(topic, group, cluster, transactional_id, None, None)
         az = _authorizer(ctx.obj, acls_file, super_user, allow_everyone_if_no_acl, cidr_hosts, (rtype, name))

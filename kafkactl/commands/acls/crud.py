@@ -15,9 +15,11 @@ from kafkactl.cli.options import (
     DenyHosts,
     DenyPrincipals,
     DryRun,
+    FilterOperations,
     Groups,
     Hosts,
     Operations,
+    PatternFilterOpt,
     PatternTypeOpt,
     PermissionOpt,
     Principals,
@@ -151,8 +153,12 @@ def acls_create(
                     connector=connector, source=source, sink=sink, share_consumer=share_consumer,
                     two_phase_commit=two_phase_commit, mirror_maker=mirror_maker, target_alias=target_alias, side=side)
     bindings = bindings_for_create(opts)
-    if dry_run:  # nothing is sent, not even a lookup
-        _report(app_ctx, ops.create_acls(None, bindings, dry_run=True), "create")
+    from kafkactl.acl.lint import spelling_warnings
+
+    for w in spelling_warnings(bindings):  # what `acls lint` would say of them, said before they exist
+        app_ctx.warn(w)
+    if dry_run:  # the cluster is read (what exists, whether the caller may), nothing is created
+        _report(app_ctx, ops.create_acls(app_ctx.gateway(), bindings, dry_run=True), "create")
         return
     with progress_bar(app_ctx, len(bindings), "creating ACLs", threshold=ops.CREATE_CHUNK) as advance:
         result = ops.create_acls(app_ctx.gateway(), bindings, progress=advance)
@@ -163,8 +169,9 @@ def acls_list(
     ctx: typer.Context,
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
     delegation_token: DelegationTokens = None, user_principal: UserPrincipals = None,
-    resource_pattern_type: PatternTypeOpt = None,
-    principal: Principals = None, host: Hosts = None, operation: Operations = None, permission: PermissionOpt = None,
+    resource_pattern_type: PatternFilterOpt = None,
+    principal: Principals = None, host: Hosts = None, operation: FilterOperations = None,
+    permission: PermissionOpt = None,
 ) -> None:
     """List ACL bindings, grouped by resource (alias: describe).
 
@@ -179,7 +186,9 @@ def acls_list(
         delegation_tokens=delegation_token, user_principals=user_principal, pattern_type=resource_pattern_type,
         principals=principal, hosts=host, operations=operation, permission=permission), for_delete=False)
     bindings = ops.list_acls(app_ctx.gateway(), filters)
-    app_ctx.render(bindings)
+    from kafkactl.acl.model import AclBinding
+
+    app_ctx.render(bindings, of=AclBinding, empty="")  # (its summary says "0 ACL bindings")
     app_ctx.note(ops.resource_summary(bindings))
 
 
@@ -187,10 +196,11 @@ def acls_delete(
     ctx: typer.Context,
     topic: Topics = None, group: Groups = None, cluster: Cluster = False, transactional_id: TransactionalIds = None,
     delegation_token: DelegationTokens = None, user_principal: UserPrincipals = None,
-    resource_pattern_type: PatternTypeOpt = None,
+    resource_pattern_type: PatternFilterOpt = None,
     allow_principal: AllowPrincipals = None, deny_principal: DenyPrincipals = None,
-    allow_host: AllowHosts = None, deny_host: DenyHosts = None, operation: Operations = None,
+    allow_host: AllowHosts = None, deny_host: DenyHosts = None, operation: FilterOperations = None,
     principal: Principals = None, host: Hosts = None, permission: PermissionOpt = None,
+    producer: Producer = False, consumer: Consumer = False, idempotent: Idempotent = False,
     all_: Annotated[bool, typer.Option("--all",
                                        help="Allow a delete with no filter at all, or with filters that together match "
                                             "every ACL of the cluster (refused without it).")] = False,
@@ -198,6 +208,8 @@ def acls_delete(
     dry_run: DryRun = False,
 ) -> None:
     """Delete the ACL bindings the filters match: lists them first, then asks (alias: remove).
+
+    --producer and --consumer delete what create with the same options adds, as kafka-acls.sh --remove does.
 
     Example:  kafkactl acls delete --principal User:bob --topic payments. --resource-pattern-type prefixed --yes
     """
@@ -213,7 +225,8 @@ def acls_delete(
                     delegation_tokens=delegation_token, user_principals=user_principal,
                     pattern_type=resource_pattern_type, allow_principals=allow_principal,
                     deny_principals=deny_principal, allow_hosts=allow_host, deny_hosts=deny_host,
-                    operations=operation, principals=principal, hosts=host, permission=permission)
+                    operations=operation, principals=principal, hosts=host, permission=permission,
+                    producer=producer, consumer=consumer, idempotent=idempotent)
     filters = filters_for_query(opts, for_delete=True)
     if matches_every_acl(filters) and not all_:
         narrowing = " (a pattern type alone does not narrow it)" if resource_pattern_type else ""

@@ -113,10 +113,15 @@ def acls_import(
         write_output(file, text.getvalue(), "--file")
     else:
         app_ctx.out.write(text.getvalue())
+    from kafkactl.limits import plural
+
     n = sum(len(e.get("allow") or []) + len(e.get("deny") or []) for e in doc.get("acls") or [])
-    app_ctx.note(f"imported {len(doc.get('acls') or [])} principals ({n} resource entries), "
-                 f"{len(doc.get('topics') or [])} topics, {len(doc.get('quotas') or [])} quotas, "
-                 f"{len(doc.get('users') or [])} users")
+    counts = [plural(len(doc.get(k) or []), k[:-1]) for k in ("topics", "quotas", "users")]
+    entries = plural(n, "resource entry", "resource entries")
+    kind = "" if doc.get("kind") == "State" else (f" (kind {doc.get('kind')}: for acls plan and apply; configs plan "
+                                                 "has nothing to do with it)")
+    app_ctx.note(f"imported {plural(len(doc.get('acls') or []), 'principal')} ({entries}), " + ", ".join(counts)
+                 + kind)
 
 
 def _refuse_old_output_option(ctx: typer.Context) -> None:
@@ -286,6 +291,22 @@ def _inputs(files, scope, plan_dir) -> list[str]:
     return read + ([plan_dir] if plan_dir else [])
 
 
+SHOWN_DELETES = 50
+
+
+def _show_deletes(app_ctx, plan) -> None:
+    """Before the question on a terminal: the bindings the apply deletes (the first SHOWN_DELETES), on stderr."""
+    from kafkactl.limits import plural
+
+    deletes = [r.binding for r in plan.rows() if r.action == "DELETE"]
+    if not deletes:
+        return
+    app_ctx.message(f"the apply deletes {plural(len(deletes), 'ACL binding')}:")
+    app_ctx.render_to_stderr(deletes[:SHOWN_DELETES])
+    if len(deletes) > SHOWN_DELETES:
+        app_ctx.message(f"... and {len(deletes) - SHOWN_DELETES:,} more (acls plan -o json lists every one)")
+
+
 def _apply(app_ctx, planned, out, yes, dry_run, watch) -> None:
     from kafkactl.cli.progress import progress_bar
 
@@ -295,6 +316,8 @@ def _apply(app_ctx, planned, out, yes, dry_run, watch) -> None:
         app_ctx.note("nothing to do: the clusters already match the desired state")
         return
     if not dry_run:
+        if not yes and app_ctx.interactive():
+            _show_deletes(app_ctx, plan)
         app_ctx.confirm(f"Apply {plan.changes} changes to {', '.join(c.cluster for c in plan.clusters)}?", yes,
                         "apply ACL changes")
     try:
