@@ -282,3 +282,13 @@ def test_a_value_is_compared_as_a_broker_reads_it(have, want, same):
     from kafkactl.desired.configs.plan import same_value
 
     assert same_value(have, want) is same
+
+
+def test_a_config_key_is_named_by_its_own_line(tmp_path):
+    """Issue 29, item 7: warnings and changes named the entity's line, not the key's."""
+    p = tmp_path / "k.yaml"
+    p.write_text("apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: t1\n  partitions: 1\n  configs:\n"
+                 "    retention.ms: 1000\n    retention.msx: 5\n")
+    (e,) = read_desired([p]).of("topics")
+    assert (e.where, e.where_of("retention.ms"), e.where_of("retention.msx")) == (f"{p}:4", f"{p}:7", f"{p}:8")
+    assert e.where_of("not.there") == f"{p}:4"

@@ -92,6 +92,10 @@ class Entity:
     replication_factor: int | None = None
     quota: QuotaKey = ()
     scram: dict[str, tuple[int | None, SecretRef, str]] = field(default_factory=dict)  # mechanism -> (iter, pw, where)
+    key_where: dict[str, str] = field(default_factory=dict)  # a config key's own file:line (warnings name it)
+
+    def where_of(self, key: str) -> str:
+        return self.key_where.get(key, self.where)
 
     @property
     def key(self) -> tuple[str, Any]:
@@ -221,6 +225,12 @@ def _text(where: str, value: str, what: str) -> str:
         raise StateFileError(f"{where}: {exc.message}") from None
 
 
+def _key_wheres(where: str, raw: Any) -> dict[str, str]:
+    from kafkactl.desired.formats.yamldoc import key_where
+
+    return {k: key_where(where, raw, k) for k in (raw or {})}
+
+
 def _configs(where: str, raw: Any) -> dict[str, Any]:
     from kafkactl.redact import may_be_secret
 
@@ -253,20 +263,23 @@ def _topic(where: str, section: str, item: dict[str, Any]) -> Entity:
     except KafkactlError as exc:
         raise StateFileError(f"{where}: {exc.message}") from None
     partitions, replicas = (None if item.get(k) is None else int(item[k]) for k in ("partitions", "replicationFactor"))
-    return Entity(section, item["name"], where, _configs(where, item.get("configs")), partitions, replicas)
+    return Entity(section, item["name"], where, _configs(where, item.get("configs")), partitions, replicas,
+                  key_where=_key_wheres(where, item.get("configs")))
 
 
 def _broker(where: str, section: str, item: dict[str, Any]) -> Entity:
     b = item["broker"]
     name = "" if b == "default" else str(_broker_id(where, b))
-    return Entity(section, name, where, _configs(where, item.get("configs")))
+    return Entity(section, name, where, _configs(where, item.get("configs")),
+                  key_where=_key_wheres(where, item.get("configs")))
 
 
 def _named(where: str, section: str, item: dict[str, Any]) -> Entity:
     name = _text(where, item["name"], "name")
     if not name.strip():
         raise StateFileError(f"{where}: name: empty")
-    return Entity(section, name, where, _configs(where, item.get("configs")))
+    return Entity(section, name, where, _configs(where, item.get("configs")),
+                  key_where=_key_wheres(where, item.get("configs")))
 
 
 def _quota(where: str, section: str, item: dict[str, Any]) -> Entity:

@@ -238,7 +238,7 @@ def unknown_config_names(gw: Gateway, desired: DesiredConfigs, cur: Current) -> 
             for key in e.configs:
                 if key not in known and key not in cur.configs.get((section, e.name), {}):
                     close = difflib.get_close_matches(key, known, 1)
-                    out.append(f"{e.where}: {noun} {shown(e.name)}: {shown(key)} is not a {noun} config this "
+                    out.append(f"{e.where_of(key)}: {noun} {shown(e.name)}: {shown(key)} is not a {noun} config this "
                                "cluster lists" + (f" (did you mean {close[0]}?)" if close else "")
                                + "; apply will send it to the brokers' validation first")
     return out, notes
@@ -363,7 +363,8 @@ def _plan_configs(section: str, name: str, have: dict[str, str | None], e: Entit
             value = want[key]
             plan.changes.append(Change(section, shown_name, "set", key,
                                        None if key not in have else (SENSITIVE if have[key] is None else have[key]),
-                                       value.label() if isinstance(value, SecretRef) else value, where,
+                                       value.label() if isinstance(value, SecretRef) else value,
+                                       e.where_of(key) if e is not None else where,
                                        (section, name), value))
         elif have[key] is None:
             not_compared.append(key)

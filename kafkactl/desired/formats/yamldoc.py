@@ -23,10 +23,18 @@ MAX_ALIAS_GROWTH = 100_000
 
 
 class Map(dict[str, Any]):
-    """A YAML mapping that knows its line."""
+    """A YAML mapping that knows its line, and each key's."""
 
-    __slots__ = ("line",)
+    __slots__ = ("key_lines", "line")
     line: int
+    key_lines: dict[str, int]
+
+
+def key_where(where: str, mapping: Any, key: str) -> str:
+    """`file:line` of a key of a mapping read from YAML (the mapping's own `where` when its lines are unknown: JSON,
+    a mapping made in code)."""
+    line = getattr(mapping, "key_lines", {}).get(key)
+    return where if line is None else f"{where.rsplit(':', 1)[0]}:{line}"
 
 
 class _Document(Protocol):
@@ -108,6 +116,7 @@ def _construct_mapping(loader: SafeLoader, node: MappingNode, deep: bool = False
     import yaml
 
     seen = set()
+    lines = {}
     for key_node, _ in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
             continue
@@ -118,9 +127,11 @@ def _construct_mapping(loader: SafeLoader, node: MappingNode, deep: bool = False
         if key in seen:
             raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         seen.add(key)
+        lines[key] = key_node.start_mark.line + 1
     pairs = yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=deep)
     mapping = Map(cast("dict[str, Any]", pairs))  # every key is a string (checked above)
     mapping.line = node.start_mark.line + 1
+    mapping.key_lines = lines
     return mapping
 
 
