@@ -53,6 +53,7 @@ def list_resources(gw: Gateway, entity_types: list[str]) -> Listing:
         if e.code == CLUSTER_AUTHORIZATION_FAILED:
             out.notes.append(f"LIST_CONFIG_RESOURCES v{e.version} needs DescribeConfigs on CLUSTER, which you lack "
                              "(KIP-1298's v2 would need only Describe); listing what you can see instead")
+            return _fallback(gw, types, out, denied=True)
         elif e.code == UNSUPPORTED_VERSION:
             out.notes.append("this broker cannot list these config resources (before Kafka 4.1 LIST_CONFIG_RESOURCES "
                              "covers CLIENT_METRICS only); listing what you can see instead")
@@ -80,7 +81,7 @@ def list_resources(gw: Gateway, entity_types: list[str]) -> Listing:
     return out
 
 
-def _fallback(gw: Gateway, types: list[int], out: Listing) -> Listing:
+def _fallback(gw: Gateway, types: list[int], out: Listing, denied: bool = False) -> Listing:
     """Topics from Metadata (LIST_CONFIG_RESOURCES lists every topic), groups from ListGroups kept when
     DescribeConfigs shows a dynamic group config (it lists only those)."""
     from kafkactl.describe.groups import list_groups
@@ -115,8 +116,16 @@ def _fallback(gw: Gateway, types: list[int], out: Listing) -> Listing:
                 if t in wanted:
                     out.resources += [ConfigResource(ENTITY_OF[t], i) for i in ids]
                     skipped.remove(ENTITY_OF[t])
-    if skipped:
-        out.notes.append(f"{', '.join(skipped)} left out: they need DescribeConfigs on CLUSTER")
+    # why each is left out: a caller denied DescribeConfigs on CLUSTER is told so; a broker that cannot list
+    # client-metrics otherwise (before LIST_CONFIG_RESOURCES covers them) leaves them out for anyone, a super user
+    # too, who has nothing to grant itself
+    unlisted = [] if denied else [s for s in skipped if s == ENTITY_OF[CLIENT_METRICS]]
+    needing = [s for s in skipped if s not in unlisted]
+    if needing:
+        out.notes.append(f"{', '.join(needing)} left out: they need DescribeConfigs on CLUSTER")
+    if unlisted:
+        out.notes.append(f"{', '.join(unlisted)} left out: this broker lists them only through "
+                         "LIST_CONFIG_RESOURCES, which it cannot answer for them")
     out.notes.append("the result above is possibly incomplete" if out.resources else
                      "the result is possibly incomplete: nothing was listed")
     out.resources.sort(key=lambda r: (r.entity_type, r.name))

@@ -115,6 +115,10 @@ def test_configs_and_list_config_resources_with_the_fallback_explained(versioned
         r = ok(run("--context", "local-admin", "-o", "json", "configs", "list", "--entity-type", entity))
         assert [(x["entity_type"], x["name"]) for x in json.loads(r.stdout)] == [(entity, "1")], r.output
         assert "left out" not in r.stderr, r.stderr
+    # a super user is never told to grant itself DescribeConfigs (issue 29): where the broker cannot list
+    # client-metrics, it says that
+    r = ok(run("--context", "local-admin", "-o", "json", "configs", "list"))
+    assert "need DescribeConfigs" not in r.stderr, r.stderr
 
 
 @pytest.mark.usefixtures("versioned")
