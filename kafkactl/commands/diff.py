@@ -62,17 +62,9 @@ def diff(
         app_ctx.warn(f"{first.name} and {second.name} reach the same cluster (id {same}): what follows compares it "
                      "with itself")
     found = diff_clusters(gw_a, gw_b, parts, mapping)
-    from kafkactl.formatters import OutputFormat
+    from kafkactl.formatters.views import DiffView
 
-    if app_ctx.output is OutputFormat.table and found:  # the value columns named by their clusters
-        from kafkactl.formatters.model import Tabular
-
-        app_ctx.render(Tabular(columns=("kind", "entity", "key", f"first: {first.name}", f"second: {second.name}"),
-                               rows=[(d.kind, d.entity, d.key, d.first, d.second) for d in found]))
-    else:
-        from kafkactl.desired.diff import Difference
-
-        app_ctx.render(found, of=Difference)
+    app_ctx.render(DiffView(found, first.name, second.name))
     app_ctx.note(f"{len(found)} differences between {first.name} (first) and {second.name} (second)")
     if found and detailed_exitcode:
         raise typer.Exit(2)

@@ -284,3 +284,24 @@ def _exports(v: ShellExports, fmt: OutputFormat, out: TextIO, console: Any) -> N
         _render([Variable(k, val) for k, val in v.variables], fmt, out, console)
     else:
         out.write("".join(f"{line}\n" for line in v.lines))
+
+
+@dataclass(frozen=True)
+class DiffView:
+    """`diff`: one row per difference; on a terminal the value columns are named by their clusters."""
+
+    found: Sequence[Any]  # kafkactl.desired.diff.Difference
+    first: str
+    second: str
+
+
+@view(DiffView)
+def _diff(v: DiffView, fmt: OutputFormat, out: TextIO, console: Any) -> None:
+    from kafkactl.desired.diff import Difference
+    from kafkactl.formatters.model import Rows, Tabular
+
+    if fmt is OutputFormat.table and v.found:
+        _render(Tabular(columns=("kind", "entity", "key", f"first: {v.first}", f"second: {v.second}"),
+                        rows=[(d.kind, d.entity, d.key, d.first, d.second) for d in v.found]), fmt, out, console)
+    else:
+        _render(Rows(v.found, Difference), fmt, out, console)

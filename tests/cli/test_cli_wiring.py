@@ -56,8 +56,8 @@ def test_context_add_use_list_delete(tmp_path, monkeypatch):
     assert run("context", "use", "dev").exit_code == 0
     assert run("context", "current").stdout.strip() == "dev"
     rows = [line.split("\t") for line in run("-o", "plain", "context", "list").stdout.splitlines()]
-    assert rows == [["dev", "true", "localhost:9092", "", "", ""],
-                    ["prod", "false", "k1:9092,k2:9092", "ops", "SCRAM-SHA-512", ""]]
+    assert rows == [["dev", "true", "localhost:9092", "", "", "", ""],  # (the certificate column: mTLS only)
+                    ["prod", "false", "k1:9092,k2:9092", "ops", "SCRAM-SHA-512", "", ""]]
     assert "pw-from-stdin-9" not in run("-o", "json", "context", "list").stdout
     assert run("context", "delete", "dev").exit_code == 0
     assert run("context", "current").exit_code == ExitCode.NOT_FOUND

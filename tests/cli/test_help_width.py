@@ -20,8 +20,8 @@ def _all_help(width: int) -> dict[str, str]:
     out = {}
     for path in ["", *COMMANDS]:
         argv = [*path.split(), "--help"]
-        r = CliRunner().invoke(app, argv, env={"COLUMNS": str(width), "TERMINAL_WIDTH": str(width)},
-                               terminal_width=width)
+        # (COLUMNS only: typer reads TERMINAL_WIDTH once, at its first help, for the rest of the process)
+        r = CliRunner().invoke(app, argv, env={"COLUMNS": str(width)}, terminal_width=width)
         assert r.exit_code == 0, (path, r.output)
         out[path] = r.stdout
     return out

@@ -123,7 +123,6 @@ def test_an_apply_stopped_part_way_reports_every_binding(tmp_path):
     the cluster. Now each binding has a line: its outcome, `unknown` (its request may have been on the wire) or
     `skipped` (never sent)."""
     from kafkactl.desired.apply import apply
-
     from kafkactl.errors import PartialFailure
 
     path = tmp_path / "r.jsonl"
