@@ -1,4 +1,4 @@
-"""The exit codes kafkactl uses everywhere (documented in the README and the man pages)."""
+"""The exit codes kafkactl uses everywhere (documented in docs/exit-codes.md and the man pages)."""
 
 from enum import IntEnum
 

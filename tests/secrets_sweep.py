@@ -119,7 +119,7 @@ def _in_kafkactl_text(piece: str) -> bool:
     if piece not in _in_vocabulary:
         if not _vocabulary:
             files = [*(_ROOT / "kafkactl").rglob("*.py"), *(_ROOT / "kafkactl").rglob("*.json"), _ROOT / "README.md",
-                     *(_ROOT / "man").glob("*"), *(_ROOT / "completions").glob("*")]
+                     *(_ROOT / "docs").glob("*.md"), *(_ROOT / "man").glob("*"), *(_ROOT / "completions").glob("*")]
             _vocabulary.append("\n".join(p.read_text(errors="replace") for p in files if p.is_file()))
         _in_vocabulary[piece] = piece in _vocabulary[0]
     return _in_vocabulary[piece]

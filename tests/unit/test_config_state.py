@@ -211,13 +211,14 @@ def test_a_create_or_a_partition_count_reached_since_the_plan_is_done_not_failed
     assert not _done_already(create, "POLICY_VIOLATION: no")
 
 
-def test_the_readme_s_state_example_is_a_valid_file_within_its_own_scope(tmp_path, monkeypatch):
-    """Issue 18 new-user pass: the README's example named default quotas outside its own manage.quotas."""
+def test_the_docs_state_example_is_a_valid_file_within_its_own_scope(tmp_path, monkeypatch):
+    """Issue 18 new-user pass: the README's example (now docs/desired-state.md's) named default quotas outside its
+    own manage.quotas."""
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    example = next(b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "kind: State" in b)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "desired-state.md").read_text()
+    example = next(b for b in re.findall(r"```yaml\n(.*?)```", page, re.S) if "kind: State" in b)
     p = tmp_path / "example.yaml"
     p.write_text(example)
     monkeypatch.setenv("BROKER_SSL_KEY_PASSWORD", "Unused-4-the-plan")

@@ -4,7 +4,7 @@ and the real command tree. Every mutation either parses to exactly what it says,
 naming the file; never exit 1, never a traceback, and never a scope wider than the file states.
 
 The expected result comes from an independent strict reading of the mutated file (this module's own, written
-from the README, not from the loaders): a scope is exactly what its JSON/YAML says when every field is a list of
+from the docs, not from the loaders): a scope is exactly what its JSON/YAML says when every field is a list of
 strings, or the load must fail.
 
 Seeds: KAFKACTL_FUZZ_SEED (new each run unless given; every failure message names it and the case),
@@ -322,7 +322,7 @@ def binding_key(b: AclBinding) -> tuple:
 
 
 def stated_bindings(fmt: str, path: Path) -> set | None:
-    """The bindings the file states, read independently (spellings normalised as the README allows)."""
+    """The bindings the file states, read independently (spellings normalised as the docs allow)."""
     import yaml
 
     data = path.read_bytes()

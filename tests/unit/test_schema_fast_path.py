@@ -22,7 +22,8 @@ import yaml
 from kafkactl.desired.formats import yamldoc
 
 SEED = int(os.environ.get("KAFKACTL_FUZZ_SEED") or random.SystemRandom().randrange(2**32))
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 VALUES: list[Any] = [5, 1, -1, 0, 2**31, 1.5, 1.0, True, False, None, "", " ", "x" * 300, [], {}, ["a", 1], {"a": "b"},
                      "User:", "User:a", "*", "-1", "team-a.", "SCRAM-SHA-512", "SCRAM-SHA-1", "Read", "ALL",
                      {"env": "X"}, {"file": "/x"}, {"env": ""}, {"env": "X", "file": "y"}, ["user"], ["user", "user"],
@@ -32,9 +33,9 @@ KEYS = ["name", "configs", "partitions", "replicationFactor", "broker", "user", 
 
 
 def documents() -> list[Any]:
-    """Valid documents: the README's desired-state examples (every section of a State file, the compact ACL
-    file), and a State file with ACLs."""
-    blocks = re.findall(r"```yaml\n(.*?)```", README.read_text(), re.S)
+    """Valid documents: the desired-state examples of the README and docs/ (every section of a State file, the
+    compact ACL file), and a State file with ACLs."""
+    blocks = [b for p in DOCS for b in re.findall(r"```yaml\n(.*?)```", p.read_text(), re.S)]
     docs = [yaml.safe_load(b) for b in blocks]
     docs = [d for d in docs if isinstance(d, dict) and d.get("apiVersion") == "kafkactl/v1"]
     docs.append({"apiVersion": "kafkactl/v1", "kind": "State", "scope": {"principals": ["User:a"]},
@@ -42,7 +43,7 @@ def documents() -> list[Any]:
                      {"cluster": True, "operations": ["Describe"]},
                      {"topic": "t", "pattern": "prefixed", "operations": ["Read"], "hosts": ["*"]}]}],
                  "topics": [{"name": "t", "partitions": 1}]})
-    assert any(d.get("kind") == "State" for d in docs), "the README's State example is gone"
+    assert any(d.get("kind") == "State" for d in docs), "the State example of docs/desired-state.md is gone"
     for d in docs:
         assert not list(yamldoc._validators()[None].iter_errors(d)), d
     return docs
