@@ -97,6 +97,12 @@ def _noun_group(typer_app: Any) -> Any:
     return get_group(typer_app)  # a noun with its own group class is built whole
 
 
+# the docs/ page of each noun, named in its commands' --help
+GUIDES = {"acls": "acls.md", "auth": "authorizer.md", "cluster": "authorized-operations.md", "configs": "configs.md",
+          "diff": "interop.md", "topics": "authorized-operations.md", "groups": "authorized-operations.md",
+          "context": "connecting.md", "local": "sandbox.md", "completion": "output-formats.md"}
+
+
 class KafkactlGroup(_Suggesting, TyperGroup):
     """Runs the command tree and turns every failure into one stderr line and an exit code."""
 
@@ -119,10 +125,11 @@ class KafkactlGroup(_Suggesting, TyperGroup):
             else:
                 cached = _noun_group(typer_app)
             cached.name = cmd_name
-            cached._global_help = self.global_help()
+            guide = f" Guide: docs/{GUIDES[cmd_name]} (README.md lists every page)." if cmd_name in GUIDES else ""
+            cached._global_help = self.global_help() + guide
             if not hasattr(cached, "commands"):  # a one-command verb: not the root options it defines itself
                 own = {o for p in cached.params for o in p.opts}
-                cached.epilog = cached.epilog or self.global_help(leave_out=own)
+                cached.epilog = cached.epilog or self.global_help(leave_out=own) + guide
             todo = list(getattr(cached, "commands", {}).values())  # a noun built whole, its nested groups too
             while todo:
                 cmd = todo.pop()
@@ -303,7 +310,8 @@ app = typer.Typer(
     epilog=("Examples:  kafkactl local up;  kafkactl --context local-admin acls list -o json;  "
             "kafkactl acls check --principal User:alice --operation Read --topic orders;  "
             "kafkactl acls plan team-a.yaml --detailed-exitcode;  "
-            "kafkactl configs describe --topic orders;  kafkactl completion bash > ~/.kafkactl.bash"),
+            "kafkactl configs describe --topic orders;  kafkactl completion bash > ~/.kafkactl.bash.  "
+            "Guides: README.md and docs/ (one page per topic); man kafkactl-COMMAND."),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
