@@ -49,6 +49,21 @@ from kafkactl.profiles import Profile
 __all__ = ["Gateway", "ErrorInfo", "ClusterRecord", "NodeRecord", "TopicRecord", "PartitionRecord", "ListedGroup",
            "GroupRecord", "MemberRecord", "protocol_code"]
 
+class _FailLog:
+    """A logger for librdkafka that keeps its FAIL lines (a connection closed, and in which state) as the error
+    callback's transport errors, and drops the rest: no logging module, nothing printed."""
+
+    def __init__(self, on_error: Callable[[Any], None]) -> None:
+        self.on_error = on_error
+
+    def log(self, level: int, fmt: str, *args: Any) -> None:  # noqa: ARG002 (the logging.Logger method)
+        if len(args) != 3 or args[0] != "FAIL":
+            return
+        text = str(args[2])
+        text = text.split("]: ", 1)[1] if text.startswith("[thrd:") and "]: " in text else text
+        self.on_error(ErrorInfo(-195, "_TRANSPORT", text))
+
+
 def _debug_logger() -> Any:
     """The client logger, only under --debug (logging is not even imported otherwise)."""
     import logging
@@ -165,11 +180,14 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             "socket.connection.setup.timeout.ms": max(1000, int(p.timeout * 1000)),
             "error_cb": self._on_client_error,
         }
-        # without a logger librdkafka writes to stderr itself: route it (scrubbed) under --debug, else mute it
+        # without a logger librdkafka writes to stderr itself: route it (scrubbed) under --debug; else only its
+        # connection failures are read (a listener of another protocol drops the ApiVersion request: a FAIL line,
+        # no error callback), nothing printed
         if self.debug:
             conf["logger"] = _debug_logger()
         else:
-            conf["log_level"] = 0
+            conf["logger"] = _FailLog(self._on_client_error)
+            conf["log_level"] = 6
         if p.uses_sasl:
             conf["sasl.mechanism"] = p.sasl_mechanism or "PLAIN"
             conf["sasl.username"] = p.username
@@ -378,17 +396,24 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
 
     def _unreachable(self, what: str) -> KafkactlError:
         self._raise_fatal_client_error()
-        # a sandbox context (local up writes them): the sandbox is most likely stopped
-        hint = ("is the sandbox running? kafkactl local status says; kafkactl local up starts it"
-                if (self.profile.context or "").startswith("local-") else None)
         if self._every_address_refuses():
             with self._lock:
                 since = (self._all_down_at or time.monotonic()) - _REFUSED_GRACE_S
+            # a sandbox context (local up writes them) refused: the sandbox is most likely stopped
+            hint = ("is the sandbox running? kafkactl local status says; kafkactl local up starts it"
+                    if (self.profile.context or "").startswith("local-") else None)
             return UnreachableError(f"cannot reach {self.profile.bootstrap_servers} to {what}: "
                                     f"{self._reach().cause(since)}", hint=hint)
+        detail = self._last_transport_detail()
+        if self._reach().every_member_closes(time.monotonic() - self.profile.timeout - 1.0):
+            # it answered, by hanging up: no wait would have helped
+            return UnreachableError(
+                f"{self.profile.bootstrap_servers} closed every connection while trying to {what}{detail}",
+                hint=f"a listener of another security protocol than this client's ({self.profile.security_protocol})? "
+                     "check the port and security.protocol")
         return UnreachableError(
             f"no answer from {self.profile.bootstrap_servers} within {self.profile.timeout:g} s while trying to {what}"
-            f"{self._last_transport_detail()}", hint=hint)
+            f"{detail}")
 
     def _last_transport_detail(self) -> str:
         """What the connection errors of this attempt say, counted by kafkactl (librdkafka's "1/2 brokers are down"

@@ -30,6 +30,8 @@ def error_info(err: Any) -> ErrorInfo:
     """Normalise a confluent KafkaError / KafkaException into code, name, message. A Kafka protocol error is named
     as the protocol names it (librdkafka shortens some, UNKNOWN_TOPIC_OR_PART, and has local codes for others,
     _UNKNOWN_TOPIC)."""
+    if isinstance(err, ErrorInfo):
+        return err
     if isinstance(err, _CodeError):
         return _named(err.code(), err.name(), err.str())
     kerr = err.args[0] if hasattr(err, "args") and err.args and hasattr(err.args[0], "code") else err
@@ -173,6 +175,13 @@ class Reach:
         return bool(addresses) and all(
             a in self.failures and self.failures[a].at >= since and self.failures[a].cause in (REFUSED, UNRESOLVED)
             for a in addresses)
+
+    def every_member_closes(self, since: float) -> bool:
+        """Every counted member closed its connections since `since` (it listens, and hangs up: a listener of
+        another security protocol than the client's, or a broker refusing the client), none merely silent."""
+        down = self.down(since)
+        return bool(down) and len(down) == len(self.members()) and all(
+            "closed by peer" in f.cause or "closed" in f.cause.lower().split(":")[0] for _, f in down)
 
     def cause(self, since: float) -> str:
         """Why nothing answers, when every address refuses (see every_address_refuses): counted, never guessed."""

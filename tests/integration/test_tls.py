@@ -478,3 +478,17 @@ def test_a_refused_client_certificate_says_what_is_wrong_with_it(sandbox, tmp_pa
             "topics", "list")
     assert r.exit_code == 6, r.output
     assert "refused the client certificate" in r.stderr and words in r.stderr, r.stderr
+
+
+@pytest.mark.usefixtures("sandbox")
+def test_a_listener_of_another_protocol_is_said_to_hang_up_not_to_be_silent():
+    """Issue 29, item 6: a SASL_PLAINTEXT client at the SASL_SSL port was told "no answer within N s", and a SASL_SSL
+    client at the plaintext port the same, while the broker answered each connection by closing it."""
+    from kafkactl.local.sandbox import Sandbox
+
+    state = Sandbox().load_state()
+    for context, address in (("local-admin", state.tls_bootstrap), ("local-tls-admin", state.bootstrap)):
+        r = run("--context", context, "-b", address, "--timeout", "3", "topics", "list")
+        assert r.exit_code == 4 and f"{address} closed every connection while trying to list topics" in r.stderr, \
+            r.stderr
+        assert "no answer" not in r.stderr and "hint: a listener of another security protocol" in r.stderr
