@@ -50,9 +50,10 @@ def flat_records(path: Path, state: DesiredState) -> Iterator[tuple[int, dict[st
     JSONL scope line, Parquet metadata) and JSONL clusters lines go to `state`."""
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        return csv_records(path, FLAT_FIELDS)
+        return csv_records(path, FLAT_FIELDS, only=True)
     if suffix == ".parquet":
         pf = parquet_file(path)
+        parquet_columns(path, pf, list(FLAT_FIELDS), only=True)  # (a column it does not know is refused)
         _parquet_scope(path, pf, state)
         return parquet_records(path, pf, list(FLAT_FIELDS))
     return _jsonl_records(path, state)
@@ -122,10 +123,10 @@ def read_flat_head(path: Path, state: DesiredState) -> None:
             pass
     elif suffix == ".parquet":
         pf = parquet_file(path)
-        parquet_columns(path, pf, list(FLAT_FIELDS))
+        parquet_columns(path, pf, list(FLAT_FIELDS), only=True)
         _parquet_scope(path, pf, state)
     elif suffix == ".csv":
-        records = csv_records(path, FLAT_FIELDS)
+        records = csv_records(path, FLAT_FIELDS, only=True)
         next(records, None)
         records.close()
 

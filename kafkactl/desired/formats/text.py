@@ -186,9 +186,11 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 # ------------------------------------------------------------------------------------------ CSV
 
 
-def csv_records(path: Path, fields: Iterable[str]) -> Generator[tuple[int, dict[str, str]], None, None]:
+def csv_records(path: Path, fields: Iterable[str], only: bool = False
+                ) -> Generator[tuple[int, dict[str, str]], None, None]:
     """(row number, record): the header is row 1, blank lines are not counted (as Arrow counts). The header
-    names every field, once; every record has as many fields as the header."""
+    names every field, once (`only`: and nothing else); every record has as many fields as the header."""
+    fields = tuple(fields)
     import csv
 
     reader = csv.reader(text_lines(path, newline=""))
@@ -201,6 +203,10 @@ def csv_records(path: Path, fields: Iterable[str]) -> Generator[tuple[int, dict[
         twice = sorted({h for h in header if header.count(h) > 1})
         if twice:
             raise StateFileError(f"{path}: header row names {', '.join(map(shown, twice))} more than once")
+        extra = [h for h in header if h not in fields] if only else []
+        if extra:
+            raise StateFileError(f"{path}: header row names {shown(extra[0])}, which is not a field (fields: "
+                                 f"{', '.join(fields)})")
         for values in reader:
             if not values:
                 continue
@@ -229,12 +235,15 @@ def parquet_file(path: Path) -> Any:
         raise StateFileError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
 
 
-def parquet_columns(path: Path, pf: Any, columns: list[str]) -> None:
-    """Every column present, and of strings (or dictionary-encoded strings, or all null)."""
+def parquet_columns(path: Path, pf: Any, columns: list[str], only: bool = False) -> None:
+    """Every column present (`only`: and no other), and of strings (or dictionary-encoded strings, or all null)."""
     schema = pf.schema_arrow
     missing = [c for c in columns if c not in schema.names]
     if missing:
         raise StateFileError(f"{path}: columns missing: {', '.join(missing)}")
+    extra = [c for c in schema.names if c not in columns] if only else []
+    if extra:
+        raise StateFileError(f"{path}: column {shown(extra[0])} is not a field (fields: {', '.join(columns)})")
     for c in columns:
         t = schema.field(c).type
         if str(getattr(t, "value_type", t)) not in STRING_TYPES:
