@@ -190,7 +190,8 @@ def make(request: PlanRequest) -> PlanResult:
     Every bad input (files, guards, options) fails before any request."""
     from kafkactl.errors import UsageError
 
-    guards = Guards(tuple(request.protect), request.no_delete, request.max_deletes)  # bad guard values first
+    guards = Guards(tuple(request.protect), request.no_delete, request.max_deletes,  # bad guard values first
+                    applying=request.allow_lockout is not None)
     check_spark_urls(request.spark_master, request.spark_remote)
     if (request.spark == "on" or request.spark_master) and not request.spark_remote:
         missing = spark_missing()  # what Spark lacks, said before any file is read or a broker asked (a Spark

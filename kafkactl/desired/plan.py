@@ -219,6 +219,7 @@ class Guards:
     protect: tuple[str, ...] = ()  # principals, or prefixes ending in '*'
     no_delete: bool = False
     max_deletes: str | None = None  # "N" or "P%"
+    applying: bool = True  # the plan is for an apply (a refusal then says nothing was changed); False: only shown
 
     def protected(self, principal: str, super_users: Sequence[str]) -> bool:
         if principal in super_users:
@@ -241,8 +242,9 @@ class Guards:
         """--max-deletes, the one check of all three engines and of saved plans: refused, never trimmed."""
         limit = self.delete_limit(in_scope)
         if limit is not None and deletes > limit:
+            said = "; nothing was changed" if self.applying else ""
             raise UsageError(f"{cluster}: {what} deletes {deletes} ACL bindings, more than --max-deletes "
-                             f"{self.max_deletes} allows ({limit}); nothing was changed")
+                             f"{self.max_deletes} allows ({limit}){said}")
 
     def check_saved(self, plan: Plan, super_users: Callable[[str], Sequence[str]],
                     in_scope_now: Callable[[str], int]) -> None:

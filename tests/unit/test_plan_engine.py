@@ -225,3 +225,14 @@ def test_a_plan_kept_on_disk_shows_its_first_rows_in_the_in_process_order(tmp_pa
     shown = [(r.cluster, r.phase, r.binding.resource_name) for r in plan.rows(3)]
     assert shown == [("zeta", 2, "z3"), ("zeta", 2, "z5"), ("zeta", 3, "z2")]
     assert [(r.cluster, r.binding.resource_name) for r in plan.rows()][3:] == [("alpha", "t1"), ("alpha", "t9")]
+
+
+@pytest.mark.parametrize("applying, said", [(True, "; nothing was changed"), (False, "")])
+def test_a_refused_max_deletes_says_nothing_was_changed_only_for_an_apply(applying, said):
+    """Issue 29, item 7: a plan only shown changes nothing either way; saying so read as if it might have."""
+    from kafkactl.desired.plan import Guards
+    from kafkactl.errors import UsageError
+
+    with pytest.raises(UsageError) as refused:
+        Guards(max_deletes="1", applying=applying).check_deletes("c", 2, 10)
+    assert refused.value.message == f"c: the plan deletes 2 ACL bindings, more than --max-deletes 1 allows (1){said}"

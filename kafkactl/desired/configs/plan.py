@@ -439,14 +439,14 @@ def _plan_users(desired: DesiredConfigs, cur: Current, plan: ConfigPlan) -> None
                                            (iterations, ref)))
 
 
-def check_max_deletes(plan: ConfigPlan, max_deletes: str | None) -> None:
+def check_max_deletes(plan: ConfigPlan, max_deletes: str | None, applying: bool = True) -> None:
     """--max-deletes N, or P% of the items the cluster holds in the file's scope; exit 2 before anything changes."""
     from kafkactl.limits import delete_limit
 
     limit = delete_limit(max_deletes, plan.managed, "items")
     if limit is not None and plan.deletions > limit:
         raise UsageError(f"the plan deletes {plan.deletions} items (configs, quotas, credentials, topics), more than "
-                         f"--max-deletes {max_deletes}: nothing applied")
+                         f"--max-deletes {max_deletes}" + (": nothing applied" if applying else ""))
 
 
 LOCKOUT_FLAG = "--allow-lockout"

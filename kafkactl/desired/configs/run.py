@@ -68,7 +68,7 @@ def plan_files(gateway: Callable[[], Gateway], files: list[str], delete_topics: 
     plan.warnings[:0], plan.notes[:0] = warnings, notes
     if allow_lockout is None:
         plan.warnings += [f"{w}: apply refuses it without {LOCKOUT_FLAG}" for w in lockouts(plan, gw.profile)]
-    check_max_deletes(plan, max_deletes)
+    check_max_deletes(plan, max_deletes, applying=allow_lockout is not None)  # (a plan shown changes nothing)
     planned = Planned(desired, plan, delete_topics)
     said(planned)
     if allow_lockout is not None:
