@@ -163,7 +163,9 @@ def configs_apply(
         app_ctx.note("nothing to do: the cluster already matches the desired state")
         return
     if not dry_run:
-        app_ctx.confirm(f"Apply {len(changes)} changes ({planned.plan.deletions} deletions)?", yes,
+        from kafkactl.limits import plural
+
+        app_ctx.confirm(f"Apply {plural(len(changes), 'change')} ({plural(planned.plan.deletions, 'deletion')})?", yes,
                         "apply config changes")
     with progress_bar(app_ctx, len(changes), "applying", threshold=0) as advance, out:
         # (a failure raises PartialFailure carrying the result: the root command renders it)

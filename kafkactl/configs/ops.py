@@ -12,7 +12,7 @@ from kafkactl.configs.values import QUOTA_KEYS, SCRAM_MECHANISMS, ScramChange, p
 from kafkactl.errors import KafkactlError, NotFoundError, PartialFailure, UsageError
 from kafkactl.gateway import Gateway
 from kafkactl.gateway.configtypes import BROKER, explicit_sources
-from kafkactl.limits import shown
+from kafkactl.limits import plural, shown
 from kafkactl.redact import may_be_secret
 from kafkactl.results import ChangeResult
 
@@ -328,7 +328,7 @@ def _alter_user_or_quota(gateway: Callable[[], Gateway], entities: list[Entity],
     if failed and len(failed) == len(rows):
         raise errors[0]
     if failed:
-        raise PartialFailure(f"{len(failed)} of {len(rows)} changes failed; first: {failed[0].name}: "
+        raise PartialFailure(f"{len(failed)} of {plural(len(rows), 'change')} failed; first: {failed[0].name}: "
                              f"{failed[0].error}", result=result)
     return result
 

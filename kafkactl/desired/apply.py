@@ -202,7 +202,9 @@ def phase_failure(gw: Gateway, result: ApplyResult, cluster: str, phase: int, fa
         err = gw.code_error(code or -1, message, f"apply the plan ({result.stopped_at})", needs="Alter on the Cluster")
         err.result = result
         return err
-    return PartialFailure(f"{failed} bindings failed in {result.stopped_at}; later phases were not started "
+    from kafkactl.limits import plural
+
+    return PartialFailure(f"{plural(failed, 'binding')} failed in {result.stopped_at}; later phases were not started "
                           "(re-run apply once the cause is fixed: it converges)", result=result)
 
 

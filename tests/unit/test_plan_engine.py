@@ -145,7 +145,8 @@ def test_any_other_failed_phase_is_a_partial_failure(failed, total, changed_befo
     result = ApplyResult()
     err = phase_failure(_gateway(), result, "prod", 3, failed, total, changed_before, causes)
     assert err.exit_code == ExitCode.PARTIAL and err.result is result
-    assert err.message.startswith(f"{failed} bindings failed in prod phase 3 (delete ALLOW); later phases")
+    noun = "binding" if failed == 1 else "bindings"  # (singular and plural: issue 29)
+    assert err.message.startswith(f"{failed} {noun} failed in prod phase 3 (delete ALLOW); later phases")
 
 
 def test_an_unconfirmed_phase_stops_the_apply():

@@ -318,8 +318,10 @@ def _apply(app_ctx, planned, out, yes, dry_run, watch) -> None:
     if not dry_run:
         if not yes and app_ctx.interactive():
             _show_deletes(app_ctx, plan)
-        app_ctx.confirm(f"Apply {plan.changes} changes to {', '.join(c.cluster for c in plan.clusters)}?", yes,
-                        "apply ACL changes")
+        from kafkactl.limits import plural
+
+        where = ", ".join(c.cluster for c in plan.clusters)
+        app_ctx.confirm(f"Apply {plural(plan.changes, 'change')} to {where}?", yes, "apply ACL changes")
     try:
         if watch is not None and planned.mode == "spark" and not dry_run:
             result = planned.apply(watch.bindings(plan.changes, "applying"), out, dry_run)

@@ -20,7 +20,7 @@ from kafkactl.desired.configs.desired import DEFAULT, NOUN, DesiredConfigs, Enti
 from kafkactl.errors import NotFoundError, StateFileError, UsageError
 from kafkactl.gateway import Gateway
 from kafkactl.gateway.configtypes import BROKER, CLIENT_METRICS, GROUP, TOPIC, explicit_sources
-from kafkactl.limits import shown
+from kafkactl.limits import plural, shown
 
 CONFIG_SECTIONS = {"topics": TOPIC, "brokers": BROKER, "groups": GROUP, "clientMetrics": CLIENT_METRICS}
 DELETIONS = frozenset({"delete", "delete-topic", "remove-quota", "delete-scram"})
@@ -445,8 +445,8 @@ def check_max_deletes(plan: ConfigPlan, max_deletes: str | None, applying: bool 
 
     limit = delete_limit(max_deletes, plan.managed, "items")
     if limit is not None and plan.deletions > limit:
-        raise UsageError(f"the plan deletes {plan.deletions} items (configs, quotas, credentials, topics), more than "
-                         f"--max-deletes {max_deletes}" + (": nothing applied" if applying else ""))
+        raise UsageError(f"the plan deletes {plural(plan.deletions, 'item')} (configs, quotas, credentials, topics), "
+                         f"more than --max-deletes {max_deletes}" + (": nothing applied" if applying else ""))
 
 
 LOCKOUT_FLAG = "--allow-lockout"

@@ -16,6 +16,7 @@ from kafkactl.desired.report import Report
 from kafkactl.errors import PartialFailure, UsageError
 from kafkactl.exitcodes import ExitCode
 from kafkactl.gateway import Gateway
+from kafkactl.limits import plural
 from kafkactl.results import ChangeResult
 
 if TYPE_CHECKING:
@@ -32,8 +33,6 @@ class Planned:
     def summary(self) -> str:
         counts = Counter(c.action for c in self.plan.changes)
         shown = ", ".join(f"{n} {a}" for a, n in sorted(counts.items())) or "none"
-        from kafkactl.limits import plural
-
         return (f"{plural(len(self.plan.changes), 'change')} ({shown}) in {', '.join(self.plan.sections)}; "
                 f"{self.plan.deletions} deletion{'s' * (self.plan.deletions != 1)}; current state "
                 f"{self.plan.fingerprint}")
@@ -127,7 +126,7 @@ def apply(gw: Gateway, planned: Planned, dry_run: bool, report: Report | None,
         # a resource's changes go in one request and fail together: the first named is one the error names
         first = next((o for o in failed if o.key and o.error and o.key in o.error), failed[0])
         # (a comma, not a colon, after the key: "ssl.key.password: cannot" reads as an assignment to the scrub)
-        n_of = f"{len(failed)} of {len(result.results)} changes"
+        n_of = f"{len(failed)} of {plural(len(result.results), 'change')}"
         named = f"first: {first.section} {first.entity} {first.key or first.action}, {first.error}"
         codes = {o.exit_code for o in failed}
         if refused or dry_run:  # a dry run exits as the apply would: nothing was changed either way
