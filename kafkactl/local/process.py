@@ -17,6 +17,35 @@ def port_free(port: int) -> bool:
         return s.connect_ex((HOST, port)) != 0 and _bindable(port)
 
 
+def port_holder(port: int) -> str | None:
+    """Which process listens on `port` ("process 1234 (python3)"), read from /proc: the socket's inode in
+    /proc/net/tcp*, then the process holding it; None when it cannot be told (another user's, no /proc)."""
+    from pathlib import Path
+
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            if len(f) > 9 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f"socket:[{f[9]}]")
+    if not inodes:
+        return None
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if any(os.readlink(fd) in inodes for fd in (proc / "fd").iterdir()):
+                comm = (proc / "comm").read_text().strip()
+                return f"process {proc.name} ({comm})"
+        except OSError:
+            continue
+    return None
+
+
 def _bindable(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         # the broker binds with SO_REUSEADDR too, so a port in TIME_WAIT is still usable

@@ -236,8 +236,12 @@ class Sandbox:
             for n in stopped:
                 for port in n.ports:
                     if not port_free(port):
-                        raise SandboxError(f"port {port} of the kept sandbox is in use by another process; "
-                                           "free it or run kafkactl local down --purge to start afresh")
+                        from kafkactl.local.process import port_holder
+
+                        who = port_holder(port) or "another process"
+                        raise SandboxError(f"port {port} of the kept sandbox is in use by {who}: stop it, or "
+                                           "kafkactl local down --purge, then local up starts a new sandbox on "
+                                           "free ports (its topics, ACLs and users are deleted)")
             self._write_configs(state)
         return state, stopped
 

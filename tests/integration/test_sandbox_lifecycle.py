@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import uuid
 
 import pytest
@@ -36,10 +37,21 @@ def test_down_keep_then_up_reuses_data_and_down_deletes_it(sandbox, tmp_path, mo
         assert r.exit_code == ExitCode.UNREACHABLE and "hint: is the sandbox running? kafkactl local status says; " \
             "kafkactl local up starts it" in r.stderr, r.stderr  # (issue 29)
 
+        # a port of the kept sandbox taken by another process: which one is said, and the way out (issue 29)
+        import socket
+
+        port = Sandbox().load_state().nodes[0].port
+        with socket.socket() as holder:
+            holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            holder.bind(("127.0.0.1", port))
+            holder.listen()
+            r = run("local", "up")
+        assert r.exit_code != 0 and f"port {port} of the kept sandbox is in use by process {os.getpid()} (" in \
+            r.stderr and "local down --purge, then local up starts a new sandbox on free ports" in r.stderr, r.stderr
+
         assert run("local", "up").exit_code == 0
         assert topic in run("--context", "local-admin", "-o", "plain", "topics", "list").stdout.split()
         # a node gone without local down is told from a stopped one (issue 29)
-        import os
         import signal
 
         (node,) = Sandbox().load_state().nodes
