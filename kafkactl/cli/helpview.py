@@ -43,6 +43,11 @@ def install() -> None:
                 last.min_width = max([last.min_width or 0, *words])
 
     setattr(rich_utils, "Table", OptionsTable)  # (the module's own name: only the panels it draws use it)  # noqa: B010
+    import os
+    import sys
+
+    if "--no-color" in sys.argv or os.environ.get("NO_COLOR"):  # help, too, without escape sequences
+        setattr(rich_utils, "COLOR_SYSTEM", None)  # noqa: B010
 
 
 def _plain(cell: Any) -> str:

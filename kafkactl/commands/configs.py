@@ -133,8 +133,9 @@ def configs_describe(
 
     what = " and ".join(f"{e.type if e.type == 'client-metrics' else e.type.rstrip('s')} {e.label()}"
                         for e in entities)
-    app_ctx.render(rows, of=ConfigRow, empty=None if errors else
-                   f"no {'' if all_ else 'dynamic '}configs set on {what}" + ("" if all_ else "; --all shows defaults"))
+    if rows or not errors:  # (nothing found and an error: the error alone, no empty result before it)
+        app_ctx.render(rows, of=ConfigRow, empty=f"no {'' if all_ else 'dynamic '}configs set on {what}"
+                       + ("" if all_ else "; --all shows defaults"))
     report_errors(app_ctx, errors, len(rows) or (0 if errors else 1))
 
 

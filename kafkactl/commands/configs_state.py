@@ -51,7 +51,10 @@ def configs_export(
     check_out_file(file, "--file")
     as_json = file_format(fmt, file, typed_output(ctx))
     doc = export_to(app_ctx.gateway(), section or [], prefix or [], file, app_ctx.out, as_json)
-    app_ctx.note("exported " + ", ".join(f"{len(doc[s])} {s}" for s in doc if isinstance(doc[s], list)))
+    from kafkactl.limits import plural
+
+    # (topics, brokers, groups, clientMetrics, quotas, users: each section's name is its noun's plural)
+    app_ctx.note("exported " + ", ".join(plural(len(doc[s]), s[:-1], s) for s in doc if isinstance(doc[s], list)))
     warning = unseen_topics(app_ctx.gateway(), doc)
     if warning:
         app_ctx.warn(warning)

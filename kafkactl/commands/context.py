@@ -119,7 +119,13 @@ def context_add(
     from kafkactl.profiles import Context, parse_bootstrap, settings_from_properties
 
     app_ctx = ctx.obj
+    from kafkactl.errors import UsageError
+
     props = parse_config_pairs(prop or [], "--property")
+    for option, key, value in (("--security-protocol", "security.protocol", security_protocol),
+                               ("--sasl-mechanism", "sasl.mechanism", sasl_mechanism)):
+        if value and key in props and props[key] != value:  # two values, one kept: refused, not guessed
+            raise UsageError(f"{option} {value} and --property {key}={props[key]}: give one of them")
     if security_protocol:
         props["security.protocol"] = security_protocol
     if sasl_mechanism:
@@ -153,6 +159,9 @@ def _check_sasl(props: dict[str, str]) -> None:
     if user != password:
         raise UsageError("--username needs --password-stdin (and the reverse): a SASL login takes both"
                          if user else "--password-stdin needs --username: a SASL login takes both")
+    if protocol.startswith("SASL_") and not mechanism:
+        raise UsageError(f"security.protocol {protocol} needs --sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 "
+                         "with --username and --password-stdin; OAUTHBEARER or GSSAPI with their --property settings)")
     if (user or mechanism) and not protocol.startswith("SASL_"):
         raise UsageError(f"{'--username' if user else '--sasl-mechanism'} with security.protocol {protocol}, which "
                          "sends no SASL login: add --security-protocol SASL_SSL (or SASL_PLAINTEXT)")

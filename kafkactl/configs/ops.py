@@ -321,7 +321,7 @@ def _alter_user_or_quota(gateway: Callable[[], Gateway], entities: list[Entity],
             upserts = [(user, k, c.iterations, c.password) for k, c, op in scram if op == "SET" and c is not None]
             deletes = [(user, k) for k, c, op in scram if op == "DELETE"]
             status, msg = outcome(gw.alter_scram(upserts, deletes).get(user), f"alter SCRAM credentials of {user}",
-                                  f"the {' or '.join(k for k, _ in deletes) or 'SCRAM'} credential of user {user}")
+                                  f"the {' or '.join(m for _, m in deletes) or 'SCRAM'} credential of user {user}")
             rows += [ConfigChange("users", user, k, op, _scram_shown(c), status, msg) for k, c, op in scram]
     result = ChangeResult("ConfigAlterResult", tuple(rows), dry_run=dry_run)
     failed = result.failed

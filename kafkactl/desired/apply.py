@@ -96,11 +96,12 @@ def apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], No
     result = ApplyResult(dry_run=dry_run)
     statuses: dict[AclBinding, str] = {}  # the current phase's outcomes so far
     started: list[tuple[str, int]] = []  # the phases begun
+    sent: set[AclBinding] = set()  # the current phase's bindings handed to a request
     try:
-        _apply(plan, gateways, result, statuses, started, progress, on_phase, report, dry_run)
+        _apply(plan, gateways, result, statuses, started, progress, on_phase, report, dry_run, sent)
     except BaseException as exc:  # an error or Ctrl-C part way: the report still holds a line for every binding
         if report is not None and not dry_run:
-            _record_stop(plan, started, statuses, report)
+            _record_stop(plan, started, statuses, report, sent)
         if isinstance(exc, KeyboardInterrupt):
             raise interrupted(result, statuses, plan.changes) from None
         raise
@@ -121,19 +122,19 @@ def interrupted(result: ApplyResult, statuses: dict[AclBinding, str], total: int
 
 
 def _record_stop(plan: Plan, started: list[tuple[str, int]], statuses: dict[AclBinding, str],
-                 report: Report) -> None:
-    """The bindings an apply that stopped did not record: of the phase it stopped in, `unknown` (a request may have
-    been on the wire); of the phases after it, `skipped` (never sent)."""
+                 report: Report, sent: set[AclBinding]) -> None:
+    """The bindings an apply that stopped did not record: of the phase it stopped in, `unknown` if a request held
+    it (it may have been on the wire), else `skipped`; of the phases after it, `skipped` (never sent)."""
     order = [(c.cluster, p) for c in plan.clusters for p in PHASES]
     at = order.index(started[-1]) if started else -1
     out = []
     for c in plan.clusters:
         for r in c.rows:
             i = order.index((c.cluster, r.phase))
-            if i == at and r.binding not in statuses:
+            if i == at and r.binding not in statuses and r.binding in sent:
                 out.append(acl_outcome(r.cluster, r.phase, r.action, flat_row(r.binding), "unknown",
                                        "the apply stopped before its answer"))
-            elif i > at:
+            elif i > at or (i == at and r.binding not in statuses):
                 out.append(acl_outcome(r.cluster, r.phase, r.action, flat_row(r.binding), "skipped",
                                        "the apply stopped before it was sent"))
     report.write(out)
@@ -141,7 +142,7 @@ def _record_stop(plan: Plan, started: list[tuple[str, int]], statuses: dict[AclB
 
 def _apply(plan: Plan, gateways: dict[str, Gateway], result: ApplyResult, statuses: dict[AclBinding, str],
            started: list[tuple[str, int]], progress: Callable[[int], None] | None, on_phase: PhaseHook | None,
-           report: Report | None, dry_run: bool) -> None:
+           report: Report | None, dry_run: bool, sent: set[AclBinding]) -> None:
     for cp in plan.clusters:
         gw = gateways[cp.cluster]
         taking = plan.lockout.get(cp.cluster, set())
@@ -159,8 +160,9 @@ def _apply(plan: Plan, gateways: dict[str, Gateway], result: ApplyResult, status
             changed_before = result.changed
             errors: dict[AclBinding, ErrorInfo] = {}
             statuses.clear()
+            sent.clear()
             started.append((cp.cluster, phase))
-            _run_phase(gw, action, rows, progress, report, errors, statuses)
+            _run_phase(gw, action, rows, progress, report, errors, statuses, sent)
             for status in sorted(set(statuses.values())):
                 result.summary.append(ApplyRow(cp.cluster, phase, action, status,
                                                sum(1 for s in statuses.values() if s == status)))
@@ -222,15 +224,24 @@ def unconfirmed(result: ApplyResult, cluster: str, phase: int, waited: str = "",
 
 def _run_phase(gw: Gateway, action: str, rows: Sequence[PlanRow], progress: Callable[[int], None] | None,
                report: Report | None, errors: dict[AclBinding, ErrorInfo] | None = None,
-               statuses: dict[AclBinding, str] | None = None) -> dict[AclBinding, str]:
-    """Each binding's outcome, into `statuses` as it is known (once its report line is written)."""
+               statuses: dict[AclBinding, str] | None = None, sent: set[AclBinding] | None = None
+               ) -> dict[AclBinding, str]:
+    """Each binding's outcome, into `statuses` as it is known (once its report line is written); `sent`: the
+    bindings handed to a request so far (an apply that stops tells them, `unknown`, from those never sent)."""
     bindings = [r.binding for r in rows]
     statuses = {} if statuses is None else statuses
+    sent = set() if sent is None else sent
     if not bindings:
         return statuses
+
+    def noted(batches: Iterable[Sequence[AclBinding]]) -> Iterator[Sequence[AclBinding]]:
+        for batch in batches:
+            sent.update(batch)  # (pipelined submits a batch as soon as it has it)
+            yield batch
+
     if action == "CREATE":
         # two requests in flight: the controller appends one batch while the next is on the wire
-        for chunk, errs in pipelined(_resent(gw.create_acls), chunks(bindings, CREATE_CHUNK)):
+        for chunk, errs in pipelined(_resent(gw.create_acls), noted(chunks(bindings, CREATE_CHUNK))):
             _record(statuses, report, rows[0], chunk, errs, "created", errors=errors)
             if progress:
                 progress(len(chunk))
@@ -239,7 +250,7 @@ def _run_phase(gw: Gateway, action: str, rows: Sequence[PlanRow], progress: Call
     def send(chunk: Sequence[AclBinding]) -> list[tuple[list[AclBinding], ErrorInfo | None]]:
         return gw.delete_acls([b.to_filter() for b in chunk])
 
-    for chunk, results in pipelined(_resent(send), chunks(bindings, DELETE_BATCH)):
+    for chunk, results in pipelined(_resent(send), noted(chunks(bindings, DELETE_BATCH))):
         errs = [err if err else None for _, err in results]
         gone = {b for b, (matched, err) in zip(chunk, results) if not err and not matched}
         _record(statuses, report, rows[0], chunk, errs, "deleted", gone, errors=errors)

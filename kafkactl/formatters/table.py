@@ -32,8 +32,7 @@ def render_table(data: Any, console: Any) -> None:
         _plain(console, t)
         return
     t = _constants_above(t)
-    if t.header:
-        _print(console, _header_grid(t.header))
+    _header_lines(console, t.header)
     if not t.columns:
         return
     rows, commands = _commands_below(t.rows)
@@ -43,7 +42,7 @@ def render_table(data: Any, console: Any) -> None:
     needed = sum(c.min_width or 0 for c in table.columns) + 3 * (len(table.columns) - 1)
     if needed > console.width:
         _say(f"the table is wider than the terminal ({console.width} columns) without folding a name: shown plain")
-        _plain(console, replace(t, rows=rows))
+        _plain(console, replace(t, rows=rows, header=()))  # (the header is printed above)
     else:
         _print(console, table)
     for n, command in enumerate(commands, 1):  # whole, one per line, outside the table: ready to copy
@@ -109,22 +108,22 @@ def _commands_below(rows: list[tuple[Any, ...]]) -> tuple[list[tuple[Any, ...]],
     return [tuple(mark(v) for v in row) for row in rows], commands
 
 
-def _header_grid(header: tuple[tuple[str, Any], ...]) -> Any:
-    from rich.table import Table
+def _header_lines(console: Any, header: tuple[tuple[str, Any], ...]) -> None:
+    """LABEL  value, one a line, the values aligned and whole (written, not laid out: a long name is never cut)."""
+    if not header:
+        return
+    width = max(len(header_label(k)) for k, _ in header)
+    console.file.write("".join(f"{header_label(k).ljust(width)}  {_header_value(v)}\n" for k, v in header))
 
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold")
-    grid.add_column(no_wrap=True)
-    for key, value in header:
-        grid.add_row(header_label(key), "-" if value is None else _fmt(value))
-    return grid
+
+def _header_value(value: Any) -> str:
+    return "-" if value is None else ("yes" if value else "no") if isinstance(value, bool) else str(value)
 
 
 def _plain(console: Any, t: Tabular) -> None:
     from kafkactl.formatters.text import render_plain
 
-    for key, value in t.header:
-        console.file.write(f"{header_label(key)}: {'-' if value is None else value}\n")
+    _header_lines(console, t.header)
     console.file.write("\t".join(header_label(c) for c in t.columns) + "\n")
     render_plain(t, console.file)
 

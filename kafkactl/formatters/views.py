@@ -218,7 +218,10 @@ def _plan(v: PlanView, fmt: OutputFormat, out: TextIO, console: Any) -> None:
                 console.print(f"... {v.plan.changes - v.limit} more changes (--limit 0 shows all, --jsonl streams "
                               "them)", style="dim", highlight=False)
     else:
-        _render(v.plan.rows(), fmt, out, console)
+        from kafkactl.desired.plan import PlanRow
+        from kafkactl.formatters.model import Rows
+
+        _render(Rows(v.plan.rows(), PlanRow), fmt, out, console)  # (an empty plan's csv: its header)
 
 
 @dataclass(frozen=True)

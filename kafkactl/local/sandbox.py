@@ -66,7 +66,7 @@ class NodeStatus:
     def cell(self) -> str:
         """One node in a table or plain cell (JSON and YAML get the fields)."""
         return (f"{self.roles.replace(',', '+')} {self.node_id} at {self.address} "
-                f"({'running' if self.running else 'stopped'})")
+                f"({'running' if self.running else 'not running'})")  # (why: the status's state line)
 
 
 @dataclass(frozen=True)
@@ -465,7 +465,8 @@ def _state_words(state: SandboxState, nodes: tuple[NodeStatus, ...]) -> str:
     def word(n: NodeStatus) -> str:
         return "running" if n.running else "stopped" if pids[n.node_id] is None else "killed (not by local down)"
 
-    return "; ".join(f"node {n.node_id} {word(n)}" for n in nodes) + ": kafkactl local up starts the others"
+    rest = "it again" if len(nodes) == 1 else "the others"
+    return "; ".join(f"node {n.node_id} {word(n)}" for n in nodes) + f": kafkactl local up starts {rest}"
 
 
 def sandbox_contexts(state: SandboxState) -> tuple[str, ...]:

@@ -107,7 +107,7 @@ def test_lint_reports_with_severity_and_exit_code(tmp_path):
     found = {(x["check"], x["severity"]) for x in json.loads(r.stdout)}
     assert found == {("prefixed-wildcard", "warning"), ("unsupported-operation", "warning"),
                      ("unmatchable-host", "warning"), ("redundant", "info")}
-    assert "0 error, 3 warning, 1 info" in r.stderr
+    assert "0 errors, 3 warnings, 1 info" in r.stderr
     r = run("acls", "lint", "--acls-file", str(f), "--severity", "warning", "--fail-on", "error", "-o", "csv")
     assert r.exit_code == 0 and r.stdout.splitlines()[0] == "severity,check,subject,message"
     assert len(r.stdout.splitlines()) == 4

@@ -77,10 +77,51 @@ def test_delete_help_says_what_a_filter_without_operation_matches():
      "--sasl-mechanism SCRAM-SHA-512 needs --username and --password-stdin"),
     (["--username", "ops", "--password-stdin", "--sasl-mechanism", "PLAIN"],
      "--username with security.protocol PLAINTEXT, which sends no SASL login"),
-    (["--username", "ops", "--password-stdin", "--security-protocol", "SASL_SSL"], "--username needs --sasl-mechanism"),
+    (["--username", "ops", "--password-stdin", "--security-protocol", "SASL_SSL"],
+     "security.protocol SASL_SSL needs --sasl-mechanism"),
+    (["--security-protocol", "SASL_PLAINTEXT"], "security.protocol SASL_PLAINTEXT needs --sasl-mechanism"),
+    (["--property", "security.protocol=SASL_SSL"], "security.protocol SASL_SSL needs --sasl-mechanism"),
+    (["--security-protocol", "SASL_SSL", "--sasl-mechanism", "PLAIN", "--property", "sasl.mechanism=SCRAM-SHA-256",
+      "--username", "ops", "--password-stdin"], "--sasl-mechanism PLAIN and --property sasl.mechanism=SCRAM-SHA-256"),
 ])
 def test_context_add_refuses_half_filled_sasl_settings_and_saves_nothing(tmp_path, monkeypatch, argv, said):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     r = run("context", "add", "half", "-b", "k:9092", *argv, input="pw-half-filled\n")
     assert r.exit_code == 2 and r.stderr.startswith(f"error: {said}"), r.stderr
     assert not (tmp_path / "kafkactl" / "config.yaml").exists() and "pw-half-filled" not in r.output
+
+
+def test_an_empty_plan_or_lint_in_csv_prints_its_header(tmp_path):
+    """New-user pass on issue 29: acls lint, acls plan and configs plan printed nothing at all in csv when empty."""
+    import io
+
+    from kafkactl.desired.configs.plan import Change, ConfigPlan
+    from kafkactl.desired.plan import Plan, PlanRow
+    from kafkactl.desired.state import Scope
+    from kafkactl.formatters import OutputFormat, render
+    from kafkactl.formatters.views import PlanView
+
+    for data, columns in ((ConfigPlan([], "fp", ["topics"]), Change.COLUMNS),
+                          (PlanView(Plan([], Scope(principals=frozenset({"User:a"})))), PlanRow.COLUMNS)):
+        out = io.StringIO()
+        render(data, OutputFormat.csv, out)
+        assert out.getvalue() == ",".join(columns) + "\n"
+    f = tmp_path / "acls.json"
+    f.write_text("[]")
+    r = run("-o", "csv", "acls", "lint", "--acls-file", str(f))
+    assert (r.exit_code, r.stdout) == (0, "severity,check,subject,message\n")
+
+
+@pytest.mark.parametrize("argv, env", [(["--no-color", "topics", "list", "--help"], {}),
+                                       (["topics", "list", "--help"], {"NO_COLOR": "1"})])
+def test_help_on_a_terminal_has_no_escape_sequence_without_colour(argv, env):
+    """New-user pass on issue 29: --no-color and NO_COLOR were not honoured by --help (bold, dim and yellow)."""
+    import sys
+
+    import pexpect
+
+    child = pexpect.spawn(sys.executable, ["-m", "kafkactl", *argv], env={**os.environ, "TERM": "xterm", **env},
+                          encoding="utf-8", dimensions=(50, 120), timeout=30)
+    text = child.read()
+    child.close()
+    assert "--exclude-internal" in text and "\x1b" not in text, repr(text[:300])

@@ -145,7 +145,7 @@ def test_acls_apply_lists_what_it_deletes_before_asking(shell, sandbox, tmp_path
     state.write_text(f"apiVersion: kafkactl/v1\nkind: AclState\nscope: {{principals: ['User:{t}']}}\nacls:\n"
                      f"- principal: User:{t}\n  allow: [{{topic: {t}a, operations: [Read]}}]\n")
     shell.child.sendline(f"kafkactl --context local-admin acls apply {state}")
-    shell.child.expect_exact("the apply deletes 1 ACL binding:")
+    shell.child.expect_exact("the apply deletes 1 ACL binding (1 ALLOW on TOPIC):")
     shell.child.expect_exact(f"{t}b")  # the binding itself, before the question
     shell.child.expect(r"\[y/N\]")
     shell.child.sendline("n")

@@ -342,3 +342,9 @@ def test_a_mistyped_config_name_gets_the_nearest_one(sandbox, topic):
     r = sandbox.as_user("admin", "configs", "alter", "--topic", topic, "--add-config", "retention.msx=5")
     assert r.exit_code != 0 and "hint: retention.msx: did you mean retention.ms?" in r.stderr, r.stderr
     assert rows(sandbox, "admin", "--topic", topic) == {}  # nothing changed
+
+
+def test_describing_a_missing_topic_prints_the_error_alone(sandbox):
+    """New-user pass on issue 29: `[]` (or an empty table) came before the error."""
+    r = sandbox.as_user("admin", "-o", "json", "configs", "describe", "--topic", f"nope-{token()}")
+    assert r.exit_code == ExitCode.NOT_FOUND and r.stdout == "" and "does not exist" in r.stderr, r.output

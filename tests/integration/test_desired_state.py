@@ -717,3 +717,16 @@ def test_out_replaces_a_plan_saved_before_and_refuses_anything_else(sandbox, tea
         r = sandbox.as_user("admin", "-b", "127.0.0.1:1", "acls", "plan", str(small), "--out", str(where))
         assert r.exit_code == ExitCode.USAGE and needle in r.stderr and r.stdout == "", r.output
     assert (other / "notes.txt").read_text() == "mine" and afile.read_text() == "x"
+
+
+def test_a_plan_warns_of_hosts_and_principals_that_never_match(sandbox, team, tmp_path):
+    """New-user pass on issue 29: acls create warned of a lowercase user: and of a host name, a plan of the same
+    ACLs in a file did not."""
+    f = tmp_path / "w.yaml"
+    f.write_text(f"apiVersion: kafkactl/v1\nkind: AclState\nscope: {{principals: ['user:{team}x']}}\nacls:\n"
+                 f"- principal: user:{team}x\n  hosts: [myhost.example.com]\n"
+                 f"  allow: [{{topic: {team}t, operations: [Read]}}]\n")
+    r = sandbox.as_user("admin", "acls", "plan", str(f))
+    assert r.exit_code == 0, r.stderr
+    assert f"warning: principal user:{team}x: principal types are case-sensitive" in r.stderr, r.stderr
+    assert "warning: host 'myhost.example.com' is not an IP address" in r.stderr

@@ -62,7 +62,7 @@ def test_down_keep_then_up_reuses_data_and_down_deletes_it(sandbox, tmp_path, mo
         while json.loads(run("-o", "json", "local", "status").stdout)["running"] and time.monotonic() < deadline:
             time.sleep(0.2)
         state = json.loads(run("-o", "json", "local", "status").stdout)["state"]
-        assert state == "node 1 killed (not by local down): kafkactl local up starts the others", state
+        assert state == "node 1 killed (not by local down): kafkactl local up starts it again", state
     finally:
         assert run("local", "down", "--purge").exit_code == 0
     assert not Sandbox().home.exists()

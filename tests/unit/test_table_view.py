@@ -64,3 +64,15 @@ def test_a_suggested_command_is_printed_whole_below_the_table():
     out = _render(rows, 60)
     assert f"\n[1] {command}\n" in "\n" + out, out
     assert "(grant them all: [1])" in " ".join(out.split()) and out.count("kafkactl") == 1, out
+
+
+def test_a_long_value_said_above_the_table_keeps_its_label_and_is_whole():
+    """New-user pass on issue 29: at 80 columns the values above the table lost their labels and a principal was
+    cut with an ellipsis; a table too wide for the terminal printed them twice, the second time as Python spells
+    them (False)."""
+    long = "User:CN=very-long-service-account-name.production.example.com,OU=Platform,O=Example"
+    out = _render([Row(long, "payments.settlement", "READ", "a"), Row(long, "payments.settlement", "DESCRIBE", "b")])
+    assert f"PRINCIPAL      {long}\n" in out and "…" not in out, out
+    wide = "x" * 90
+    out = _render([Row(long, "t", "READ", wide), Row(long, "u", "READ", wide)], 60)  # too wide: the plain view
+    assert out.count(long) == 1 and out.count("OPERATION") == 1 and "False" not in out, out

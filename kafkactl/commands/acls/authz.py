@@ -240,9 +240,14 @@ def acls_lint(
     if existing is None:
         ctx.obj.note("dangling and unsecured need the cluster's topics and groups: left out with --acls-file")
     shown = at_least(findings, severity.lower())
-    ctx.obj.render(shown)
+    from kafkactl.acl.lint import Finding
+
+    ctx.obj.render(shown, of=Finding)
     counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
-    ctx.obj.note(", ".join(f"{n} {s}" for s, n in counts.items()) if findings else "no findings")
+    from kafkactl.limits import plural
+
+    ctx.obj.note(", ".join(plural(n, s, "info" if s == "info" else None) for s, n in counts.items())
+                 if findings else "no findings")
     # exit 9 for what is shown: a finding --severity hides does not fail the run it does not appear in
     if fail_on.lower() != "never" and at_least(shown, fail_on.lower()):
         raise typer.Exit(int(ExitCode.FINDINGS))

@@ -79,7 +79,9 @@ def acls_export(
                strimzi_cluster, notes)
     for note in notes:
         app_ctx.warn(note)
-    app_ctx.note(f"exported {n} ACL bindings")
+    from kafkactl.limits import plural
+
+    app_ctx.note(f"exported {plural(n, 'ACL binding')}")
 
 
 def acls_import(
@@ -168,6 +170,11 @@ def _compute(app_ctx, files, plan_dir, contexts, scope, protect, no_delete, max_
     app_ctx.adopt(result)
     for w in result.warnings:
         app_ctx.warn(w)
+    if result.plan.location is None:  # (in memory: a Spark plan's rows stay on disk, not read back for this)
+        from kafkactl.acl.lint import spelling_warnings
+
+        for w in spelling_warnings(r.binding for r in result.plan.rows() if r.action == "CREATE"):
+            app_ctx.warn(w)  # what acls create says of a new ACL's host or principal, said of the file's
     for n in result.notes:
         app_ctx.note(n)
     return result
@@ -296,12 +303,20 @@ SHOWN_DELETES = 50
 
 def _show_deletes(app_ctx, plan) -> None:
     """Before the question on a terminal: the bindings the apply deletes (the first SHOWN_DELETES), on stderr."""
+    from collections import Counter
+
+    from kafkactl.acl.model import Permission
     from kafkactl.limits import plural
 
-    deletes = [r.binding for r in plan.rows() if r.action == "DELETE"]
+    # DENYs first: taking one away widens access, the change to read before any other
+    deletes = sorted((r.binding for r in plan.rows() if r.action == "DELETE"),
+                     key=lambda b: b.permission is not Permission.DENY)
     if not deletes:
         return
-    app_ctx.message(f"the apply deletes {plural(len(deletes), 'ACL binding')}:")
+    kinds = Counter((b.permission.name, b.resource_type.name) for b in deletes)
+    said = ", ".join(f"{n:,} {perm} on {rtype}" for (perm, rtype), n in sorted(kinds.items()))
+    app_ctx.message(f"the apply deletes {plural(len(deletes), 'ACL binding')} ({said})"
+                    + (f"; the first {SHOWN_DELETES}:" if len(deletes) > SHOWN_DELETES else ":"))
     app_ctx.render_to_stderr(deletes[:SHOWN_DELETES])
     if len(deletes) > SHOWN_DELETES:
         app_ctx.message(f"... and {len(deletes) - SHOWN_DELETES:,} more (acls plan -o json lists every one)")

@@ -97,6 +97,7 @@ class Current:
 @dataclass
 class ConfigPlan:
     ROWS: ClassVar[str] = "changes"
+    ROW_COLUMNS: ClassVar[tuple[str, ...]] = Change.COLUMNS  # (an empty plan's csv: its header)
     changes: list[Change]
     fingerprint: str
     sections: list[str]
