@@ -431,7 +431,9 @@ def _check_fresh(plan: Plan, live: dict[str, set[AclBinding]]) -> None:
         mine = [r for r in rows if r.cluster == c.cluster]
         done = sum(1 for r in mine if (r.binding in now) == (r.action == "CREATE"))
         if done:
-            raise UsageError(f"{c.cluster}: the saved plan is stale: of its {len(mine)} changes, {done} made "
+            from kafkactl.limits import plural
+
+            raise UsageError(f"{c.cluster}: the saved plan is stale: of its {plural(len(mine), 'change')}, {done} made "
                              "already or no longer applying (the cluster's ACLs no longer match what the plan was "
                              "made from); nothing was changed: make a new plan")
 

@@ -401,7 +401,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
                 since = (self._all_down_at or time.monotonic()) - _REFUSED_GRACE_S
             # a sandbox context (local up writes them) refused: the sandbox is most likely stopped
             hint = ("is the sandbox running? kafkactl local status says; kafkactl local up starts it"
-                    if (self.profile.context or "").startswith("local-") else None)
+                    if (self.profile.context or "").startswith("local-") and self.profile.address_from_context
+                    else None)
             return UnreachableError(f"cannot reach {self.profile.bootstrap_servers} to {what}: "
                                     f"{self._reach().cause(since)}", hint=hint)
         detail = self._last_transport_detail()

@@ -39,6 +39,7 @@ class Profile:
     # what the authorizer model needs to know about the cluster (kafka-semantics §4)
     super_users: tuple[str, ...] = ()
     allow_everyone_if_no_acl_found: bool = False
+    address_from_context: bool = False  # the context's own address, not -b's (a context lending its credentials)
 
     @property
     def uses_sasl(self) -> bool:
@@ -189,7 +190,8 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
         settings["security_protocol"] = "SASL_PLAINTEXT"
     if sel.timeout is not None:
         settings["timeout"] = check_timeout(sel.timeout)
-    return Profile(context=ctx_name, **settings)
+    return Profile(context=ctx_name, address_from_context=ctx is not None and sel.bootstrap_servers is None,
+                   **settings)
 
 
 def with_timeout(profile: Profile, timeout: float) -> Profile:

@@ -375,7 +375,7 @@ def test_a_config_name_the_cluster_does_not_list_is_warned_at_plan_and_refused_w
     f = tmp_path / "s.yaml"
     f.write_text(f"apiVersion: kafkactl/v1\nkind: State\ntopics:\n- name: {base}.n\n  configs: {{retention.ms: 5}}\n"
                  f"- name: {base}.m\n  partitions: 1\n  configs: {{retention.msx: 5}}\n")
-    warning = (f"warning: {f}:6: topic '{base}.m': 'retention.msx' is not a topic config this cluster lists (did you "
+    warning = (f"warning: {f}:8: topic '{base}.m': 'retention.msx' is not a topic config this cluster lists (did you "
                "mean retention.ms?); apply will send it to the brokers' validation first\n")
     r = admin(sandbox, "-o", "json", "configs", "plan", str(f))
     assert r.exit_code == 0 and warning in r.stderr, r.stderr
@@ -395,7 +395,7 @@ def test_a_config_name_the_cluster_does_not_list_is_warned_at_plan_and_refused_w
                  "  configs: {consumer.session.timeout.msec: 45000, consumer.heartbeat.interval.ms: 5000}\n")
     r = admin(sandbox, "configs", "plan", str(g))
     assert r.exit_code == 0 and r.stderr.count("warning: ") == 1 and (
-        f"warning: {g}:4: group '{base}.g': 'consumer.session.timeout.msec' is not a group config this cluster "
+        f"warning: {g}:5: group '{base}.g': 'consumer.session.timeout.msec' is not a group config this cluster "
         "lists (did you mean consumer.session.timeout.ms?)") in r.stderr, r.stderr
 
 

@@ -471,7 +471,8 @@ def test_a_saved_plan_applied_twice_is_stale_the_second_time(sandbox, team, tmp_
     after = mine(gw, team)
     assert len(after) == 1
     r = sandbox.as_user("admin", "acls", "apply", "--plan", str(saved), "--yes", *engine)
-    assert r.exit_code == ExitCode.USAGE and "the saved plan is stale: 1 of its 1 changes" in r.stderr, r.output
+    assert r.exit_code == ExitCode.USAGE and "the saved plan is stale: of its 1 change, 1 made already" in r.stderr, \
+        r.output
     assert r.stdout == "" and mine(gw, team) == after
 
 

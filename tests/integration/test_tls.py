@@ -224,6 +224,7 @@ def keystores(sandbox, tmp_path_factory):
 def _properties(d: Path, name: str, **props: str) -> Path:
     path = d / f"{name}.properties"
     path.write_text("".join(f"{k}={v}\n" for k, v in props.items()), encoding="utf-8")
+    path.chmod(0o600)  # (it holds store passwords: a 0644 one is warned of, issue 29)
     return path
 
 

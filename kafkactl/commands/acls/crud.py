@@ -158,11 +158,25 @@ def acls_create(
     for w in spelling_warnings(bindings):  # what `acls lint` would say of them, said before they exist
         app_ctx.warn(w)
     if dry_run:  # the cluster is read (what exists, whether the caller may), nothing is created
+        _may_alter_acls(app_ctx.gateway())
         _report(app_ctx, ops.create_acls(app_ctx.gateway(), bindings, dry_run=True), "create")
         return
     with progress_bar(app_ctx, len(bindings), "creating ACLs", threshold=ops.CREATE_CHUNK) as advance:
         result = ops.create_acls(app_ctx.gateway(), bindings, progress=advance)
     _report(app_ctx, result, "create")
+
+
+def _may_alter_acls(gw) -> None:
+    """A dry run's caller who may not create ACLs is told so, as the create would tell it (exit 3): the broker's own
+    answer, its authorized operations on the cluster (KIP-430), Alter among them."""
+    from kafkactl.acl.model import AclOperation
+    from kafkactl.describe.cluster import describe_cluster
+    from kafkactl.errors import NotAuthorizedError
+
+    ops = describe_cluster(gw, authorized_operations=True).authorized_operations
+    if ops is not None and ops.allows(AclOperation.ALTER) is False:
+        raise NotAuthorizedError(f"{gw.who()} is not authorized to create ACLs: needs Alter on the Cluster (its "
+                                 "authorized operations on the cluster, as the broker gives them, lack Alter)")
 
 
 def acls_list(
