@@ -132,8 +132,12 @@ class ContextStore:
         try:
             return self.contexts[name]
         except KeyError:
+            import difflib
+
             known = ", ".join(sorted(self.contexts)) or "none defined"
-            raise NotFoundError(f"context {name!r} does not exist (known: {known})") from None
+            near = difflib.get_close_matches(name, sorted(self.contexts), n=1, cutoff=0.6) if len(name) < 100 else []
+            mean = f"did you mean {near[0]}? " if near else ""
+            raise NotFoundError(f"context {name!r} does not exist ({mean}known: {known})") from None
 
     def put(self, ctx: Context) -> None:
         validate_context_name(ctx.name)

@@ -125,3 +125,13 @@ def test_help_on_a_terminal_has_no_escape_sequence_without_colour(argv, env):
     text = child.read()
     child.close()
     assert "--exclude-internal" in text and "\x1b" not in text, repr(text[:300])
+
+
+def test_a_mistyped_context_gets_the_nearest_name(tmp_path, monkeypatch):
+    """New-user pass on issue 29: `--context local-admn` named every context but not the one meant."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    for name in ("local-admin", "local-alice"):
+        assert run("context", "add", name, "-b", "127.0.0.1:1").exit_code == 0
+    r = run("--context", "local-admn", "topics", "list")
+    assert r.exit_code == 7 and r.stderr == ("error: context 'local-admn' does not exist (did you mean local-admin? "
+                                             "known: local-admin, local-alice)\n"), r.stderr

@@ -60,11 +60,11 @@ def write_strimzi(bindings: Iterable[AclBinding], quotas: dict[str, dict[str, fl
         if who is not None and who not in users:
             users[who] = []
     docs = []
+    bare: list[str] = []  # the KafkaUsers written without spec.authentication: said once, not once each
     for (name, auth), acls in sorted(users.items()):
         spec: dict[str, Any] = {"authentication": {"type": auth}} if auth else {}
         if not auth:
-            notes.append(f"KafkaUser {name}: no SCRAM-SHA-512 credential on the cluster: written without "
-                         "spec.authentication (Strimzi manages its ACLs and quotas, and issues it no credential)")
+            bare.append(name)
         if acls:
             spec["authorization"] = {"type": "simple", "acls": acls}
         q = quotas.get(name if auth != "tls" else f"CN={name}") or {}
@@ -73,6 +73,12 @@ def write_strimzi(bindings: Iterable[AclBinding], quotas: dict[str, dict[str, fl
                               for k, v in sorted(q.items()) if k in _QUOTAS}
         docs.append({"apiVersion": "kafka.strimzi.io/v1beta2", "kind": "KafkaUser",
                      "metadata": {"name": name, "labels": {"strimzi.io/cluster": cluster}}, "spec": spec})
+    if bare:
+        from kafkactl.limits import plural
+
+        notes.append(f"{plural(len(bare), 'KafkaUser')} ({', '.join(bare[:3])}{', ...' if len(bare) > 3 else ''}) "
+                     "with no SCRAM-SHA-512 credential on the cluster: written without spec.authentication (Strimzi "
+                     "manages their ACLs and quotas, and issues them no credential)")
     yaml.safe_dump_all(docs, out, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
