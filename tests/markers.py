@@ -100,6 +100,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items[:] = [item for _, item in sorted(enumerate(items), key=lambda pair: (rank(pair[1]), pair[0]))]
 
 
+# after pytest-xdist has put each test's group into its id
+@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+def pytest_check_groups_hold(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under --dist loadgroup a worker's test ids carry their group (`…@group`): the scheduler hands out whole
+    groups by it. An id without it (pytest-xdist writing where a newer pytest no longer reads) would scatter a
+    module's tests over both workers, each starting its own sandbox: every test then fails, saying why (a
+    worker's own usage error reaches the controller only as an internal error without its message)."""
+    if not config.getoption("loadgroup", False):
+        return
+    lost = [item.nodeid for item in items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
+    if lost:
+        _groups_lost.append(f"--dist loadgroup lost the group of {len(lost)} tests (first: {lost[0]}): pytest and "
+                            "pytest-xdist disagree on where a test's id lives; see the pin in pyproject.toml")
+
+
+_groups_lost: list[str] = []
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:  # noqa: ARG001 (pytest's hook signature)
+    if _groups_lost:
+        pytest.fail(_groups_lost[0], pytrace=False)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ARG001 (pytest's hook signature)
     _current["item"] = item
