@@ -78,6 +78,12 @@ def deliver(profile: Profile) -> Delivery:
         value = getattr(profile, f.name)
         if f.name == "selection":
             continue
+        if f.name == "oauth" and value is not None:  # its client secret revealed, its CA bundle inlined
+            values.append(("oauth", {**{o.name: getattr(value, o.name) for o in fields(value)},
+                                     "client_secret": value.client_secret.reveal(), "cafile": None}))
+            if value.cafile:
+                material.append(("oauth_cafile", Path(value.cafile).read_bytes()))
+            continue
         if f.name in _SECRETS and value is not None:
             value = value.reveal()
         if f.name in _FILES and value:
@@ -138,10 +144,14 @@ class ExecutorClients:
         return self._gateways[cluster]
 
     def _profile(self, d: Delivery) -> Profile:
+        from kafkactl.profiles.oauth import OAuthSettings
+
         kw = dict(d.values)
         for name in _SECRETS:
             if kw.get(name) is not None:
                 kw[name] = Secret(kw[name])  # registered, so this executor's messages mask it too
+        if kw.get("oauth") is not None:
+            kw["oauth"] = OAuthSettings(**{**kw["oauth"], "client_secret": Secret(kw["oauth"]["client_secret"])})
         if d.material:
             material, password = _at_rest(dict(d.material), dict(d.values).get("ssl_key_password"))
             if password is not None:
@@ -153,7 +163,10 @@ class ExecutorClients:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(data)
-                kw[name] = str(path)
+                if name == "oauth_cafile":
+                    kw["oauth"] = replace(kw["oauth"], cafile=str(path))
+                else:
+                    kw[name] = str(path)
         return replace(Profile(**kw), timeout=self._timeout)
 
     def close(self) -> None:

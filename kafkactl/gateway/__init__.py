@@ -128,6 +128,12 @@ def tls_failure(message: str, client_cert: str | None = None) -> str:
     return f"the TLS handshake with {address} failed: {reason}"
 
 
+def _broker_said(message: str) -> str:
+    """The broker's own words of a refused SASL login, without librdkafka's address prefix and timing suffix."""
+    said = re.sub(r"\s*\(after \d+ms in state [^)]*\)\s*$", "", message)
+    return said.split(": ", 1)[-1][:200] if re.match(r"^\S+/\S+: ", said) else said[:200]
+
+
 class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
     """Builds the clients for one resolved profile and translates their errors."""
 
@@ -142,11 +148,32 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         self._all_down_at: float | None = None  # when librdkafka said every broker is down (None: answered since)
         self._failures: list[AddressFailure] = []  # connection failures, per address (see Reach)
         self._brokers: dict[int, str] = {}  # the cluster's brokers as metadata named them: id -> host:port
+        self._tokens: Any = None  # OAUTHBEARER: the one token source of every client built here (gateway/oauth.py)
+        if profile.oauth is not None:
+            from kafkactl.gateway.oauth import TokenSource
+
+            self._tokens = TokenSource(profile.oauth, profile.timeout)  # (no request until a client needs a token)
 
     # ------------------------------------------------------------------ clients
     @property
     def principal(self) -> str | None:
+        """The principal the brokers build for this client's SASL login: User:<name>, or for OAUTHBEARER
+        User:<the token's subject claim> (a token is fetched to read it)."""
+        if self.profile.oauth is not None:
+            return f"User:{self.tokens.token().principal}"
         return f"User:{self.profile.username}" if self.profile.username else None
+
+    @property
+    def tokens(self) -> Any:
+        """OAUTHBEARER's token source (one per gateway; None without OAuth). Made with the gateway, taking no lock
+        here: librdkafka calls _oauth_cb on its own thread while the admin client is being built under
+        _clients_lock."""
+        return self._tokens
+
+    def _oauth_cb(self, _config: str) -> tuple[str, float, str, dict[str, str]]:
+        """librdkafka's token callback: when it connects, and again before the token it holds expires."""
+        t = self.tokens.token()
+        return t.value.reveal(), t.expires_at, t.principal, dict(self.tokens.settings.extensions)
 
     @property
     def certificate_dn(self) -> str | None:
@@ -188,7 +215,10 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         else:
             conf["logger"] = _FailLog(self._on_client_error)
             conf["log_level"] = 6
-        if p.uses_sasl:
+        if p.uses_sasl and p.oauth is not None:
+            conf["sasl.mechanism"] = "OAUTHBEARER"
+            conf["oauth_cb"] = self._oauth_cb
+        elif p.uses_sasl:
             conf["sasl.mechanism"] = p.sasl_mechanism or "PLAIN"
             conf["sasl.username"] = p.username
             conf["sasl.password"] = p.password.reveal() if p.password else ""
@@ -213,7 +243,12 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             "request_timeout_ms": int(p.timeout * 1000),
             "bootstrap_timeout_ms": int(p.timeout * 1000),
         }
-        if p.uses_sasl:
+        if p.uses_sasl and p.oauth is not None:
+            from kafkactl.gateway.oauth import kafka_python_provider
+
+            conf["sasl_mechanism"] = "OAUTHBEARER"
+            conf["sasl_oauth_token_provider"] = kafka_python_provider(self.tokens)
+        elif p.uses_sasl:
             conf["sasl_mechanism"] = p.sasl_mechanism or "PLAIN"
             conf["sasl_plain_username"] = p.username
             conf["sasl_plain_password"] = p.password.reveal() if p.password else ""
@@ -259,6 +294,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             logging.getLogger("kafka").propagate = False
         from kafka.admin import KafkaAdminClient
 
+        if self.tokens is not None:
+            self.tokens.token()  # a token endpoint that refuses or is down: one line, now
         built: dict[str, Any] = {}
         done = threading.Event()
         box_lock = threading.Lock()
@@ -318,6 +355,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
                 if self._admin is None:
                     from confluent_kafka.admin import AdminClient
 
+                    if self.tokens is not None:
+                        self.tokens.token()  # a token endpoint that refuses or is down: one line, now
                     self._admin = AdminClient(self.confluent_config())
         return self._admin
 
@@ -368,6 +407,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             return Reach.of(self.profile.bootstrap_servers, self._brokers, self._failures)
 
     def _raise_fatal_client_error(self) -> None:
+        if self._tokens is not None and self._tokens.error is not None:
+            raise self._tokens.error  # a refresh failed: what the token endpoint said, not the broker's echo of it
         with self._lock:
             errors = list(self._client_errors)
         for e in errors:
@@ -379,6 +420,12 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             # a refused client certificate arrives as the broker's TLS alert on a transport error
             if e.code == _SSL or (e.code == -195 and "ssl routines" in e.message.lower() and " alert " in e.message):
                 raise AuthenticationError(tls_failure(e.message, self.profile.ssl_certfile))
+            if e.code in _AUTHN and self._tokens is not None:
+                raise AuthenticationError(
+                    f"the brokers at {self.profile.bootstrap_servers} refused the OAuth token of client "
+                    f"{self._tokens.settings.client_id}: check that its issuer, audience and signing key are the ones "
+                    "the brokers' sasl.oauthbearer.expected.* and jwks settings accept",
+                    hint=f"the broker said: {_broker_said(e.message)}")
             if e.code in _AUTHN:
                 raise AuthenticationError(
                     f"authentication failed for {self.who()} at {self.profile.bootstrap_servers} "

@@ -13,11 +13,18 @@ from kafkactl.errors import ConfigError, MissingFileError
 from kafkactl.redact import Secret
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
+# a mechanism some cluster uses that kafkactl cannot speak: why, in the refusal
+_UNSUPPORTED_MECHANISMS = {
+    "AWS_MSK_IAM": "Amazon MSK's IAM mechanism needs AWS's own login module",
+    "GSSAPI": "Kerberos is not supported yet",
+}
 _LOGIN_MODULES = {
     "org.apache.kafka.common.security.plain.PlainLoginModule": "PLAIN",
     "org.apache.kafka.common.security.scram.ScramLoginModule": "SCRAM",
+    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule": "OAUTHBEARER",
 }
+_SUPPORTED_MODULES = "PlainLoginModule, ScramLoginModule and OAuthBearerLoginModule are supported"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*$")
 _CLASS_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*")
 
@@ -113,7 +120,7 @@ def parse_jaas(text: str, source: str = "--command-config") -> JaasConfig:
         if not key or pos >= n or s[pos] != "=":
             after = f"after {last}" if last else "in its first option"
             raise ConfigError(f"{where} is malformed {after}: expected key=value (quote a value that holds spaces)")
-        named = _option_named(key, options)
+        named = option_named(key, options)
         options[key], pos = _value(s, _skip_ws(s, pos + 1), where, named)
         last = named
     pos = _skip_ws(s, pos + 1)
@@ -158,7 +165,7 @@ def _value(s: str, pos: int, where: str, named: str) -> tuple[str, int]:
     return value, pos
 
 
-def _option_named(key: str, before: Mapping[str, str]) -> str:
+def option_named(key: str, before: Mapping[str, str]) -> str:
     """'option X', or 'an option after Y' once a secret option Y was read: an unquoted secret holding a space
     reads as a value and then more options, whose names are pieces of it."""
     from kafkactl.redact import may_be_secret
@@ -204,12 +211,22 @@ def settings_from_properties(props: Mapping[str, str], source: str = "--command-
     if "sasl.mechanism" in props or "sasl.mechanisms" in props:
         mech = (props.get("sasl.mechanism") or props.get("sasl.mechanisms", "")).strip().upper()
         if mech not in SASL_MECHANISMS:
-            raise ConfigError(f"{source}: sasl.mechanism {mech} is not supported (use one of "
-                              f"{', '.join(SASL_MECHANISMS)})")
+            why = _UNSUPPORTED_MECHANISMS.get(mech)
+            raise ConfigError(f"{source}: sasl.mechanism {mech} is not supported{f' ({why})' if why else ''}; "
+                              f"kafkactl speaks {', '.join(SASL_MECHANISMS)}")
         out["sasl_mechanism"] = mech
-    if props.get("sasl.jaas.config"):
-        out["username"], out["password"] = _jaas_credentials(props["sasl.jaas.config"], source,
-                                                             out.get("sasl_mechanism"))
+    jaas = parse_jaas(props["sasl.jaas.config"], source) if props.get("sasl.jaas.config") else None
+    if jaas is not None:
+        _check_login_module(jaas, source, out.get("sasl_mechanism"))
+    from kafkactl.profiles.oauth import is_oauth, oauth_settings
+
+    if is_oauth(props, out.get("sasl_mechanism"), jaas.module if jaas else None):
+        out["sasl_mechanism"] = "OAUTHBEARER"
+        out["oauth"] = oauth_settings(props, jaas.options if jaas else None, source)
+    elif jaas is not None:
+        if "username" not in jaas.options or "password" not in jaas.options:
+            raise ConfigError(f"{source}: sasl.jaas.config needs both username and password options")
+        out["username"], out["password"] = jaas.options["username"], Secret(jaas.options["password"])
     if props.get("sasl.username"):
         out["username"] = props["sasl.username"]
     if props.get("sasl.password"):
@@ -232,23 +249,18 @@ def _refuse_non_utf8(props: Mapping[str, str], source: str) -> None:
             raise ConfigError(f"{source}: the value of {key.encode('utf-8', 'replace').decode()} is not UTF-8 text")
 
 
-def _jaas_credentials(text: str, source: str, chosen: str | None) -> tuple[str, Secret]:
-    """The username and password of sasl.jaas.config, whose login module must be one of the sasl.mechanism
-    `chosen` (if any)."""
-    jaas = parse_jaas(text, source)
+def _check_login_module(jaas: JaasConfig, source: str, chosen: str | None) -> None:
+    """The login module is one kafkactl speaks, and of the sasl.mechanism `chosen` (if any)."""
     family = _LOGIN_MODULES.get(jaas.module)
     if family is None:
         if not _CLASS_NAME.fullmatch(jaas.module):  # then it may be a password that lost its option
             raise ConfigError(f"{source}: in sasl.jaas.config the login module is not a Java class name (not "
-                              "repeated; PlainLoginModule and ScramLoginModule are supported)")
+                              f"repeated; {_SUPPORTED_MODULES})")
         raise ConfigError(f"{source}: sasl.jaas.config login module {jaas.module} is not supported "
-                          "(PlainLoginModule and ScramLoginModule are)")
-    if "username" not in jaas.options or "password" not in jaas.options:
-        raise ConfigError(f"{source}: sasl.jaas.config needs both username and password options")
+                          f"({_SUPPORTED_MODULES})")
     if chosen and not chosen.startswith(family):
         raise ConfigError(f"{source}: sasl.mechanism {chosen} does not match the "
                           f"{jaas.module.rsplit('.', 1)[-1]} in sasl.jaas.config")
-    return jaas.options["username"], Secret(jaas.options["password"])
 
 
 def _ssl_settings(props: Mapping[str, str]) -> dict[str, Any]:

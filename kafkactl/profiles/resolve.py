@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kafkactl.errors import ConfigError
+from kafkactl.profiles.oauth import OAuthSettings
 from kafkactl.profiles.properties import read_properties_file, settings_from_properties
 from kafkactl.profiles.store import Context, ContextStore
 from kafkactl.redact import Secret
@@ -34,6 +35,7 @@ class Profile:
     ssl_keyfile: str | None = None
     ssl_key_password: Secret | None = None
     ssl_check_hostname: bool = True
+    oauth: OAuthSettings | None = None  # SASL/OAUTHBEARER: where to fetch tokens, with which client credentials
     client_id: str = "kafkactl"
     timeout: float = DEFAULT_TIMEOUT
     # what the authorizer model needs to know about the cluster (kafka-semantics §4)
@@ -51,7 +53,8 @@ class Profile:
 
     def describe(self) -> str:
         """A one-line, secret-free description for messages."""
-        who = f" as {self.username}" if self.username else ""
+        who = (f" as {self.username}" if self.username
+               else f" as OAuth client {self.oauth.client_id}" if self.oauth else "")
         ctx = f" (context {self.context})" if self.context else ""
         return f"{self.bootstrap_servers}{who}{ctx}"
 
@@ -166,7 +169,7 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
         # a command-config replaces the context's security settings as a whole: mixing a
         # context's password with another file's mechanism would be surprising
         for key in ("security_protocol", "sasl_mechanism", "username", "password", "ssl_cafile",
-                    "ssl_certfile", "ssl_keyfile", "ssl_key_password", "ssl_check_hostname"):
+                    "ssl_certfile", "ssl_keyfile", "ssl_key_password", "ssl_check_hostname", "oauth"):
             settings.pop(key, None)
         settings.update(settings_from_properties(read_properties_file(sel.command_config, store.warnings),
                                                  f"--command-config {sel.command_config}"))
@@ -183,15 +186,24 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
         raise ConfigError(
             "no cluster selected: give -b/--bootstrap-server, set KAFKACTL_BOOTSTRAP_SERVERS, "
             "or pick a context (kafkactl context use NAME; kafkactl local up creates local-admin)")
-    if settings.get("security_protocol", "PLAINTEXT").startswith("SASL_") and not settings.get("username"):
-        raise ConfigError("SASL is configured but no username/password was given (sasl.jaas.config or "
-                          "sasl.username/sasl.password)")
-    if settings.get("username") and "security_protocol" not in settings:
-        settings["security_protocol"] = "SASL_PLAINTEXT"
+    _check_credentials(settings)
     if sel.timeout is not None:
         settings["timeout"] = check_timeout(sel.timeout)
     return Profile(context=ctx_name, address_from_context=ctx is not None and sel.bootstrap_servers is None,
                    **settings)
+
+
+def _check_credentials(settings: dict[str, Any]) -> None:
+    """SASL has what its mechanism logs in with; credentials without a security.protocol mean SASL_PLAINTEXT."""
+    if settings.get("sasl_mechanism") == "OAUTHBEARER" and not settings.get("oauth"):
+        raise ConfigError("sasl.mechanism is OAUTHBEARER but no token endpoint and client credentials were given "
+                          "(sasl.oauthbearer.token.endpoint.url and sasl.jaas.config)")
+    if (settings.get("security_protocol", "PLAINTEXT").startswith("SASL_") and not settings.get("username")
+            and not settings.get("oauth")):
+        raise ConfigError("SASL is configured but no username/password was given (sasl.jaas.config or "
+                          "sasl.username/sasl.password)")
+    if (settings.get("username") or settings.get("oauth")) and "security_protocol" not in settings:
+        settings["security_protocol"] = "SASL_PLAINTEXT"
 
 
 def with_timeout(profile: Profile, timeout: float) -> Profile:

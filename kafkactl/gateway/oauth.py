@@ -1,0 +1,218 @@
+"""OAuth 2.0 client credentials: one token source per gateway, shared by every client it builds.
+
+librdkafka asks through `oauth_cb` (when it connects and again before the token expires: it re-authenticates its
+connections, KIP-368), kafka-python through its token provider, Spark executors through the gateway each builds
+from the delivered profile. The token is fetched here, as the Java client's login callback handler fetches it:
+`grant_type=client_credentials` (and the scope) POSTed to the token endpoint with the client id and secret in
+HTTP Basic authentication; reused until its refresh point (sasl.login.refresh.*), then fetched again.
+
+The client secret and every token are Secrets: registered with kafkactl.redact the moment they are read, so no
+message, log line or file kafkactl writes shows them. An error names the endpoint (without its query), the
+client id, and what the endpoint said (its `error` code), never what was sent.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from kafkactl.errors import AuthenticationError, KafkactlError, UnreachableError
+from kafkactl.profiles.oauth import OAuthSettings, unverified_claims
+from kafkactl.redact import Secret
+
+MAX_RESPONSE_BYTES = 1 << 20  # a token response is a few KiB
+_TRANSIENT = (408, 429, 500, 502, 503, 504)
+
+
+@dataclass(frozen=True)
+class Token:
+    value: Secret
+    principal: str  # the subject claim: the brokers' principal is User:<it>
+    issued_at: float  # epoch seconds (as this machine's clock read it when the token arrived)
+    expires_at: float  # epoch seconds, from the token's exp claim
+
+    @property
+    def lifetime(self) -> float:
+        return max(0.0, self.expires_at - self.issued_at)
+
+
+class TokenSource:
+    """Fetches a token when none is held or the held one has reached its refresh point."""
+
+    def __init__(self, settings: OAuthSettings, timeout: float) -> None:
+        self.settings = settings
+        self.timeout = timeout
+        self._token: Token | None = None
+        self._refresh_at = 0.0
+        self._lock = threading.Lock()
+        self.fetched = 0  # how many tokens this source fetched (tests and --debug count refreshes)
+        self.error: KafkactlError | None = None  # the last fetch's failure, for the gateway to report
+
+    @property
+    def where(self) -> str:
+        from urllib.parse import urlsplit
+
+        p = urlsplit(self.settings.token_endpoint)
+        return f"{p.scheme}://{p.netloc}{p.path}"
+
+    def token(self) -> Token:
+        with self._lock:
+            if self._token is None or time.time() >= self._refresh_at:
+                try:
+                    self._token = self._fetch()
+                except KafkactlError as exc:
+                    self.error = exc
+                    raise
+                self.error = None
+                self._refresh_at = self._refresh_point(self._token)
+            return self._token
+
+    def _refresh_point(self, t: Token) -> float:
+        """As the Java client's refreshing login: at the window factor of the lifetime, but no later than the
+        buffer before expiry and no sooner than the minimum period (when the lifetime leaves room for them)."""
+        s = self.settings
+        at = t.issued_at + t.lifetime * s.refresh_window_factor
+        if t.lifetime > s.refresh_min_period + s.refresh_buffer:
+            at = min(max(at, t.issued_at + s.refresh_min_period), t.expires_at - s.refresh_buffer)
+        return at
+
+    def _fetch(self) -> Token:
+        import json
+
+        deadline = time.monotonic() + self.timeout
+        backoff = 0.1
+        while True:
+            status, body = self._post()
+            if status not in _TRANSIENT or time.monotonic() + backoff >= deadline:
+                break
+            time.sleep(backoff)
+            backoff = min(backoff * 2, 2.0)
+        try:
+            doc = json.loads(body) if body else None
+        except ValueError:
+            doc = None
+        if status != 200:
+            raise self._refused(status, doc)
+        if not isinstance(doc, dict) or not isinstance(doc.get("access_token"), str) or not doc["access_token"]:
+            raise AuthenticationError(f"the token endpoint {self.where} answered client {self.settings.client_id} "
+                                      "without an access_token")
+        value = Secret(doc["access_token"])  # registered before anything may show it
+        return self._token_of(value)
+
+    def _token_of(self, value: Secret) -> Token:
+        try:
+            claims = unverified_claims(value.reveal())
+        except (ValueError, UnicodeDecodeError):
+            raise AuthenticationError(f"the token endpoint {self.where} gave client {self.settings.client_id} a "
+                                      "token that is not a JWT (the brokers validate JWTs)") from None
+        sub = claims.get(self.settings.sub_claim)
+        exp = claims.get("exp")
+        if not isinstance(sub, str) or not sub:
+            raise AuthenticationError(f"the token for client {self.settings.client_id} has no "
+                                      f"{self.settings.sub_claim} claim (sasl.oauthbearer.sub.claim.name): the "
+                                      "brokers take the principal from it")
+        if not isinstance(exp, (int, float)) or isinstance(exp, bool):
+            raise AuthenticationError(f"the token for client {self.settings.client_id} has no exp claim")
+        now = time.time()
+        if exp <= now:
+            raise AuthenticationError(f"the token endpoint {self.where} gave client {self.settings.client_id} a token "
+                                      f"that expired {now - exp:.0f} s ago (is this machine's clock right?)")
+        self.fetched += 1
+        return Token(value=value, principal=sub, issued_at=now, expires_at=float(exp))
+
+    def _post(self) -> tuple[int, bytes]:
+        """One token request: its HTTP status and body (errors that are not an HTTP answer are raised)."""
+        import base64
+        import ssl
+        import urllib.error
+        import urllib.request
+        from urllib.parse import quote_plus, urlencode
+
+        s = self.settings
+        form = {"grant_type": "client_credentials", **({"scope": s.scope} if s.scope else {})}
+        basic = base64.b64encode(f"{quote_plus(s.client_id)}:{quote_plus(s.client_secret.reveal())}".encode()).decode()
+        request = urllib.request.Request(
+            s.token_endpoint, data=urlencode(form).encode(), method="POST",
+            headers={"Authorization": f"Basic {basic}", "Accept": "application/json",
+                     "Content-Type": "application/x-www-form-urlencoded"})
+        context = ssl.create_default_context(cafile=s.cafile) if s.token_endpoint.startswith("https:") else None
+        wait = min(self.timeout, s.read_timeout or self.timeout, s.connect_timeout or self.timeout)
+        try:
+            with _opener(context).open(request, timeout=wait) as response:
+                return response.status, response.read(MAX_RESPONSE_BYTES)
+        except urllib.error.HTTPError as exc:
+            with exc:
+                return exc.code, exc.read(MAX_RESPONSE_BYTES)
+        except urllib.error.URLError as exc:
+            raise self._unreached(exc.reason) from None
+        except (OSError, ssl.SSLError, TimeoutError) as exc:  # (a timeout while reading arrives bare)
+            raise self._unreached(exc) from None
+
+    def _unreached(self, reason: Any) -> KafkactlError:
+        import ssl
+
+        if isinstance(reason, ssl.SSLCertVerificationError):
+            return AuthenticationError(
+                f"the token endpoint {self.where} presented a certificate that is not trusted "
+                f"({reason.verify_message}): set https.ca.location, or ssl.truststore.location in sasl.jaas.config, "
+                "to the CA that signed it")
+        if isinstance(reason, ssl.SSLError):
+            return AuthenticationError(f"the TLS handshake with the token endpoint {self.where} failed "
+                                       f"({reason.reason or reason.__class__.__name__})")
+        if isinstance(reason, ConnectionRefusedError):
+            why = "connection refused"
+        elif isinstance(reason, TimeoutError) or reason.__class__.__name__ == "timeout":
+            why = f"no answer within {self.timeout:g} s"
+        elif isinstance(reason, OSError) and reason.strerror:
+            why = reason.strerror.lower()
+        else:
+            why = str(reason) if isinstance(reason, str) else reason.__class__.__name__
+        return UnreachableError(f"cannot reach the token endpoint {self.where} to fetch a token for client "
+                                f"{self.settings.client_id}: {why}")
+
+    def _refused(self, status: int, doc: Any) -> KafkactlError:
+        code = doc.get("error") if isinstance(doc, dict) else None
+        said = f" ({_printable(code)})" if isinstance(code, str) and code else ""
+        if status in (400, 401, 403):
+            bad_client = status == 401 or code in ("invalid_client", "unauthorized_client")
+            hint = ("check the client id and secret" if bad_client
+                    else "check the scope" if code == "invalid_scope" else None)
+            return AuthenticationError(f"the token endpoint {self.where} refused client {self.settings.client_id}: "
+                                       f"HTTP {status}{said}", hint=hint)
+        return AuthenticationError(f"the token endpoint {self.where} failed to issue a token for client "
+                                   f"{self.settings.client_id}: HTTP {status}{said}")
+
+
+def _printable(text: str) -> str:
+    return "".join(c for c in text[:80] if c.isprintable())
+
+
+def _opener(context: Any) -> Any:
+    """No redirect followed: a token request that a redirect sends elsewhere would carry the client's credentials
+    there. (A proxy from the environment, https_proxy, is used.)"""
+    import urllib.request
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *_args: Any, **_kwargs: Any) -> None:
+            return None
+
+    handlers: list[Any] = [NoRedirect()]
+    if context is not None:
+        handlers.append(urllib.request.HTTPSHandler(context=context))
+    return urllib.request.build_opener(*handlers)
+
+
+def kafka_python_provider(source: TokenSource) -> Any:
+    """kafka-python's token provider, over the gateway's token source."""
+    from kafka.net.sasl.oauth import AbstractTokenProvider
+
+    class Provider(AbstractTokenProvider):
+        def token(self) -> str:
+            return source.token().value.reveal()
+
+        def extensions(self) -> dict[str, str]:
+            return dict(source.settings.extensions)
+
+    return Provider()

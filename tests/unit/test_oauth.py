@@ -1,0 +1,208 @@
+"""OAUTHBEARER: the properties the Java client and librdkafka take, read into one OAuthSettings; the token source
+against a token endpoint in this process (kafkactl.local.oidc.TokenServer: real HTTP, real RS256 JWTs)."""
+
+from __future__ import annotations
+
+import json
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from threading import Thread
+
+import pytest
+
+from kafkactl.errors import AuthenticationError, ConfigError, UnreachableError
+from kafkactl.gateway.oauth import TokenSource
+from kafkactl.local.oidc import TokenServer
+from kafkactl.profiles.oauth import OAuthSettings, unverified_claims
+from kafkactl.profiles.properties import settings_from_properties
+from kafkactl.redact import Secret, scrub
+
+MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+HANDLER = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
+SECRET = "cl1ent-s3cret-for-tests"
+
+
+def _props(**extra: str) -> dict[str, str]:
+    return {"security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER",
+            "sasl.login.callback.handler.class": HANDLER,
+            "sasl.oauthbearer.token.endpoint.url": "https://idp.example.com/oauth2/token",
+            "sasl.jaas.config": f'{MODULE} required clientId="app" clientSecret="{SECRET}" scope="kafka";', **extra}
+
+
+def test_the_java_client_properties_read_into_settings():
+    s = settings_from_properties(_props(**{"sasl.oauthbearer.sub.claim.name": "client_id",
+                                           "sasl.login.connect.timeout.ms": "2500"}))
+    o = s["oauth"]
+    assert (s["sasl_mechanism"], o.token_endpoint, o.client_id, o.scope, o.sub_claim, o.connect_timeout) == (
+        "OAUTHBEARER", "https://idp.example.com/oauth2/token", "app", "kafka", "client_id", 2.5)
+    assert isinstance(o.client_secret, Secret) and o.client_secret.reveal() == SECRET
+    assert SECRET not in repr(s)
+
+
+def test_kip_1139_properties_win_over_the_jaas_options_and_librdkafka_spelling_is_read():
+    s = settings_from_properties(_props(**{"sasl.oauthbearer.client.credentials.client.id": "other",
+                                           "sasl.oauthbearer.client.credentials.client.secret": "x-other-secret",
+                                           "sasl.oauthbearer.scope": "s2"}))["oauth"]
+    assert (s.client_id, s.client_secret.reveal(), s.scope) == ("other", "x-other-secret", "s2")
+    r = settings_from_properties({"sasl.mechanism": "OAUTHBEARER", "sasl.oauthbearer.method": "oidc",
+                                  "sasl.oauthbearer.token.endpoint.url": "http://127.0.0.1:1/t",
+                                  "sasl.oauthbearer.client.id": "c", "sasl.oauthbearer.client.secret": "s-123456",
+                                  "sasl.oauthbearer.extensions": "logicalCluster=lkc-1,identityPoolId=pool-2",
+                                  "https.ca.location": "/etc/ca.pem"})["oauth"]
+    assert r.extensions == (("identityPoolId", "pool-2"), ("logicalCluster", "lkc-1"))
+    assert r.cafile == "/etc/ca.pem"
+
+
+def test_the_older_handler_package_is_taken():
+    older = "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler"
+    assert settings_from_properties(_props(**{"sasl.login.callback.handler.class": older}))["oauth"].client_id == "app"
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    ({"sasl.mechanism": "GSSAPI"}, "sasl.mechanism GSSAPI is not supported"),
+    ({"sasl.mechanism": "AWS_MSK_IAM"}, "Amazon MSK's IAM"),
+    ({"sasl.login.callback.handler.class": "com.example.Custom"}, "com.example.Custom is not supported"),
+    ({"sasl.oauthbearer.jwt.retriever.class": "org.apache.kafka.common.security.oauthbearer.JwtBearerJwtRetriever"},
+     "JwtBearerJwtRetriever is not supported"),
+    ({"sasl.oauthbearer.token.endpoint.url": "file:///tmp/token"}, "a token file is not supported"),
+    ({"sasl.oauthbearer.token.endpoint.url": "ftp://x/t"}, "is not an http(s) URL"),
+    ({"sasl.oauthbearer.token.endpoint.url": f"https://app:{SECRET}@idp/t"}, "holds credentials"),
+    ({"sasl.oauthbearer.token.endpoint.url": "https://idp:99999/t"}, "has a bad port"),
+    ({"sasl.jaas.config": f'{MODULE} required unsecuredLoginStringClaim_sub="admin";'}, "unsecured (unsigned) tokens"),
+    ({"sasl.jaas.config": f'{MODULE} required clientId="app" clientSecret="{SECRET}" clientSecert="x";'},
+     "an option after 'clientSecret'"),
+    ({"sasl.jaas.config": f'{MODULE} required clientId="app";'}, "needs a client secret"),
+    ({"sasl.jaas.config": f'{MODULE} required clientSecret="{SECRET}";'}, "needs a client id"),
+    ({"sasl.jaas.config": f'{MODULE} required clientId="a" clientSecret="b-123456" extension_auth="x";'},
+     "not 'auth'"),
+    ({"sasl.login.refresh.window.factor": "0.2"}, "from 0.5 to 1"),
+    ({"sasl.login.refresh.buffer.seconds": "nan"}, "from 0 to 3600"),
+    ({"sasl.mechanism": "PLAIN"}, "sasl.mechanism PLAIN does not match the OAuthBearerLoginModule"),
+])
+def test_what_kafkactl_cannot_do_is_refused_by_name_and_the_secret_never_shown(change, said):
+    with pytest.raises(ConfigError) as caught:
+        settings_from_properties(_props(**change))
+    assert said in caught.value.message
+    assert SECRET not in caught.value.message and "s3cret" not in caught.value.message
+
+
+def test_a_resolved_context_without_credentials_is_refused():
+    from kafkactl.profiles.resolve import _check_credentials
+
+    with pytest.raises(ConfigError, match="OAUTHBEARER but no token endpoint"):
+        _check_credentials({"sasl_mechanism": "OAUTHBEARER", "security_protocol": "SASL_SSL"})
+
+
+def _settings(url: str, secret: str = SECRET, **kw) -> OAuthSettings:
+    return OAuthSettings(token_endpoint=url, client_id="app", client_secret=Secret(secret), **kw)
+
+
+def test_a_token_is_fetched_once_reused_and_fetched_again_at_its_refresh_point():
+    with TokenServer({"app": SECRET}, ttl=2) as idp:
+        source = TokenSource(_settings(idp.token_url, scope="kafka"), timeout=5)
+        first = source.token()
+        assert source.token() is first and len(idp.issued) == 1
+        assert first.principal == "app" and 1 <= first.lifetime <= 2 and idp.issued[0]["scope"] == "kafka"
+        assert first.value.reveal() not in scrub(f"said {first.value.reveal()}")  # registered: masked everywhere
+        time.sleep(1.7)  # past 0.8 of its 2 s
+        second = source.token()
+        assert second is not first and len(idp.issued) == 2
+
+
+def test_the_refresh_point_keeps_the_buffer_and_the_minimum_period_of_a_long_token():
+    source = TokenSource(_settings("http://127.0.0.1:1/t"), timeout=5)
+    from kafkactl.gateway.oauth import Token
+
+    now = time.time()
+    hour = Token(Secret("x" * 30), "app", now, now + 3600)
+    assert source._refresh_point(hour) == pytest.approx(now + 2880)  # 0.8 of an hour: well before the buffer
+    day_tail = Token(Secret("y" * 30), "app", now, now + 400)
+    assert source._refresh_point(day_tail) == pytest.approx(now + 100)  # 320 would leave less than 300 s
+
+
+def test_a_wrong_secret_an_unreachable_endpoint_and_bad_answers_are_one_clear_error():
+    with TokenServer({"app": SECRET}) as idp:
+        with pytest.raises(AuthenticationError) as caught:
+            TokenSource(_settings(idp.token_url, secret="wrong-secret-x1"), timeout=5).token()
+        assert "refused client app: HTTP 401 (invalid_client)" in caught.value.message
+        idp.refusing = True
+        started = time.monotonic()
+        with pytest.raises(AuthenticationError, match="failed to issue a token for client app: HTTP 503"):
+            TokenSource(_settings(idp.token_url), timeout=1).token()
+        assert time.monotonic() - started < 3  # retried within --timeout, then said
+    with pytest.raises(UnreachableError, match="connection refused"):
+        TokenSource(_settings(idp.token_url), timeout=2).token()
+
+
+def _serve(body: bytes, status: int = 200, location: str | None = None):
+    class H(BaseHTTPRequestHandler):
+        def log_message(self, *_a):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(status)
+            if location:
+                self.send_header("Location", location)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/token"
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    (b"<html>not json</html>", "without an access_token"),
+    (json.dumps({"access_token": "opaque-not-a-jwt-123"}).encode(), "not a JWT"),
+    (None, "has no sub claim"),
+    (None, "expired"),
+])
+def test_answers_the_brokers_would_refuse_are_said_before_connecting(body, said):
+    if body is None:
+        with TokenServer({"app": SECRET}, ttl=-60 if said == "expired" else 60) as idp:
+            raw = idp.token("app")
+            if said != "expired":
+                import jwt
+
+                raw = jwt.encode({"exp": int(time.time()) + 60}, idp.key, algorithm="RS256")
+        body = json.dumps({"access_token": raw}).encode()
+    httpd, url = _serve(body)
+    try:
+        with pytest.raises(AuthenticationError, match=said):
+            TokenSource(_settings(url), timeout=2).token()
+    finally:
+        httpd.shutdown()
+
+
+def test_a_redirect_is_not_followed_with_the_credentials():
+    httpd, url = _serve(b"", status=307, location="http://127.0.0.1:9/elsewhere")
+    try:
+        with pytest.raises(AuthenticationError, match="HTTP 307"):
+            TokenSource(_settings(url), timeout=2).token()
+    finally:
+        httpd.shutdown()
+
+
+def test_the_claims_of_a_token_are_read_without_its_signature():
+    with TokenServer({"app": SECRET}) as idp:
+        claims = unverified_claims(idp.token("app", "s1"))
+    assert claims["sub"] == "app" and claims["aud"] == "kafka" and claims["scope"] == "s1"
+    with pytest.raises(ValueError):
+        unverified_claims("a.b")
+
+
+def test_the_delivery_to_spark_executors_carries_the_client_credentials_in_memory_only():
+    from kafkactl.desired.delivery import ExecutorClients, deliver
+    from kafkactl.profiles import Profile
+
+    profile = Profile(bootstrap_servers="127.0.0.1:9096", security_protocol="SASL_PLAINTEXT",
+                      sasl_mechanism="OAUTHBEARER", oauth=_settings("http://127.0.0.1:1/t", scope="k"))
+    d = deliver(profile)
+    assert SECRET not in repr(d)
+    import pickle
+
+    assert SECRET.encode() not in pickle.dumps(d)
+    back = ExecutorClients({"c": pickle.loads(pickle.dumps(d))})._profile(pickle.loads(pickle.dumps(d)))
+    assert back.oauth == profile.oauth and back.oauth.client_secret.reveal() == SECRET
