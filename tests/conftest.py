@@ -230,7 +230,9 @@ def sandbox() -> SandboxInfo:
     from kafkactl.local.sandbox import Sandbox
 
     sb = Sandbox()
-    status = sb.up(timeout=180, tls=True)  # also the SASL_SSL and mTLS listeners (local-tls-*, local-mtls-*)
+    # also the SASL_SSL and mTLS listeners (local-tls-*, local-mtls-*), and the OAUTHBEARER listener with its
+    # identity provider (local-oauth-*)
+    status = sb.up(timeout=180, tls=True, oauth=True)
     state = sb.load_state()
     assert state is not None and status.running
     info = SandboxInfo(bootstrap=status.bootstrap_servers, passwords=dict(state.passwords), pid=state.pid,
@@ -240,6 +242,9 @@ def sandbox() -> SandboxInfo:
     for user, password in state.passwords.items():
         register(password, f"the sandbox password of {user}")
     register(str(state.keystore_password), "the sandbox brokers' keystore password")
+    from tests.secrets_sweep import register_sandbox
+
+    register_sandbox(sb.state_file)  # (and the identity provider's signing key)
     # A cluster in use is never empty. Without this ACL a test run alone (the first to create ACLs) would hold
     # every ACL of the cluster, and the every-ACL guard (issue 13) rightly asks for --all to delete them.
     from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType

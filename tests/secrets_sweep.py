@@ -26,7 +26,8 @@ blanked, a fresh-clone run still failed on a 6-character piece in broker.log tha
 Each character past six makes a chance match 64 times less likely: 16 million times at ten. Whatever reached
 such a log through kafkactl (a name, a config value, a command line) would be a whole value, so a leak is still
 caught. Tests that grep one job's logs (the Spark cluster's, the Connect server's) call find_leaks, which keeps 6.
-Whatever is known, a JAAS login module string with an unmasked password is a leak.
+Whatever is known, a JAAS login module string with an unmasked password is a leak, and so is an OAuth access token
+(any JWT); an --oauth sandbox's signing key is known, line by line.
 
 Looked at: each test phase's captured stdout, stderr and log records and its failure text; every command run
 through tests.conftest.run / run_process; after each test, the files under its tmp_path and what was appended to the
@@ -52,7 +53,7 @@ import pytest
 PIECE = 6
 LOG_PIECE = 10  # in a JVM's *.log (see the module's docstring)
 MASK = "******"
-SECRET_STORES = {"config.yaml", "config.yaml.tmp", "state.json", "server.properties"}
+SECRET_STORES = {"config.yaml", "config.yaml.tmp", "state.json", "server.properties", "oidc.json", "oidc-key.pem"}
 SKIP_SUFFIXES = (".properties", ".parquet", ".index", ".timeindex", ".snapshot", ".checkpoint", ".pyc", ".so", ".jar",
                  ".class")
 SKIP_DIRS = {"data", "libs", "__pycache__", ".hypothesis"}
@@ -61,6 +62,9 @@ _ROOT = Path(__file__).resolve().parent.parent
 _JAAS = re.compile(r"LoginModule\s+(?:required|requisite|sufficient|optional)\b[^;\n]*?\bpassword\s*=\s*"
                    r"(\"[^\"\n]*\"?|'[^'\n]*'?|[^\s;]*)")
 
+# an OAuth access token (a JWS in compact form: base64url of '{"' starts its header and its claims): whoever holds
+# it is its principal until it expires, so any one in any output is a leak, known or not
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}")
 _WORDLIKE = re.compile(r"[a-z._-]+|[0-9a-f]+")
 _KAFKA_UUID = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{21}[AQgw](?![A-Za-z0-9_-])"
                          r"|(?<![0-9A-Fa-f])[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}(?![0-9A-Fa-f])")
@@ -180,6 +184,7 @@ def _spans(text: str, length: int = PIECE) -> list[tuple[int, int, str]]:
             at = plain.find(secret, at + 1)
     spans += [(*m.span(1), "a JAAS string with its password") for m in _JAAS.finditer(text)
               if m.group(1).strip("\"'") not in ("", MASK)]
+    spans += [(*m.span(), "an OAuth token (a JWT)") for m in _JWT.finditer(text)] if "eyJ" in text else []
     return spans
 
 
@@ -231,12 +236,12 @@ def _candidates(root: Path):
             # a FIFO a test made would block the sweep; only regular files hold what a run wrote
             if name in SECRET_STORES or path.suffix in SKIP_SUFFIXES or path.is_symlink() or not path.is_file():
                 if name == "state.json":
-                    _register_sandbox(path)
+                    register_sandbox(path)
                 continue
             yield path
 
 
-def _register_sandbox(state_file: Path) -> None:
+def register_sandbox(state_file: Path) -> None:
     import json
 
     try:
@@ -253,6 +258,12 @@ def _register_sandbox(state_file: Path) -> None:
     # TLS context, which alone would label it "a kafkactl Secret": this says which one)
     if isinstance(state.get("keystore_password"), str):
         register(state["keystore_password"], f"the keystore password in {state_file.parent}")
+    # an --oauth sandbox's identity provider signs tokens with this key: each line of its body is a secret
+    key = state_file.parent / "oidc-key.pem"
+    if key.is_file():
+        for line in key.read_text().splitlines():
+            if len(line) >= 40 and not line.startswith("-----"):
+                register(line, f"the identity provider's signing key in {state_file.parent}")
 
 
 def _piece(path: Path) -> int:
@@ -347,7 +358,7 @@ def pytest_configure(config) -> None:  # noqa: ARG001 (pytest's hook signature)
 
     def swept_down(self, purge: bool = False, timeout: float = 30.0):
         if purge:
-            _register_sandbox(self.state_file)
+            register_sandbox(self.state_file)
             sweep_tree(self.home, f"the sandbox in {self.home}, before local down --purge removed it")
             for swept in [p for p in _offsets if Path(p).is_relative_to(self.home)]:  # a new sandbox may reuse them
                 del _offsets[swept]

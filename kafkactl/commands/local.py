@@ -30,6 +30,14 @@ def local_up(
                                              help="Also a SASL_SSL listener and an mTLS listener (client "
                                                   "certificates), with a CA and certificates made for the sandbox, and "
                                                   "local-tls-* and local-mtls-* contexts.")] = None,
+    oauth: Annotated[bool | None, typer.Option("--oauth/--no-oauth", show_default=False,
+                                               help="Also an OAUTHBEARER listener whose brokers validate OIDC tokens "
+                                                    "with Kafka's own validator, an identity provider issuing them "
+                                                    "(each sandbox user a client), and local-oauth-* "
+                                                    "contexts.")] = None,
+    token_lifetime: Annotated[int | None, typer.Option("--token-lifetime", metavar="SECONDS", show_default=False,
+                                                       help="How long the --oauth identity provider's tokens live "
+                                                            "(1-86400; default 3600).")] = None,
 ) -> None:
     """Assemble Kafka from Maven Central (once), start the sandbox and write the local-* contexts.
 
@@ -41,6 +49,12 @@ def local_up(
 
     check_timeout(wait, "--wait")  # before anything starts: 1e999 reads as inf, a wait without end
     check_topology(brokers, controllers)
+    if token_lifetime is not None and not 1 <= token_lifetime <= 86400:
+        from kafkactl.errors import UsageError
+
+        raise UsageError(f"--token-lifetime {token_lifetime}: seconds, from 1 to 86400")
+    if token_lifetime is not None and oauth is None:
+        oauth = True
     version = check_version(kafka_version) if kafka_version is not None else None
     app_ctx = ctx.obj
     sandbox = Sandbox()
@@ -48,7 +62,8 @@ def local_up(
     wanted = kept.kafka_version if kept is not None else version or KAFKA_VERSION
     if not (kafka_home(wanted) / ".complete").exists():
         app_ctx.note(f"assembling Apache Kafka {wanted} from Maven Central into {kafka_home(wanted)} ...")
-    status = sandbox.up(timeout=wait, brokers=brokers, controllers=controllers, kafka_version=version, tls=tls)
+    status = sandbox.up(timeout=wait, brokers=brokers, controllers=controllers, kafka_version=version, tls=tls,
+                        oauth=oauth, token_lifetime=token_lifetime)
     if status.already_running:
         app_ctx.note(f"sandbox already running at {status.bootstrap_servers} ({status.topology})")
     else:

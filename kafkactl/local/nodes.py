@@ -28,6 +28,13 @@ DEFAULT_BROKER_PORT = 9092
 DEFAULT_CONTROLLER_PORT = 9093
 DEFAULT_TLS_PORT = 9094
 DEFAULT_MTLS_PORT = 9095
+DEFAULT_OAUTH_PORT = 9096  # the brokers' OAUTHBEARER listener (--oauth)
+DEFAULT_IDP_PORT = 9097  # the identity provider's token endpoint and JWKS (--oauth)
+DEFAULT_TOKEN_LIFETIME = 3600
+OAUTH_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
+OAUTH_LOGIN_HANDLER = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
+OAUTH_LOGIN_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+OAUTH_AUDIENCE = "kafka"
 MAX_BROKERS = 9
 CONTROLLER_COUNTS = (1, 3, 5)
 FIRST_CONTROLLER_ID = 3001  # brokers are 1..N; controller ids never collide with them
@@ -48,6 +55,7 @@ class NodeState:
     pid: int | None = None
     tls_port: int | None = None  # SASL_SSL (brokers of a --tls sandbox)
     mtls_port: int | None = None  # SSL with client certificates required (brokers of a --tls sandbox)
+    oauth_port: int | None = None  # SASL_PLAINTEXT with OAUTHBEARER (brokers of an --oauth sandbox)
 
     @property
     def is_broker(self) -> bool:
@@ -63,7 +71,8 @@ class NodeState:
 
     @property
     def ports(self) -> tuple[int, ...]:
-        return tuple(p for p in (self.port, self.controller_port, self.tls_port, self.mtls_port) if p is not None)
+        return tuple(p for p in (self.port, self.controller_port, self.tls_port, self.mtls_port, self.oauth_port)
+                     if p is not None)
 
 
 @dataclass
@@ -75,6 +84,10 @@ class SandboxState:
     kafka_version: str = KAFKA_VERSION
     tls: bool = False
     keystore_password: str | None = field(default=None, repr=False)  # the brokers' PKCS12 keystore (--tls)
+    oauth: bool = False  # an identity provider, and an OAUTHBEARER listener on every broker
+    idp_port: int | None = None  # the identity provider's port (--oauth)
+    idp_pid: int | None = None
+    token_lifetime: int = DEFAULT_TOKEN_LIFETIME  # seconds, of the tokens the identity provider issues
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SandboxState:
@@ -108,8 +121,10 @@ class SandboxState:
             raise bad("passwords")
         if self.keystore_password is not None and not isinstance(self.keystore_password, str):
             raise bad("keystore_password")
+        self._check_oauth(port)
         if not self.nodes or not self.brokers or not self.controllers:
             raise bad("nodes")
+        self._check_oauth(port)
         ids = [n.node_id for n in self.nodes]
         if len(set(ids)) != len(ids):
             raise bad("node_id")
@@ -122,8 +137,17 @@ class SandboxState:
             port(n.controller_port, "controller_port", optional=not n.is_controller)
             port(n.tls_port, "tls_port", optional=not (self.tls and n.is_broker))
             port(n.mtls_port, "mtls_port", optional=not (self.tls and n.is_broker))
+            port(n.oauth_port, "oauth_port", optional=not (self.oauth and n.is_broker))
             if n.directory_id is not None and not isinstance(n.directory_id, str):
                 raise bad("directory_id")
+
+    def _check_oauth(self, port: Any) -> None:
+        lifetime = self.token_lifetime
+        if type(self.oauth) is not bool or type(lifetime) is not int or not 1 <= lifetime <= 86400:
+            raise ValueError("bad oauth or token_lifetime")
+        port(self.idp_port, "idp_port", optional=not self.oauth)
+        if self.idp_pid is not None and (type(self.idp_pid) is not int or not 0 < self.idp_pid < 1 << 22):
+            raise ValueError("bad idp_pid")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -153,6 +177,14 @@ class SandboxState:
         return ",".join(f"{HOST}:{n.mtls_port}" for n in self.brokers)
 
     @property
+    def oauth_bootstrap(self) -> str:
+        return ",".join(f"{HOST}:{n.oauth_port}" for n in self.brokers)
+
+    @property
+    def idp_url(self) -> str:
+        return f"http://{HOST}:{self.idp_port}"
+
+    @property
     def quorum_bootstrap(self) -> str:
         return ",".join(f"{HOST}:{n.controller_port}" for n in self.controllers)
 
@@ -176,16 +208,20 @@ class SandboxState:
         return f"{b} broker{'s' * (b != 1)}, {c} controller{'s' * (c != 1)}"
 
 
-def plan_nodes(brokers: int, controllers: int | None, pick_port: Any, tls: bool = False) -> list[NodeState]:
+def plan_nodes(brokers: int, controllers: int | None, pick_port: Any, tls: bool = False,
+               oauth: bool = False) -> list[NodeState]:
     """The nodes of a new sandbox. `controllers` None: one combined node when there is one broker, else one
     separate controller. `pick_port(preferred)` returns a free port (the preferred one when it is free). `tls`:
-    every broker also gets a SASL_SSL and an mTLS port."""
+    every broker also gets a SASL_SSL and an mTLS port; `oauth`: an OAUTHBEARER port."""
 
     def tls_ports(first: bool) -> dict[str, int | None]:
-        if not tls:
-            return {}
-        return {"tls_port": pick_port(DEFAULT_TLS_PORT if first else None),
-                "mtls_port": pick_port(DEFAULT_MTLS_PORT if first else None)}
+        ports: dict[str, int | None] = {}
+        if tls:
+            ports |= {"tls_port": pick_port(DEFAULT_TLS_PORT if first else None),
+                      "mtls_port": pick_port(DEFAULT_MTLS_PORT if first else None)}
+        if oauth:
+            ports["oauth_port"] = pick_port(DEFAULT_OAUTH_PORT if first else None)
+        return ports
 
     if controllers is None and brokers == 1:
         return [NodeState(1, "broker,controller", pick_port(DEFAULT_BROKER_PORT), pick_port(DEFAULT_CONTROLLER_PORT),
@@ -240,6 +276,9 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
     tls = state.tls and node.is_broker and tls_dir is not None
     if tls:
         listeners += [f"SASL_SSL://{HOST}:{node.tls_port}", f"SSL://{HOST}:{node.mtls_port}"]
+    oauth = state.oauth and node.is_broker
+    if oauth:
+        listeners.append(f"OAUTH://{HOST}:{node.oauth_port}")
     if node.is_controller:
         listeners.append(f"CONTROLLER://{HOST}:{node.controller_port}")
     replicas = min(3, len(state.brokers))
@@ -250,7 +289,8 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
         f"controller.quorum.bootstrap.servers={state.quorum_bootstrap}",
         f"listeners={','.join(listeners)}",
         f"advertised.listeners={','.join(listeners)}",
-        "listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL",
+        "listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,"
+        "OAUTH:SASL_PLAINTEXT",
         "controller.listener.names=CONTROLLER",
         # the default is GSSAPI; SCRAM stays off the controller listener (its credentials live in the metadata log)
         "sasl.mechanism.controller.protocol=PLAIN",
@@ -287,6 +327,18 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
             # KIP-939: lets a client ask for two-phase commit (then it needs TWO_PHASE_COMMIT on its transactional
             # id); static, and unknown before 4.1. Clients that do not ask are unaffected.
             lines.append("transaction.two.phase.commit.enable=true")
+    if oauth:
+        # Kafka's own validator, against the sandbox's identity provider's keys; a connection re-authenticates
+        # (KIP-368) when its token expires, so a client must refresh its token to stay connected
+        lines += [
+            "listener.name.oauth.sasl.enabled.mechanisms=OAUTHBEARER",
+            f"listener.name.oauth.oauthbearer.sasl.jaas.config={OAUTH_LOGIN_MODULE} required;",
+            f"listener.name.oauth.oauthbearer.sasl.server.callback.handler.class={OAUTH_VALIDATOR}",
+            "listener.name.oauth.oauthbearer.connections.max.reauth.ms=86400000",
+            f"sasl.oauthbearer.jwks.endpoint.url={state.idp_url}/jwks",
+            f"sasl.oauthbearer.expected.audience={OAUTH_AUDIENCE}",
+            f"sasl.oauthbearer.expected.issuer={state.idp_url}",
+        ]
     if tls:
         assert tls_dir is not None
         from kafkactl.local.tls import MAPPING_RULES, TlsFiles
@@ -321,6 +373,20 @@ def render_client_properties(user: str, password: str, tls: TlsFiles | None = No
     return "\n".join([*lines, ""])
 
 
+def render_oauth_properties(user: str, secret: str, idp_url: str) -> str:
+    """kafka-*.sh --command-config for one sandbox user on the OAUTHBEARER listener: client credentials at the
+    sandbox's token endpoint (Java 4.x clients also need KAFKA_OPTS=-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls
+    naming it)."""
+    return "\n".join([
+        f"# kafka-*.sh --command-config for the kafkactl sandbox OAuth client {user}",
+        "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=OAUTHBEARER",
+        f"sasl.login.callback.handler.class={OAUTH_LOGIN_HANDLER}",
+        f"sasl.oauthbearer.token.endpoint.url={idp_url}/token",
+        f'sasl.jaas.config={OAUTH_LOGIN_MODULE} required clientId="{user}" clientSecret="{secret}";',
+        "",
+    ])
+
+
 def render_mtls_properties(identity: str, tls: TlsFiles) -> str:
     """kafka-*.sh --command-config for a client certificate (the SSL listener): PEM keystore and truststore."""
     return "\n".join([
@@ -345,5 +411,9 @@ logger.request.name = kafka.request.logger
 logger.request.level = WARN
 logger.state.name = state.change.logger
 logger.state.level = WARN
+# Kafka's OAuthBearerValidatorCallbackHandler logs a token it refuses whole, at WARN: one refused for its audience
+# may be good on another cluster. The refusal is still logged, without the token, by the authenticator.
+logger.oauth.name = org.apache.kafka.common.security.oauthbearer
+logger.oauth.level = ERROR
 """
 

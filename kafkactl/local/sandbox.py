@@ -23,9 +23,12 @@ from kafkactl.local.assembly import KAFKA_VERSION, check_version, ensure_kafka, 
 from kafkactl.local.nodes import (
     CLIENT_MECHANISM,
     CONTROLLER_COUNTS,
+    DEFAULT_IDP_PORT,
+    DEFAULT_TOKEN_LIFETIME,
     HEAPS,
     LOG4J2,
     MAX_BROKERS,
+    OAUTH_LOGIN_HANDLER,
     SUPER_USER,
     USERS,
     NodeState,
@@ -35,6 +38,7 @@ from kafkactl.local.nodes import (
     plan_nodes,
     render_client_properties,
     render_mtls_properties,
+    render_oauth_properties,
     render_server_properties,
 )
 from kafkactl.local.process import HOST, argfile_line, free_port, is_ours, pid_alive, port_free, stop
@@ -83,6 +87,7 @@ class SandboxStatus:
     nodes: tuple[NodeStatus, ...] = field(default_factory=tuple)
     # in words: running, stopped (by local down), or which nodes run and which were killed (issue 29)
     state: str = "none: kafkactl local up starts one"
+    token_endpoint: str | None = None  # an --oauth sandbox's identity provider
 
 
 @dataclass(frozen=True)
@@ -144,10 +149,18 @@ class Sandbox:
     def _node_running(self, node: NodeState, state: SandboxState) -> bool:
         return bool(node.pid and pid_alive(node.pid) and is_ours(node.pid, self._paths(node, state)[0]))
 
+    @property
+    def idp_config(self) -> Path:
+        return self.home / "oidc.json"
+
+    def _idp_running(self, state: SandboxState) -> bool:
+        return bool(state.idp_pid and pid_alive(state.idp_pid) and is_ours(state.idp_pid, self.home))
+
     def is_running(self, state: SandboxState | None = None) -> bool:
-        """Every node runs."""
+        """Every node runs (and an --oauth sandbox's identity provider)."""
         state = state or self.load_state()
-        return bool(state and all(self._node_running(n, state) for n in state.nodes))
+        return bool(state and all(self._node_running(n, state) for n in state.nodes)
+                    and (not state.oauth or self._idp_running(state)))
 
     def status(self) -> SandboxStatus:
         state = self.load_state()
@@ -169,13 +182,14 @@ class Sandbox:
             contexts=sandbox_contexts(state) if state else (),
             topology=state.topology() if state else None,
             nodes=nodes,
+            token_endpoint=f"{state.idp_url}/token" if state and state.oauth else None,
             **said,
         )
 
     # ---------------------------------------------------------------- up
     def up(self, ready_probe: Callable[[str, dict[str, str]], None] | None = None, timeout: float = 120.0,
            brokers: int | None = None, controllers: int | None = None, kafka_version: str | None = None,
-           tls: bool | None = None) -> SandboxUp:
+           tls: bool | None = None, oauth: bool | None = None, token_lifetime: int | None = None) -> SandboxUp:
         """Start every node (idempotent) and wait until `ready_probe(bootstrap, passwords)` succeeds on each broker.
         `brokers`/`controllers`/`kafka_version`/`tls`: the shape of a new sandbox (a kept one must be asked for as
         it is, or not at all)."""
@@ -190,9 +204,13 @@ class Sandbox:
             if kafka_version is not None and kafka_version != state.kafka_version:
                 raise UsageError(f"the kept sandbox runs Kafka {state.kafka_version}; run kafkactl local down --purge "
                                  f"first to start {kafka_version}")
-            if tls is not None and tls != state.tls:
-                raise UsageError(f"the kept sandbox was made {'with' if state.tls else 'without'} --tls; run kafkactl "
-                                 "local down --purge first to start it " + ("with" if tls else "without") + " TLS")
+            for flag, asked, made in (("--tls", tls, state.tls), ("--oauth", oauth, state.oauth)):
+                if asked is not None and asked != made:
+                    raise UsageError(f"the kept sandbox was made {'with' if made else 'without'} {flag}; run kafkactl "
+                                     f"local down --purge first to start it {'with' if asked else 'without'} it")
+            if token_lifetime is not None and token_lifetime != state.token_lifetime:
+                raise UsageError(f"the kept sandbox's tokens live {state.token_lifetime} s; run kafkactl local down "
+                                 "--purge first to start it with another --token-lifetime")
         version = state.kafka_version if state is not None else kafka_version or KAFKA_VERSION
         libs = ensure_kafka(version)
         self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -201,7 +219,9 @@ class Sandbox:
             self._write_contexts(state)
             return _up(self.status(), already_running=True)
         with _port_claim():  # until the nodes listen: then no other start can pick their ports
-            state, stopped = self._prepare(libs, state, brokers, controllers, version, tls)
+            state, stopped = self._prepare(libs, state, brokers, controllers, version, tls, oauth, token_lifetime)
+            if state.oauth and not self._idp_running(state):
+                state.idp_pid = self._spawn_idp(state)  # first: a broker reads its keys as it starts
             for n in stopped:
                 n.pid = self._spawn(libs, n, state)
             self._save_state(state)
@@ -213,14 +233,16 @@ class Sandbox:
         return _up(self.status(), started_in_s=round(time.monotonic() - started, 2))
 
     def _prepare(self, libs: Path, state: SandboxState | None, brokers: int | None, controllers: int | None,
-                 version: str, tls: bool | None) -> tuple[SandboxState, list[NodeState]]:
+                 version: str, tls: bool | None, oauth: bool | None = None,
+                 token_lifetime: int | None = None) -> tuple[SandboxState, list[NodeState]]:
         """A new sandbox's state, configs and formatted storage, or a kept one's configs: (state, nodes to start)."""
         formatted = state is not None and all(
             (self._paths(n, state)[1] / "meta.properties").exists() for n in state.nodes)
         if state is None or not formatted:
             if state is not None:
                 self._stop_nodes(state, 30.0)
-            state = self._fresh_state(brokers or 1, controllers, version, bool(tls))
+            state = self._fresh_state(brokers or 1, controllers, version, bool(tls), bool(oauth),
+                                      token_lifetime or DEFAULT_TOKEN_LIFETIME)
             if state.tls:
                 self._make_tls(state)
             for n in state.nodes:
@@ -233,6 +255,10 @@ class Sandbox:
             stopped = [n for n in state.nodes if not self._node_running(n, state)]
             if state.tls and not self.tls_files.complete(TLS_IDENTITIES):
                 self._make_tls(state)  # a file was removed: a new CA and certificates (contexts are rewritten below)
+            for port in ([state.idp_port] if state.oauth and not self._idp_running(state) else []):
+                if port is not None and not port_free(port):
+                    raise SandboxError(f"port {port} of the kept sandbox's identity provider is in use: stop what "
+                                       "holds it, or kafkactl local down --purge")
             for n in stopped:
                 for port in n.ports:
                     if not port_free(port):
@@ -258,7 +284,8 @@ class Sandbox:
 
         make_material(self.tls_files, TLS_IDENTITIES, str(state.keystore_password), HOST)
 
-    def _fresh_state(self, brokers: int, controllers: int | None, version: str, tls: bool = False) -> SandboxState:
+    def _fresh_state(self, brokers: int, controllers: int | None, version: str, tls: bool = False,
+                     oauth: bool = False, token_lifetime: int = DEFAULT_TOKEN_LIFETIME) -> SandboxState:
         taken: set[int] = set()
 
         def pick(preferred: int | None) -> int:
@@ -270,9 +297,10 @@ class Sandbox:
         # fresh random passwords per sandbox, with nothing guessable in them (no user name: a 6-character piece
         # of one in any output is then a leak, not a coincidence); they live in 0600 files only
         passwords = {u: secrets.token_urlsafe(18) for u in USERS}
-        return SandboxState(cluster_id=new_uuid(), passwords=passwords,
-                            nodes=plan_nodes(brokers, controllers, pick, tls), kafka_version=version, tls=tls,
-                            keystore_password=secrets.token_urlsafe(18) if tls else None)
+        nodes = plan_nodes(brokers, controllers, pick, tls, oauth)
+        return SandboxState(cluster_id=new_uuid(), passwords=passwords, nodes=nodes, kafka_version=version, tls=tls,
+                            keystore_password=secrets.token_urlsafe(18) if tls else None, oauth=oauth,
+                            idp_port=pick(DEFAULT_IDP_PORT) if oauth else None, token_lifetime=token_lifetime)
 
     def _write_configs(self, state: SandboxState) -> None:
         self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -290,6 +318,48 @@ class Sandbox:
             for identity in TLS_IDENTITIES:
                 _write_private(self.client_properties(f"mtls-{identity}"),
                                render_mtls_properties(identity, self.tls_files))
+        if state.oauth:
+            self._write_idp(state)
+
+    def _write_idp(self, state: SandboxState) -> None:
+        """The identity provider's key (kept: the brokers' cached keys stay valid) and configuration: each sandbox
+        user is an OAuth client whose secret is its password."""
+        from kafkactl.local.nodes import OAUTH_AUDIENCE
+        from kafkactl.local.oidc import new_key_pem
+
+        key = self.home / "oidc-key.pem"
+        if not key.exists():
+            _write_private(key, new_key_pem().decode())
+        _write_private(self.idp_config, json.dumps({
+            "port": state.idp_port, "ttl": state.token_lifetime, "audience": OAUTH_AUDIENCE, "issuer": state.idp_url,
+            "clients": {u: state.passwords[u] for u in USERS}}))
+        for user in USERS:
+            _write_private(self.client_properties(f"oauth-{user}"),
+                           render_oauth_properties(user, state.passwords[user], state.idp_url))
+
+    def _spawn_idp(self, state: SandboxState) -> int:
+        """Start the identity provider and wait until it serves its keys (nothing secret on its command line: it
+        reads oidc.json)."""
+        import sys
+        import urllib.request
+
+        log = open(self.home / "oidc.log", "ab")
+        proc = subprocess.Popen([sys.executable, "-m", "kafkactl.local.oidc", str(self.home)], stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.home,
+                                start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise SandboxError(f"the identity provider exited during start-up; last lines of "
+                                   f"{self.home / 'oidc.log'}:\n{self.log_tail(path=self.home / 'oidc.log')}")
+            try:
+                with urllib.request.urlopen(f"{state.idp_url}/jwks", timeout=1):
+                    return proc.pid
+            except OSError:
+                time.sleep(0.1)
+        stop([proc.pid], 5)
+        raise SandboxError(f"the identity provider did not serve {state.idp_url}/jwks within 30 s")
 
     def _java(self, libs: Path, main: str, *args: str, heap: str = "256m", extra: tuple[str, ...] = ()) -> list[str]:
         # the JVMs' scratch files (lz4's native library, ...) stay in the sandbox, not in /tmp for ever
@@ -327,7 +397,9 @@ class Sandbox:
     def _spawn(self, libs: Path, node: NodeState, state: SandboxState) -> int:
         properties, _, log_path = self._paths(node, state)
         log = open(log_path, "ab")
-        cmd = self._java(libs, "kafka.Kafka", str(properties), heap=HEAPS[node.roles])
+        # Kafka 4 fetches from no URL the JVM does not allow (the sandbox's identity provider's keys, --oauth)
+        extra = (f"-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={state.idp_url}/jwks",) if state.oauth else ()
+        cmd = self._java(libs, "kafka.Kafka", str(properties), heap=HEAPS[node.roles], extra=extra)
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 cwd=self.home, start_new_session=True)
         log.close()
@@ -343,7 +415,7 @@ class Sandbox:
                     raise SandboxError(f"node {n.node_id} ({n.roles}) exited during start-up; last lines of "
                                        f"{self._paths(n, state)[2]}:\n{self.log_tail(node=n, state=state)}")
             for n in list(waiting):
-                if any(port_free(p) for p in (n.port, n.tls_port, n.mtls_port) if p is not None):
+                if any(port_free(p) for p in (n.port, n.tls_port, n.mtls_port, n.oauth_port) if p is not None):
                     continue  # every listener of a broker opens at once, after its authorizer has loaded
                 try:
                     probe(n.address, state.passwords)
@@ -386,14 +458,25 @@ class Sandbox:
                                 "ssl.certificate.location": str(files.client_pem(identity)),
                                 "ssl.key.location": str(files.client_pem(identity))},
                     super_users=[SUPER_USER], allow_everyone_if_no_acl_found=False, managed_by="local"))
+        if state.oauth:
+            for user in USERS:
+                store.put(Context(
+                    name=f"local-oauth-{user}", bootstrap_servers=state.oauth_bootstrap,
+                    properties={"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "OAUTHBEARER",
+                                "sasl.login.callback.handler.class": OAUTH_LOGIN_HANDLER,
+                                "sasl.oauthbearer.token.endpoint.url": f"{state.idp_url}/token",
+                                "sasl.oauthbearer.client.credentials.client.id": user,
+                                "sasl.oauthbearer.client.credentials.client.secret": state.passwords[user]},
+                    super_users=[SUPER_USER], allow_everyone_if_no_acl_found=False, managed_by="local"))
         if store.current is None or store.current not in store.contexts:
             store.current = "local-admin"
         store.save()
 
-    def log_tail(self, lines: int = 20, node: NodeState | None = None, state: SandboxState | None = None) -> str:
+    def log_tail(self, lines: int = 20, node: NodeState | None = None, state: SandboxState | None = None,
+                 path: Path | None = None) -> str:
         from kafkactl.redact import scrub
 
-        path = self._paths(node, state)[2] if node is not None and state is not None else self.log_file
+        path = path or (self._paths(node, state)[2] if node is not None and state is not None else self.log_file)
         try:
             text = path.read_text(errors="replace")
         except FileNotFoundError:
@@ -414,6 +497,9 @@ class Sandbox:
             stop([n.pid for n in group if n.pid and self._node_running(n, state)], timeout)
         for n in state.nodes:
             n.pid = None
+        if state.idp_pid and self._idp_running(state):
+            stop([state.idp_pid], timeout)
+        state.idp_pid = None
 
     # ---------------------------------------------------------------- down
     def _nodes_by_command_line(self) -> list[int]:
@@ -427,7 +513,8 @@ class Sandbox:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if argv and argv[0].endswith(b"java") and any(i in a for i in inside for a in argv[1:]):
+            ours = argv[0].endswith(b"java") or b"kafkactl.local.oidc" in argv  # a node, or the identity provider
+            if argv and ours and any(i in a for i in inside for a in argv[1:]):
                 found.append(int(entry.name))
         return found
 
@@ -473,6 +560,8 @@ def sandbox_contexts(state: SandboxState) -> tuple[str, ...]:
     names = [f"local-{u}" for u in USERS]
     if state.tls:
         names += [f"local-tls-{u}" for u in USERS] + [f"local-mtls-{i}" for i in TLS_IDENTITIES]
+    if state.oauth:
+        names += [f"local-oauth-{u}" for u in USERS]
     return tuple(names)
 
 
