@@ -130,7 +130,9 @@ def tls_failure(message: str, client_cert: str | None = None) -> str:
 
 def _broker_said(message: str) -> str:
     """The broker's own words of a refused SASL login, without librdkafka's address prefix and timing suffix."""
-    said = re.sub(r"\s*\(after \d+ms in state [^)]*\)\s*$", "", message)
+    from kafkactl.redact import scrub
+
+    said = scrub(re.sub(r"\s*\(after \d+ms in state [^)]*\)\s*$", "", message))  # (masked whole, then cut)
     return said.split(": ", 1)[-1][:200] if re.match(r"^\S+/\S+: ", said) else said[:200]
 
 
@@ -150,9 +152,9 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         self._brokers: dict[int, str] = {}  # the cluster's brokers as metadata named them: id -> host:port
         self._tokens: Any = None  # OAUTHBEARER: the one token source of every client built here (gateway/oauth.py)
         if profile.oauth is not None:
-            from kafkactl.gateway.oauth import TokenSource
+            from kafkactl.gateway.oauth import shared_source
 
-            self._tokens = TokenSource(profile.oauth, profile.timeout)  # (no request until a client needs a token)
+            self._tokens = shared_source(profile.oauth, profile.timeout)  # (no request until a client needs a token)
 
     # ------------------------------------------------------------------ clients
     @property
@@ -160,7 +162,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         """The principal the brokers build for this client's SASL login: User:<name>, or for OAUTHBEARER
         User:<the token's subject claim> (a token is fetched to read it)."""
         if self.profile.oauth is not None:
-            return f"User:{self.tokens.token().principal}"
+            held = self.tokens.held  # (a message about a request made says who made it: no new fetch)
+            return f"User:{(held or self.tokens.token()).principal}"
         return f"User:{self.profile.username}" if self.profile.username else None
 
     @property
@@ -172,7 +175,14 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
 
     def _oauth_cb(self, _config: str) -> tuple[str, float, str, dict[str, str]]:
         """librdkafka's token callback: when it connects, and again before the token it holds expires."""
-        t = self.tokens.token()
+        try:
+            t = self.tokens.token()
+        except Exception as exc:  # confluent-kafka drops what a callback raises: kept for _raise_fatal_client_error
+            if self.tokens.error is None:
+                from kafkactl.errors import AuthenticationError
+
+                self.tokens.error = AuthenticationError(f"fetching an OAuth token failed ({exc.__class__.__name__})")
+            raise
         return t.value.reveal(), t.expires_at, t.principal, dict(self.tokens.settings.extensions)
 
     @property
@@ -357,7 +367,13 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
 
                     if self.tokens is not None:
                         self.tokens.token()  # a token endpoint that refuses or is down: one line, now
-                    self._admin = AdminClient(self.confluent_config())
+                    try:
+                        self._admin = AdminClient(self.confluent_config())
+                    except Exception:
+                        # (with OAuth, librdkafka waits for its callback's token and says only that none came)
+                        if self.tokens is not None and self.tokens.error is not None:
+                            raise self.tokens.error from None
+                        raise
         return self._admin
 
     # ------------------------------------------------------------------ waiting and errors

@@ -13,6 +13,7 @@ client id, and what the endpoint said (its `error` code), never what was sent.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -20,9 +21,11 @@ from typing import Any
 
 from kafkactl.errors import AuthenticationError, KafkactlError, UnreachableError
 from kafkactl.profiles.oauth import OAuthSettings, unverified_claims
-from kafkactl.redact import Secret
+from kafkactl.redact import Secret, scrub
 
 MAX_RESPONSE_BYTES = 1 << 20  # a token response is a few KiB
+_YEAR = 365 * 86400.0
+_ERROR_CODE = re.compile(r"[\x20\x21\x23-\x5B\x5D-\x7E]{1,64}")
 _TRANSIENT = (408, 429, 500, 502, 503, 504)
 
 
@@ -52,10 +55,14 @@ class TokenSource:
 
     @property
     def where(self) -> str:
-        from urllib.parse import urlsplit
+        from kafkactl.profiles.oauth import public_url
 
-        p = urlsplit(self.settings.token_endpoint)
-        return f"{p.scheme}://{p.netloc}{p.path}"
+        return public_url(self.settings.token_endpoint)
+
+    @property
+    def held(self) -> Token | None:
+        """The token held now, fetching none (for messages about a request already made)."""
+        return self._token
 
     def token(self) -> Token:
         with self._lock:
@@ -79,19 +86,21 @@ class TokenSource:
         return at
 
     def _fetch(self) -> Token:
+        """Request a token until the endpoint answers other than transiently, all within --timeout: a request
+        runs on a thread of its own, so an endpoint that trickles its answer is given up on at the deadline."""
         import json
 
         deadline = time.monotonic() + self.timeout
         backoff = 0.1
         while True:
-            status, body = self._post()
+            status, body = self._post_by(deadline)
             if status not in _TRANSIENT or time.monotonic() + backoff >= deadline:
                 break
             time.sleep(backoff)
             backoff = min(backoff * 2, 2.0)
         try:
             doc = json.loads(body) if body else None
-        except ValueError:
+        except (ValueError, RecursionError):
             doc = None
         if status != 200:
             raise self._refused(status, doc)
@@ -101,30 +110,59 @@ class TokenSource:
         value = Secret(doc["access_token"])  # registered before anything may show it
         return self._token_of(value)
 
+    def _post_by(self, deadline: float) -> tuple[int, bytes]:
+        box: dict[str, Any] = {}
+
+        def request() -> None:
+            try:
+                box["answer"] = self._post(max(0.05, deadline - time.monotonic()))
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+                box["error"] = exc
+
+        worker = threading.Thread(target=request, daemon=True, name="kafkactl-token-request")
+        worker.start()
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if "error" in box:
+            raise box["error"]
+        if "answer" not in box:  # (the thread ends when its socket times out; nothing waits for it)
+            raise UnreachableError(f"no whole answer from the token endpoint {self.where} within {self.timeout:g} s "
+                                   f"(fetching a token for client {self.settings.client_id})")
+        answer: tuple[int, bytes] = box["answer"]
+        return answer
+
     def _token_of(self, value: Secret) -> Token:
+        import math
+        import re
+
+        who = f"client {self.settings.client_id}"
         try:
             claims = unverified_claims(value.reveal())
-        except (ValueError, UnicodeDecodeError):
-            raise AuthenticationError(f"the token endpoint {self.where} gave client {self.settings.client_id} a "
-                                      "token that is not a JWT (the brokers validate JWTs)") from None
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            raise AuthenticationError(f"the token endpoint {self.where} gave {who} a token that is not a JWT (the "
+                                      "brokers validate JWTs)") from None
         sub = claims.get(self.settings.sub_claim)
         exp = claims.get("exp")
-        if not isinstance(sub, str) or not sub:
-            raise AuthenticationError(f"the token for client {self.settings.client_id} has no "
-                                      f"{self.settings.sub_claim} claim (sasl.oauthbearer.sub.claim.name): the "
-                                      "brokers take the principal from it")
-        if not isinstance(exp, (int, float)) or isinstance(exp, bool):
-            raise AuthenticationError(f"the token for client {self.settings.client_id} has no exp claim")
+        if not isinstance(sub, str) or not re.fullmatch(r"[^\x00-\x1f\x7f]{1,255}", sub):
+            raise AuthenticationError(f"the token for {who} has no usable {self.settings.sub_claim} claim "
+                                      "(sasl.oauthbearer.sub.claim.name; text of 1 to 255 characters): the brokers "
+                                      "take the principal from it")
+        if isinstance(exp, bool) or not isinstance(exp, (int, float)):
+            raise AuthenticationError(f"the token for {who} has no exp claim (a number of seconds)")
         now = time.time()
+        if isinstance(exp, int) and not now - 10 * _YEAR < exp < now + 10 * _YEAR:
+            exp = math.nan  # (a number too large for a float: the check below says so)
+        if not math.isfinite(exp) or exp > now + 10 * _YEAR:
+            raise AuthenticationError(f"the token for {who} has an exp claim that is not a time within ten years")
         if exp <= now:
-            raise AuthenticationError(f"the token endpoint {self.where} gave client {self.settings.client_id} a token "
-                                      f"that expired {now - exp:.0f} s ago (is this machine's clock right?)")
+            raise AuthenticationError(f"the token endpoint {self.where} gave {who} a token that expired "
+                                      f"{now - exp:.0f} s ago (is this machine's clock right?)")
         self.fetched += 1
         return Token(value=value, principal=sub, issued_at=now, expires_at=float(exp))
 
-    def _post(self) -> tuple[int, bytes]:
+    def _post(self, wait: float) -> tuple[int, bytes]:
         """One token request: its HTTP status and body (errors that are not an HTTP answer are raised)."""
         import base64
+        import http.client
         import ssl
         import urllib.error
         import urllib.request
@@ -137,8 +175,14 @@ class TokenSource:
             s.token_endpoint, data=urlencode(form).encode(), method="POST",
             headers={"Authorization": f"Basic {basic}", "Accept": "application/json",
                      "Content-Type": "application/x-www-form-urlencoded"})
-        context = ssl.create_default_context(cafile=s.cafile) if s.token_endpoint.startswith("https:") else None
-        wait = min(self.timeout, s.read_timeout or self.timeout, s.connect_timeout or self.timeout)
+        try:
+            context = ssl.create_default_context(cafile=s.cafile) if s.token_endpoint.startswith("https:") else None
+        except (OSError, ssl.SSLError):
+            from kafkactl.errors import ConfigError
+
+            raise ConfigError(f"the token endpoint's CA bundle {s.cafile} cannot be read as PEM certificates "
+                              "(https.ca.location, or ssl.truststore.location in sasl.jaas.config)") from None
+        wait = min(wait, s.read_timeout or wait, s.connect_timeout or wait)
         try:
             with _opener(context).open(request, timeout=wait) as response:
                 return response.status, response.read(MAX_RESPONSE_BYTES)
@@ -149,6 +193,9 @@ class TokenSource:
             raise self._unreached(exc.reason) from None
         except (OSError, ssl.SSLError, TimeoutError) as exc:  # (a timeout while reading arrives bare)
             raise self._unreached(exc) from None
+        except (http.client.HTTPException, ValueError) as exc:  # not HTTP: a Kafka or TLS port, a broken answer
+            raise AuthenticationError(f"the token endpoint {self.where} did not answer in HTTP "
+                                      f"({exc.__class__.__name__}): is the URL right?") from None
 
     def _unreached(self, reason: Any) -> KafkactlError:
         import ssl
@@ -168,13 +215,14 @@ class TokenSource:
         elif isinstance(reason, OSError) and reason.strerror:
             why = reason.strerror.lower()
         else:
-            why = str(reason) if isinstance(reason, str) else reason.__class__.__name__
+            why = reason.__class__.__name__
         return UnreachableError(f"cannot reach the token endpoint {self.where} to fetch a token for client "
                                 f"{self.settings.client_id}: {why}")
 
     def _refused(self, status: int, doc: Any) -> KafkactlError:
         code = doc.get("error") if isinstance(doc, dict) else None
-        said = f" ({_printable(code)})" if isinstance(code, str) and code else ""
+        # RFC 6749 5.2's error code alphabet, short, and never anything holding a secret (masked whole first)
+        said = f" ({code})" if isinstance(code, str) and _ERROR_CODE.fullmatch(code) and scrub(code) == code else ""
         if status in (400, 401, 403):
             bad_client = status == 401 or code in ("invalid_client", "unauthorized_client")
             hint = ("check the client id and secret" if bad_client
@@ -183,10 +231,6 @@ class TokenSource:
                                        f"HTTP {status}{said}", hint=hint)
         return AuthenticationError(f"the token endpoint {self.where} failed to issue a token for client "
                                    f"{self.settings.client_id}: HTTP {status}{said}")
-
-
-def _printable(text: str) -> str:
-    return "".join(c for c in text[:80] if c.isprintable())
 
 
 def _opener(context: Any) -> Any:
@@ -216,3 +260,16 @@ def kafka_python_provider(source: TokenSource) -> Any:
             return dict(source.settings.extensions)
 
     return Provider()
+
+
+_SHARED: dict[tuple[OAuthSettings, float], TokenSource] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_source(settings: OAuthSettings, timeout: float) -> TokenSource:
+    """One token source per client credentials in this process: every gateway built for them (a Spark executor
+    builds one per task) shares its tokens, and the identity provider is asked once per refresh."""
+    with _SHARED_LOCK:
+        if (settings, timeout) not in _SHARED:
+            _SHARED[(settings, timeout)] = TokenSource(settings, timeout)
+        return _SHARED[(settings, timeout)]

@@ -13,6 +13,8 @@ start one in-process with `TokenServer(...)`.
 from __future__ import annotations
 
 import base64
+import collections
+import hmac
 import json
 import sys
 import threading
@@ -29,20 +31,23 @@ MAX_REQUEST_BYTES = 1 << 16
 
 class TokenServer:
     def __init__(self, clients: dict[str, str], ttl: float = 3600, audience: str = AUDIENCE, issuer: str | None = None,
-                 port: int = 0, key_pem: bytes | None = None) -> None:
+                 port: int = 0, key_pem: bytes | None = None, request_timeout: float = 5.0) -> None:
         from cryptography.hazmat.primitives import serialization
         from cryptography.hazmat.primitives.asymmetric import rsa
 
         self.clients, self.ttl, self.audience = dict(clients), ttl, audience
+        self.request_timeout = request_timeout  # a client that sends less than it announced holds no thread for ever
         self.key: Any = (serialization.load_pem_private_key(key_pem, None) if key_pem
                          else rsa.generate_private_key(public_exponent=65537, key_size=2048))
         self.kid = uuid.uuid5(uuid.NAMESPACE_OID, json.dumps(self._public_jwk(), sort_keys=True)).hex
-        self.issued: list[dict[str, Any]] = []  # the claims of every token handed out (tests count refreshes)
+        # the claims of the tokens handed out, the last 10,000 (tests count refreshes)
+        self.issued: collections.deque[dict[str, Any]] = collections.deque(maxlen=10_000)
         self.refusing = False  # tests: answer every token request 503
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._httpd.daemon_threads = True
         self.issuer = issuer or self.url
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True, name="kafkactl-oidc")
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True,
+                                        name="kafkactl-oidc")
 
     @property
     def url(self) -> str:
@@ -85,17 +90,21 @@ class TokenServer:
             client_id, secret = unquote_plus(raw_id), unquote_plus(raw_secret)
         if _one(form, "grant_type") != "client_credentials":
             return 400, {"error": "unsupported_grant_type"}
-        if client_id not in self.clients or self.clients[client_id] != secret:
+        known = self.clients.get(client_id or "")
+        if known is None or secret is None or not hmac.compare_digest(known.encode(), secret.encode()):
             return 401, {"error": "invalid_client"}
         if self.refusing:
             return 503, {"error": "temporarily_unavailable"}
         scope = _one(form, "scope")
-        return 200, {"access_token": self.token(client_id, scope), "token_type": "bearer", "expires_in": int(self.ttl)}
+        return 200, {"access_token": self.token(str(client_id), scope), "token_type": "bearer",
+                     "expires_in": int(self.ttl)}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = server.request_timeout
+
             def log_message(self, *_args: Any) -> None:  # (no request lines: nothing of a request is logged)
                 pass
 
@@ -115,8 +124,10 @@ class TokenServer:
                     self._send(404, {"error": "not_found"})
 
             def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                if self.path != "/token" or not 0 <= length <= MAX_REQUEST_BYTES:
+                from kafkactl.limits import bounded_int
+
+                length = bounded_int((self.headers.get("Content-Length") or "0").strip(), 0, MAX_REQUEST_BYTES)
+                if self.path != "/token" or length is None:
                     self._send(404 if self.path != "/token" else 413, {"error": "invalid_request"})
                     return
                 form = parse_qs(self.rfile.read(length).decode("utf-8", "replace"))

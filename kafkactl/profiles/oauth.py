@@ -34,6 +34,8 @@ RETRIEVERS = ("org.apache.kafka.common.security.oauthbearer.DefaultJwtRetriever"
 _JAAS_OPTIONS = ("clientId", "clientSecret", "scope")
 _JAAS_TLS = ("ssl.truststore.location", "ssl.truststore.type", "ssl.truststore.password")
 _EXTENSION = re.compile(r"^[A-Za-z]+$")  # RFC 7628 key: ALPHA only ("auth" is reserved)
+_EXTENSION_VALUE = re.compile(r"^[\x21-\x7E \t\r\n]+$")  # RFC 7628 value: printable ASCII and space, not empty
+_URL_TEXT = re.compile(r"^[\x21-\x7E]+$")  # a URL as sent: printable ASCII, no space
 _CLAIM = re.compile(r"^[^\s\x00-\x1f]{1,255}$")
 
 
@@ -121,45 +123,68 @@ def _refuse_unsupported(props: Mapping[str, str], jaas: Mapping[str, str], sourc
 
 
 def _endpoint(props: Mapping[str, str], source: str) -> str:
-    from kafkactl.limits import shown
-
+    """The token endpoint: an http(s) URL with a host, no credentials. A refusal shows it rebuilt from its parts
+    without the user part, query or fragment (either may hold a secret), or not at all."""
     url = props.get("sasl.oauthbearer.token.endpoint.url", "").strip()
+    key = "sasl.oauthbearer.token.endpoint.url"
     if not url:
         if props.get("sasl.login.callback.handler.class") or props.get("sasl.jaas.config"):
-            raise ConfigError(f"{source}: OAUTHBEARER needs sasl.oauthbearer.token.endpoint.url (the identity "
-                              "provider's token endpoint)")
-        raise ConfigError(f"{source}: OAUTHBEARER needs sasl.oauthbearer.token.endpoint.url and client credentials")
-    parts = urlsplit(url)
-    if parts.scheme == "file":
-        raise ConfigError(f"{source}: sasl.oauthbearer.token.endpoint.url {shown(url)}: a token file is not "
-                          "supported; give the identity provider's http(s) token endpoint")
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{source}: sasl.oauthbearer.token.endpoint.url {shown(url)} is not an http(s) URL")
-    if parts.username or parts.password:
-        raise ConfigError(f"{source}: sasl.oauthbearer.token.endpoint.url holds credentials (the part before '@' is "
-                          "not shown): give them as the client id and secret")
+            raise ConfigError(f"{source}: OAUTHBEARER needs {key} (the identity provider's token endpoint)")
+        raise ConfigError(f"{source}: OAUTHBEARER needs {key} and client credentials")
+    authority = url.split("://", 1)[-1].split("/", 1)[0]
+    if "@" in authority or ("://" not in url and "@" in url):
+        raise ConfigError(f"{source}: {key} holds credentials (the part before '@' is not shown): give them as the "
+                          "client id and secret")
+    if not _URL_TEXT.fullmatch(url):
+        raise ConfigError(f"{source}: {key} holds a space, a control or a non-ASCII character (not shown): "
+                          "percent-encode it")
     try:
+        parts = urlsplit(url)
         parts.port  # noqa: B018 (raises on a port out of range)
     except ValueError:
-        raise ConfigError(f"{source}: sasl.oauthbearer.token.endpoint.url {shown(url)} has a bad port") from None
+        raise ConfigError(f"{source}: {key} is not a URL (a bad host or port; not shown)") from None
+    shown_url = public_url(url)
+    if parts.scheme == "file":
+        raise ConfigError(f"{source}: {key} {shown_url}: a token file is not supported; give the identity "
+                          "provider's http(s) token endpoint")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{source}: {key} {shown_url} is not an http(s) URL with a host")
     return url
+
+
+def public_url(url: str) -> str:
+    """A URL for messages: scheme, host, port and path, never a user part, query or fragment."""
+    from kafkactl.limits import shown
+
+    try:
+        p = urlsplit(url)
+        host = p.hostname or ""
+        port = f":{p.port}" if p.port else ""
+    except ValueError:
+        return "(not shown)"
+    host = f"[{host}]" if ":" in host else host
+    return shown(f"{p.scheme}://{host}{port}{p.path}" if p.scheme else p.path, 100).strip("'\"")
 
 
 def _extensions(props: Mapping[str, str], jaas: Mapping[str, str], source: str) -> tuple[tuple[str, str], ...]:
     out: dict[str, str] = {}
+    from kafkactl.limits import shown
+
     for pair in (p for p in props.get("sasl.oauthbearer.extensions", "").split(",") if p.strip()):
         key, sep, value = pair.partition("=")
         if not sep:
-            raise ConfigError(f"{source}: sasl.oauthbearer.extensions: {pair.strip()!r} is not key=value")
+            raise ConfigError(f"{source}: sasl.oauthbearer.extensions: {shown(pair.strip(), 40)} is not key=value")
         out[key.strip()] = value
     for key, value in jaas.items():
         if key.startswith("extension_"):
             out[key[len("extension_"):]] = value
     for key, value in out.items():
         if not _EXTENSION.fullmatch(key) or key == "auth":
-            raise ConfigError(f"{source}: SASL extension {key!r}: a name of letters only, and not 'auth' (RFC 7628)")
-        if any(c < " " and c not in "\t\r\n" or c == "\x01" for c in value):
-            raise ConfigError(f"{source}: SASL extension {key}: its value holds a control character")
+            raise ConfigError(f"{source}: SASL extension {shown(key, 40)}: a name of letters only, and not 'auth' "
+                              "(RFC 7628)")
+        if not _EXTENSION_VALUE.fullmatch(value):
+            raise ConfigError(f"{source}: SASL extension {key}: its value must be printable ASCII, not empty "
+                              "(RFC 7628; not shown)")
     return tuple(sorted(out.items()))
 
 
@@ -176,7 +201,26 @@ def _endpoint_ca(props: Mapping[str, str], jaas: Mapping[str, str], source: str)
         except ConfigError as exc:
             raise ConfigError(f"{source}: sasl.jaas.config: {exc.message}") from None
         return material.cafile if material else str(Path(jaas["ssl.truststore.location"]).expanduser())
-    return props.get("https.ca.location") or None
+    location = props.get("https.ca.location", "").strip()
+    if not location:
+        return None
+    from pathlib import Path
+
+    from kafkactl.errors import MissingFileError
+
+    path = Path(location).expanduser()
+    if not path.exists():
+        raise MissingFileError(f"{source}: https.ca.location {location}: no such file")
+    if not path.is_file():
+        raise ConfigError(f"{source}: https.ca.location {location}: not a file (a PEM bundle of CA certificates; a "
+                          "directory is not supported)")
+    try:
+        head = path.read_bytes()[:1 << 20]
+    except OSError as exc:
+        raise ConfigError(f"{source}: https.ca.location {location}: cannot read ({exc.strerror})") from None
+    if b"-----BEGIN CERTIFICATE-----" not in head:
+        raise ConfigError(f"{source}: https.ca.location {location}: holds no PEM certificate")
+    return str(path)
 
 
 def _claim(props: Mapping[str, str], key: str, default: str, source: str) -> str:

@@ -73,7 +73,9 @@ def read_properties_file(path: str | os.PathLike[str], warnings: list[str] | Non
     except UnicodeDecodeError as exc:
         raise ConfigError(f"--command-config {path}: {not_utf8(exc)}") from None
     props = parse_properties_text(text, str(path))
-    if warnings is not None and any(k == "sasl.jaas.config" or k.endswith(".password") for k in props):
+    from kafkactl.redact import may_be_secret
+
+    if warnings is not None and any(k == "sasl.jaas.config" or may_be_secret(k) for k in props):
         import stat
 
         mode = stat.S_IMODE(p.stat().st_mode)

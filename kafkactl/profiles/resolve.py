@@ -198,6 +198,11 @@ def _check_credentials(settings: dict[str, Any]) -> None:
     if settings.get("sasl_mechanism") == "OAUTHBEARER" and not settings.get("oauth"):
         raise ConfigError("sasl.mechanism is OAUTHBEARER but no token endpoint and client credentials were given "
                           "(sasl.oauthbearer.token.endpoint.url and sasl.jaas.config)")
+    protocol = settings.get("security_protocol")
+    if settings.get("oauth") and protocol is not None and not protocol.startswith("SASL_"):
+        # (the client secret would go to the token endpoint for a token no broker is shown)
+        raise ConfigError(f"OAUTHBEARER settings are given but security.protocol is {protocol}: set it to "
+                          "SASL_SSL or SASL_PLAINTEXT (or drop the sasl.* settings)")
     if (settings.get("security_protocol", "PLAINTEXT").startswith("SASL_") and not settings.get("username")
             and not settings.get("oauth")):
         raise ConfigError("SASL is configured but no username/password was given (sasl.jaas.config or "

@@ -39,7 +39,7 @@ def test_the_java_client_properties_read_into_settings():
     assert SECRET not in repr(s)
 
 
-def test_kip_1139_properties_win_over_the_jaas_options_and_librdkafka_spelling_is_read():
+def test_kip_1139_properties_win_over_the_jaas_options_and_librdkafka_spelling_is_read(tmp_path):
     s = settings_from_properties(_props(**{"sasl.oauthbearer.client.credentials.client.id": "other",
                                            "sasl.oauthbearer.client.credentials.client.secret": "x-other-secret",
                                            "sasl.oauthbearer.scope": "s2"}))["oauth"]
@@ -48,9 +48,29 @@ def test_kip_1139_properties_win_over_the_jaas_options_and_librdkafka_spelling_i
                                   "sasl.oauthbearer.token.endpoint.url": "http://127.0.0.1:1/t",
                                   "sasl.oauthbearer.client.id": "c", "sasl.oauthbearer.client.secret": "s-123456",
                                   "sasl.oauthbearer.extensions": "logicalCluster=lkc-1,identityPoolId=pool-2",
-                                  "https.ca.location": "/etc/ca.pem"})["oauth"]
+                                  "https.ca.location": str(_ca(tmp_path))})["oauth"]
     assert r.extensions == (("identityPoolId", "pool-2"), ("logicalCluster", "lkc-1"))
-    assert r.cafile == "/etc/ca.pem"
+    assert r.cafile == str(tmp_path / "ca.pem")
+
+
+def _ca(tmp_path):
+    """A real CA certificate in a PEM file."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test ca")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
+            .sign(key, hashes.SHA256()))
+    path = tmp_path / "ca.pem"
+    path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return path
 
 
 def test_the_older_handler_package_is_taken():
@@ -67,7 +87,22 @@ def test_the_older_handler_package_is_taken():
     ({"sasl.oauthbearer.token.endpoint.url": "file:///tmp/token"}, "a token file is not supported"),
     ({"sasl.oauthbearer.token.endpoint.url": "ftp://x/t"}, "is not an http(s) URL"),
     ({"sasl.oauthbearer.token.endpoint.url": f"https://app:{SECRET}@idp/t"}, "holds credentials"),
-    ({"sasl.oauthbearer.token.endpoint.url": "https://idp:99999/t"}, "has a bad port"),
+    # (adversary pass) a URL refused for another reason must not show a password in it, nor its query
+    ({"sasl.oauthbearer.token.endpoint.url": f"ftp://app:{SECRET}@idp/t"}, "holds credentials"),
+    ({"sasl.oauthbearer.token.endpoint.url": f"app:{SECRET}@idp.example.com/token"}, "holds credentials"),
+    ({"sasl.oauthbearer.token.endpoint.url": f"https://app:{SECRET}@/t"}, "holds credentials"),
+    ({"sasl.oauthbearer.token.endpoint.url": f"https://idp:99999/t?client_secret={SECRET}"}, "a bad host or port"),
+    ({"sasl.oauthbearer.token.endpoint.url": f"ftp://idp/t?client_secret={SECRET}"}, "url ftp://idp/t is not"),
+    ({"sasl.oauthbearer.token.endpoint.url": f"https://idp/to ken?s={SECRET}"}, "a space, a control"),
+    ({"sasl.oauthbearer.token.endpoint.url": "https://idp/tök"}, "non-ASCII"),
+    ({"sasl.oauthbearer.token.endpoint.url": "http://[::1/t"}, "is not a URL"),
+    ({"https.ca.location": "/nonexistent/ca.pem"}, "no such file"),
+    ({"https.ca.location": "/etc"}, "a directory is not supported"),
+    ({"https.ca.location": "/etc/hostname"}, "holds no PEM certificate"),
+    ({"sasl.oauthbearer.extensions": "logicalCluster=lkc-\u00e9"}, "printable ASCII"),
+    ({"sasl.oauthbearer.extensions": "logicalCluster="}, "printable ASCII"),
+    ({"sasl.oauthbearer.extensions": "logicalCluster=a\x7fb"}, "printable ASCII"),
+    ({"sasl.oauthbearer.extensions": "logicalCluster=a\x01b"}, "printable ASCII"),
     ({"sasl.jaas.config": f'{MODULE} required unsecuredLoginStringClaim_sub="admin";'}, "unsecured (unsigned) tokens"),
     ({"sasl.jaas.config": f'{MODULE} required clientId="app" clientSecret="{SECRET}" clientSecert="x";'},
      "an option after 'clientSecret'"),
@@ -80,10 +115,33 @@ def test_the_older_handler_package_is_taken():
     ({"sasl.mechanism": "PLAIN"}, "sasl.mechanism PLAIN does not match the OAuthBearerLoginModule"),
 ])
 def test_what_kafkactl_cannot_do_is_refused_by_name_and_the_secret_never_shown(change, said):
-    with pytest.raises(ConfigError) as caught:
+    from kafkactl.errors import KafkactlError
+
+    with pytest.raises(KafkactlError) as caught:
         settings_from_properties(_props(**change))
     assert said in caught.value.message
     assert SECRET not in caught.value.message and "s3cret" not in caught.value.message
+
+
+def test_oauth_with_a_protocol_without_sasl_is_refused_before_any_token_is_fetched():
+    from kafkactl.profiles.resolve import _check_credentials
+
+    for protocol in ("SSL", "PLAINTEXT"):
+        settings = settings_from_properties(_props(**{"security.protocol": protocol}))
+        with pytest.raises(ConfigError, match=f"security.protocol is {protocol}"):
+            _check_credentials(settings)
+
+
+def test_a_world_readable_file_with_an_oauth_client_secret_is_warned_of(tmp_path):
+    from kafkactl.profiles.properties import read_properties_file
+
+    for key in ("sasl.oauthbearer.client.credentials.client.secret", "sasl.oauthbearer.client.secret"):
+        f = tmp_path / "c.properties"
+        f.write_text(f"{key}=x\n")
+        f.chmod(0o644)
+        warnings: list[str] = []
+        read_properties_file(f, warnings)
+        assert warnings and "readable by other users" in warnings[0], key
 
 
 def test_a_resolved_context_without_credentials_is_refused():
@@ -149,14 +207,14 @@ def _serve(body: bytes, status: int = 200, location: str | None = None):
             self.wfile.write(body)
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-    Thread(target=httpd.serve_forever, daemon=True).start()
+    Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/token"
 
 
 @pytest.mark.parametrize(("body", "said"), [
     (b"<html>not json</html>", "without an access_token"),
     (json.dumps({"access_token": "opaque-not-a-jwt-123"}).encode(), "not a JWT"),
-    (None, "has no sub claim"),
+    (None, "has no usable sub claim"),
     (None, "expired"),
 ])
 def test_answers_the_brokers_would_refuse_are_said_before_connecting(body, said):
@@ -206,3 +264,125 @@ def test_the_delivery_to_spark_executors_carries_the_client_credentials_in_memor
     assert SECRET.encode() not in pickle.dumps(d)
     back = ExecutorClients({"c": pickle.loads(pickle.dumps(d))})._profile(pickle.loads(pickle.dumps(d)))
     assert back.oauth == profile.oauth and back.oauth.client_secret.reveal() == SECRET
+
+
+def test_an_error_code_holding_a_piece_of_the_secret_is_not_shown():
+    """(adversary pass) the endpoint's `error` field is shown only as an RFC 6749 code, never cut from something
+    longer: a secret cut in half would no longer be masked."""
+    for code in ["x" * 70 + SECRET, SECRET, "bad\ncode", "é"]:
+        httpd, url = _serve(json.dumps({"error": code}).encode(), status=401)
+        try:
+            with pytest.raises(AuthenticationError) as caught:
+                TokenSource(_settings(url), timeout=2).token()
+        finally:
+            httpd.shutdown()
+        message = caught.value.message
+        assert message.endswith("HTTP 401") and "s3cret" not in message and "xxxx" not in message, message
+
+
+def _raw(answer):
+    """A TCP server answering every connection with `answer(sock)` (raw bytes, trickled or not)."""
+    import socket
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+
+    def loop():
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            Thread(target=lambda c=conn: (c.recv(65536), answer(c), c.close()), daemon=True).start()
+
+    Thread(target=loop, daemon=True).start()
+    return srv, f"http://127.0.0.1:{srv.getsockname()[1]}/token"
+
+
+def _trickle(conn):
+    try:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+        for _ in range(40):
+            conn.sendall(b"x")
+            time.sleep(0.3)
+    except OSError:
+        pass
+
+
+@pytest.mark.parametrize(("answer", "error", "said"), [
+    (_trickle, UnreachableError, "no whole answer from the token endpoint"),
+    (lambda c: c.sendall(b"\x00\x00\x00\x10garbage\r\n"), AuthenticationError, "did not answer in HTTP"),
+])
+def test_an_endpoint_that_trickles_or_is_not_http_is_given_up_on_within_the_timeout(answer, error, said):
+    srv, url = _raw(answer)
+    try:
+        started = time.monotonic()
+        with pytest.raises(error, match=said) as caught:
+            TokenSource(_settings(url), timeout=0.8).token()
+        assert time.monotonic() - started < 2
+        assert "garbage" not in caught.value.message
+    finally:
+        srv.close()
+
+
+def _jwt(claims: dict) -> str:
+    import base64
+
+    def part(doc) -> str:
+        raw = doc if isinstance(doc, str) else json.dumps(doc)
+        return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+    return f"{part({'alg': 'RS256', 'typ': 'JWT'})}.{part(claims)}.{'s' * 40}"
+
+
+@pytest.mark.parametrize(("claims", "said"), [
+    ('{"sub": "app", "exp": NaN}', "not a time within ten years"),
+    ('{"sub": "app", "exp": Infinity}', "not a time within ten years"),
+    ('{"sub": "app", "exp": 1e300}', "not a time within ten years"),
+    ('{"sub": "app", "exp": ' + "9" * 400 + "}", "not a time within ten years"),
+    ('{"sub": "app", "exp": "soon"}', "has no exp claim"),
+    ('{"sub": "adm\\nin", "exp": 9999999999}', "has no usable sub claim"),
+    ("[" * 100_000 + "]" * 100_000, "not a JWT"),
+])
+def test_hostile_claims_are_one_error(claims, said):
+    httpd, url = _serve(json.dumps({"access_token": _jwt(claims)}).encode())
+    try:
+        with pytest.raises(AuthenticationError, match=said):
+            TokenSource(_settings(url), timeout=2).token()
+    finally:
+        httpd.shutdown()
+
+
+def test_gateways_with_the_same_credentials_share_one_token():
+    from kafkactl.gateway import Gateway
+    from kafkactl.profiles import Profile
+
+    with TokenServer({"app": SECRET}) as idp:
+        settings = _settings(idp.token_url)
+        gateways = [Gateway(Profile(bootstrap_servers="127.0.0.1:1", security_protocol="SASL_PLAINTEXT",
+                                    sasl_mechanism="OAUTHBEARER", oauth=settings)) for _ in range(3)]
+        assert {g.principal for g in gateways} == {"User:app"}
+        assert len(idp.issued) == 1
+
+
+def test_the_sandbox_token_endpoint_survives_malformed_requests():
+    import http.client
+    import socket
+
+    with TokenServer({"app": SECRET}, request_timeout=0.5) as idp:
+        port = int(idp.url.rsplit(":", 1)[1])
+        for length in ("abc", "9" * 5000, "-1"):
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            c.putrequest("POST", "/token")
+            c.putheader("Content-Length", length)
+            c.endheaders()
+            assert c.getresponse().status == 413
+            c.close()
+        s = socket.create_connection(("127.0.0.1", port))  # announces 100 bytes, sends 3: dropped after its timeout
+        s.sendall(b"POST /token HTTP/1.1\r\nContent-Length: 100\r\n\r\nabc")
+        started = time.monotonic()
+        s.settimeout(10)
+        assert s.recv(100) == b"" and time.monotonic() - started < 3
+        s.close()
+        assert TokenSource(_settings(idp.token_url), timeout=5).token().principal == "app"  # still serving
