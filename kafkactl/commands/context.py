@@ -95,12 +95,25 @@ def context_add(
                                                           metavar="PLAINTEXT|SSL|SASL_PLAINTEXT|SASL_SSL",
                                                           help="The security.protocol of the cluster.",
                                                           show_default=False)] = None,
-    sasl_mechanism: Annotated[str | None, typer.Option("--sasl-mechanism", metavar="PLAIN|SCRAM-SHA-256|SCRAM-SHA-512",
+    sasl_mechanism: Annotated[str | None, typer.Option("--sasl-mechanism",
+                                                       metavar="PLAIN|SCRAM-SHA-256|SCRAM-SHA-512|OAUTHBEARER",
                                                        help="The sasl.mechanism of the cluster.",
                                                        show_default=False)] = None,
     username: Annotated[str | None, typer.Option("--username", help="SASL user name.", show_default=False)] = None,
     password_stdin: Annotated[bool, typer.Option("--password-stdin",
                                                  help="Read the SASL password from standard input.")] = False,
+    oauth_token_endpoint: Annotated[str | None, typer.Option("--oauth-token-endpoint", metavar="URL",
+                                                             help="OAUTHBEARER: the identity provider's token "
+                                                                  "endpoint (client credentials).",
+                                                             show_default=False)] = None,
+    oauth_client_id: Annotated[str | None, typer.Option("--oauth-client-id", metavar="ID",
+                                                        help="OAUTHBEARER: the client id.", show_default=False)] = None,
+    oauth_client_secret_stdin: Annotated[bool, typer.Option("--oauth-client-secret-stdin",
+                                                            help="OAUTHBEARER: read the client secret from standard "
+                                                                 "input.")] = False,
+    oauth_scope: Annotated[str | None, typer.Option("--oauth-scope", metavar="SCOPE",
+                                                    help="OAUTHBEARER: the scope to ask for.",
+                                                    show_default=False)] = None,
     prop: Annotated[list[str] | None, typer.Option("--property", help="Extra client property key=value (repeatable).",
                                                    show_default=False)] = None,
     super_user: Annotated[list[str] | None, typer.Option("--super-user",
@@ -132,8 +145,18 @@ def context_add(
         props["sasl.mechanism"] = sasl_mechanism
     if username:
         props["sasl.username"] = username
+    if password_stdin and oauth_client_secret_stdin:
+        raise UsageError("--password-stdin and --oauth-client-secret-stdin: standard input holds one secret")
     if password_stdin:
         props["sasl.password"] = _password_from_stdin()
+    for key, value in (("sasl.oauthbearer.token.endpoint.url", oauth_token_endpoint),
+                       ("sasl.oauthbearer.client.credentials.client.id", oauth_client_id),
+                       ("sasl.oauthbearer.scope", oauth_scope)):
+        if value is not None:
+            props[key] = value
+    if oauth_client_secret_stdin:
+        props["sasl.oauthbearer.client.credentials.client.secret"] = _password_from_stdin(
+            "--oauth-client-secret-stdin", "client secret")
     if not command_config:
         _check_sasl(props)
     settings_from_properties(props, f"context {name}")  # validate now, not at first use
@@ -161,17 +184,26 @@ def _check_sasl(props: dict[str, str]) -> None:
                          if user else "--password-stdin needs --username: a SASL login takes both")
     if protocol.startswith("SASL_") and not mechanism:
         raise UsageError(f"security.protocol {protocol} needs --sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 "
-                         "with --username and --password-stdin; OAUTHBEARER or GSSAPI with their --property settings)")
+                         "with --username and --password-stdin; OAUTHBEARER with --oauth-token-endpoint, "
+                         "--oauth-client-id and --oauth-client-secret-stdin)")
     if (user or mechanism) and not protocol.startswith("SASL_"):
         raise UsageError(f"{'--username' if user else '--sasl-mechanism'} with security.protocol {protocol}, which "
                          "sends no SASL login: add --security-protocol SASL_SSL (or SASL_PLAINTEXT)")
+    oauth = [k for k in ("sasl.oauthbearer.token.endpoint.url", "sasl.oauthbearer.client.credentials.client.id",
+                         "sasl.oauthbearer.client.credentials.client.secret") if k in props]
+    if oauth and mechanism != "OAUTHBEARER":
+        raise UsageError("--oauth-* options need --sasl-mechanism OAUTHBEARER (and --security-protocol SASL_SSL or "
+                         "SASL_PLAINTEXT)")
+    if mechanism == "OAUTHBEARER" and "sasl.jaas.config" not in props and len(oauth) < 3:
+        raise UsageError("--sasl-mechanism OAUTHBEARER needs --oauth-token-endpoint, --oauth-client-id and "
+                         "--oauth-client-secret-stdin")
     if mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512") and not user:
         raise UsageError(f"--sasl-mechanism {mechanism} needs --username and --password-stdin")
     if user and not mechanism:
         raise UsageError("--username needs --sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
 
 
-def _password_from_stdin() -> str:
+def _password_from_stdin(option: str = "--password-stdin", what: str = "password") -> str:
     """The first line of standard input, as UTF-8 (what the SASL mechanisms send); the value is never shown."""
     from kafkactl.errors import UsageError
 
@@ -179,11 +211,11 @@ def _password_from_stdin() -> str:
     try:
         password = raw.decode("utf-8").rstrip("\r\n")
     except UnicodeDecodeError:
-        raise UsageError("--password-stdin: the password read is not UTF-8 text (SASL sends it as UTF-8)") from None
+        raise UsageError(f"{option}: the {what} read is not UTF-8 text (SASL sends it as UTF-8)") from None
     if not password:
-        raise UsageError("--password-stdin: standard input held no password (an empty first line)")
+        raise UsageError(f"{option}: standard input held no {what} (an empty first line)")
     if "\x00" in password:
-        raise UsageError("--password-stdin: the password holds a NUL character, which SASL/PLAIN cannot send")
+        raise UsageError(f"{option}: the {what} holds a NUL character, which SASL cannot send")
     return password
 
 

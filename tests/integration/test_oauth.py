@@ -209,3 +209,25 @@ def test_properties_the_java_client_takes_work_unchanged(sandbox, tmp_path):
         props.chmod(0o600)
         r = _as(sandbox, props, "auth", "whoami", "-o", "plain")
         assert r.exit_code == 0 and r.stdout.strip() == "User:bob", f"{what}: {r.stderr}"
+
+
+def test_a_context_added_with_the_oauth_options_connects(sandbox, tmp_path):
+    """context add --sasl-mechanism OAUTHBEARER --oauth-*: the client secret from standard input, into the 0600
+    contexts file only."""
+    from tests.conftest import own_xdg
+
+    state = _state(sandbox)
+    bootstrap = ",".join(f"127.0.0.1:{n['oauth_port']}" for n in state["nodes"] if n.get("oauth_port"))
+    mp = own_xdg(tmp_path)
+    try:
+        r = run("context", "add", "mine", "-b", bootstrap, "--security-protocol", "SASL_PLAINTEXT",
+                "--sasl-mechanism", "OAUTHBEARER", "--oauth-token-endpoint",
+                f"http://127.0.0.1:{state['idp_port']}/token", "--oauth-client-id", "carol",
+                "--oauth-client-secret-stdin", input=state["passwords"]["carol"] + "\n")
+        assert r.exit_code == 0, r.stderr
+        r = run("--context", "mine", "auth", "whoami", "-o", "plain")
+        assert r.exit_code == 0 and r.stdout.strip() == "User:carol", r.stderr
+        r = run("context", "list", "-o", "json")
+        assert [c["user"] for c in json.loads(r.stdout) if c["name"] == "mine"] == ["carol"]
+    finally:
+        mp.undo()
