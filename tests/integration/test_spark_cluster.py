@@ -160,6 +160,30 @@ def test_plan_and_apply_on_a_standalone_cluster_whose_workers_have_no_contexts(s
     assert not [p for p in cluster.home.rglob("kafkactl-task-ssl-*")]
 
 
+def test_an_oauth_client_applies_on_the_standalone_cluster(sandbox, cluster, tmp_path):
+    """OAUTHBEARER: the executors on the workers fetch their own tokens with the client credentials the driver
+    delivers in memory; no client secret or token is left in what the job wrote (find_leaks flags any JWT)."""
+    gw = sandbox.gateway("admin")
+    prefix = f"so{token()}"
+    policy = _policy(tmp_path / "policy.yaml", prefix, 60)
+    before = {str(p) for root in (cluster.home, cluster.events) for p in _files(root)}
+    try:
+        r = run_process("--context", "local-oauth-admin", "acls", "apply", str(policy), "--spark-master", cluster.url,
+                        "--yes", env=cluster.driver_env, timeout=300)
+        assert r.exit_code == 0, r.stderr[-3000:]
+        assert len(snapshot(gw, prefix)) == 60
+        r = run_process("--context", "local-oauth-admin", "acls", "plan", str(policy), "--detailed-exitcode",
+                        timeout=300)
+        assert r.exit_code == 0, r.stderr[-3000:]
+    finally:
+        remove_exactly(gw, snapshot(gw, prefix))
+    left = [(str(p), p.read_bytes().decode("utf-8", "replace")) for root in (cluster.home, cluster.events)
+            for p in _files(root) if p.name != "state.json" and str(p) not in before]
+    assert any("/work/app-" in name for name, _ in left), "no executor ran on the workers"
+    leaks = [f"{where}: {found}" for where, text in left for found in find_leaks(text)]
+    assert not leaks, leaks[:5]
+
+
 def test_a_worker_killed_mid_apply_of_25000_bindings(sandbox, cluster, tmp_path):
     """kill -9 of a worker and its executor during the create phase: Spark runs the lost tasks again elsewhere
     (creates are idempotent), the apply finishes, and a re-run plans nothing (0 missing, 0 extra)."""
