@@ -115,6 +115,10 @@ def _secrets() -> dict[str, str]:
     with redact._lock:
         values = list(redact._known)
     _short.update(v for v in values if len(v) < PIECE)
+    # an OAuth token kafkactl holds: its header and claims are base64 of public JSON ("kafka" in its audience
+    # encodes as it does in any certificate naming kafka), so only its signature is looked for in pieces; a whole
+    # token anywhere is a leak by _JWT
+    values = [v.rsplit(".", 1)[1] if _JWT.fullmatch(v) else v for v in values]
     return {**{v: "a kafkactl Secret" for v in values if len(v) >= PIECE}, **_known}
 
 

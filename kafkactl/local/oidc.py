@@ -31,7 +31,8 @@ MAX_REQUEST_BYTES = 1 << 16
 
 class TokenServer:
     def __init__(self, clients: dict[str, str], ttl: float = 3600, audience: str = AUDIENCE, issuer: str | None = None,
-                 port: int = 0, key_pem: bytes | None = None, request_timeout: float = 5.0) -> None:
+                 port: int = 0, key_pem: bytes | None = None, request_timeout: float = 5.0,
+                 tls_pem: str | None = None) -> None:
         from cryptography.hazmat.primitives import serialization
         from cryptography.hazmat.primitives.asymmetric import rsa
 
@@ -45,13 +46,21 @@ class TokenServer:
         self.refusing = False  # tests: answer every token request 503
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._httpd.daemon_threads = True
+        self.scheme = "http"
+        if tls_pem:  # (tests: a token endpoint behind a private CA) one PEM file, certificate chain and key
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(tls_pem)
+            self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
+            self.scheme = "https"
         self.issuer = issuer or self.url
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True,
                                         name="kafkactl-oidc")
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        return f"{self.scheme}://127.0.0.1:{self._httpd.server_address[1]}"
 
     @property
     def token_url(self) -> str:

@@ -386,3 +386,35 @@ def test_the_sandbox_token_endpoint_survives_malformed_requests():
         assert s.recv(100) == b"" and time.monotonic() - started < 3
         s.close()
         assert TokenSource(_settings(idp.token_url), timeout=5).token().principal == "app"  # still serving
+
+
+def _private_ca(tmp_path):
+    """A CA, and a server certificate for 127.0.0.1 it signed with its key (one PEM file): the sandbox's TLS
+    material."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.serialization import pkcs12
+
+    from kafkactl.local.tls import TlsFiles, make_material
+
+    files = TlsFiles(tmp_path / "tls")
+    make_material(files, ("app",), "store-pw-123456", "127.0.0.1")
+    key, cert, chain = pkcs12.load_key_and_certificates(files.broker_keystore.read_bytes(), b"store-pw-123456")
+    server = tmp_path / "server.pem"
+    server.write_bytes(b"".join(c.public_bytes(serialization.Encoding.PEM) for c in [cert, *chain])
+                       + key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return files.ca_cert, server
+
+
+def test_a_token_endpoint_behind_a_private_ca_is_trusted_only_through_the_ca_given(tmp_path):
+    ca, server = _private_ca(tmp_path)
+    with TokenServer({"app": SECRET}, tls_pem=str(server)) as idp:
+        assert idp.token_url.startswith("https://")
+        with pytest.raises(AuthenticationError, match="presented a certificate that is not trusted"):
+            TokenSource(_settings(idp.token_url), timeout=3).token()
+        jaas = (f'{MODULE} required clientId="app" clientSecret="{SECRET}" ssl.truststore.location="{ca}" '
+                'ssl.truststore.type="PEM";')
+        for props in (_props(**{"sasl.oauthbearer.token.endpoint.url": idp.token_url, "sasl.jaas.config": jaas}),
+                      _props(**{"sasl.oauthbearer.token.endpoint.url": idp.token_url, "https.ca.location": str(ca)})):
+            settings = settings_from_properties(props)["oauth"]
+            assert TokenSource(settings, timeout=3).token().principal == "app"
