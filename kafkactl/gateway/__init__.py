@@ -45,6 +45,7 @@ from kafkactl.gateway.records import (
     TopicRecord,
 )
 from kafkactl.profiles import Profile
+from kafkactl.profiles.oauth import OAuthSettings
 
 __all__ = ["Gateway", "ErrorInfo", "ClusterRecord", "NodeRecord", "TopicRecord", "PartitionRecord", "ListedGroup",
            "GroupRecord", "MemberRecord", "protocol_code"]
@@ -128,6 +129,23 @@ def tls_failure(message: str, client_cert: str | None = None) -> str:
     return f"the TLS handshake with {address} failed: {reason}"
 
 
+def _librdkafka_oidc(o: OAuthSettings) -> dict[str, Any]:
+    """librdkafka's own OIDC client for the same credentials: it fetches and refreshes its tokens (KIP-368
+    re-authentication included). Not a token callback: confluent-kafka 2.16 then sleeps a whole second in every
+    client's constructor, waiting for the first token (a fixed sleep(1) in wait_for_oauth_token_set)."""
+    conf: dict[str, Any] = {
+        "sasl.mechanism": "OAUTHBEARER", "sasl.oauthbearer.method": "oidc",
+        "sasl.oauthbearer.token.endpoint.url": o.token_endpoint, "sasl.oauthbearer.client.id": o.client_id,
+        "sasl.oauthbearer.client.secret": o.client_secret.reveal(), "sasl.oauthbearer.sub.claim.name": o.sub_claim}
+    if o.scope:
+        conf["sasl.oauthbearer.scope"] = o.scope
+    if o.extensions:
+        conf["sasl.oauthbearer.extensions"] = ",".join(f"{k}={v}" for k, v in o.extensions)
+    if o.cafile:
+        conf["https.ca.location"] = o.cafile
+    return conf
+
+
 def _broker_said(message: str) -> str:
     """The broker's own words of a refused SASL login, without librdkafka's address prefix and timing suffix."""
     from kafkactl.redact import scrub
@@ -168,22 +186,23 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
 
     @property
     def tokens(self) -> Any:
-        """OAUTHBEARER's token source (one per gateway; None without OAuth). Made with the gateway, taking no lock
-        here: librdkafka calls _oauth_cb on its own thread while the admin client is being built under
-        _clients_lock."""
+        """OAUTHBEARER's token source (shared by the gateways of these credentials; None without OAuth): kafka-python's
+        tokens, the principal, and the first fetch that says at once what is wrong with the credentials or the
+        endpoint (librdkafka fetches its own: _librdkafka_oidc)."""
         return self._tokens
 
-    def _oauth_cb(self, _config: str) -> tuple[str, float, str, dict[str, str]]:
-        """librdkafka's token callback: when it connects, and again before the token it holds expires."""
+    def _first_token(self) -> None:
+        """With OAuth, a token before any client is built: credentials the endpoint refuses, or an endpoint that is
+        down, are one line now (a sandbox context's: with where its identity provider is started)."""
+        if self.tokens is None:
+            return
         try:
-            t = self.tokens.token()
-        except Exception as exc:  # confluent-kafka drops what a callback raises: kept for _raise_fatal_client_error
-            if self.tokens.error is None:
-                from kafkactl.errors import AuthenticationError
-
-                self.tokens.error = AuthenticationError(f"fetching an OAuth token failed ({exc.__class__.__name__})")
+            self.tokens.token()
+        except UnreachableError as exc:
+            if (self.profile.context or "").startswith("local-oauth-") and self.profile.address_from_context:
+                raise UnreachableError(exc.message, hint="is the sandbox's identity provider running? kafkactl local "
+                                                         "status says; kafkactl local up starts it") from None
             raise
-        return t.value.reveal(), t.expires_at, t.principal, dict(self.tokens.settings.extensions)
 
     @property
     def certificate_dn(self) -> str | None:
@@ -226,8 +245,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             conf["logger"] = _FailLog(self._on_client_error)
             conf["log_level"] = 6
         if p.uses_sasl and p.oauth is not None:
-            conf["sasl.mechanism"] = "OAUTHBEARER"
-            conf["oauth_cb"] = self._oauth_cb
+            conf.update(_librdkafka_oidc(p.oauth))
         elif p.uses_sasl:
             conf["sasl.mechanism"] = p.sasl_mechanism or "PLAIN"
             conf["sasl.username"] = p.username
@@ -304,8 +322,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             logging.getLogger("kafka").propagate = False
         from kafka.admin import KafkaAdminClient
 
-        if self.tokens is not None:
-            self.tokens.token()  # a token endpoint that refuses or is down: one line, now
+        self._first_token()
         built: dict[str, Any] = {}
         done = threading.Event()
         box_lock = threading.Lock()
@@ -365,15 +382,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
                 if self._admin is None:
                     from confluent_kafka.admin import AdminClient
 
-                    if self.tokens is not None:
-                        self.tokens.token()  # a token endpoint that refuses or is down: one line, now
-                    try:
-                        self._admin = AdminClient(self.confluent_config())
-                    except Exception:
-                        # (with OAuth, librdkafka waits for its callback's token and says only that none came)
-                        if self.tokens is not None and self.tokens.error is not None:
-                            raise self.tokens.error from None
-                        raise
+                    self._first_token()
+                    self._admin = AdminClient(self.confluent_config())
         return self._admin
 
     # ------------------------------------------------------------------ waiting and errors
@@ -432,7 +442,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
                 offered = e.message.rsplit("supported mechanisms:", 1)[-1].split("(")[0].strip()
                 raise AuthenticationError(
                     f"{self.profile.bootstrap_servers} does not accept SASL mechanism {self.profile.sasl_mechanism} "
-                    f"(it offers {offered or 'others'}): set sasl.mechanism")
+                    f"(it offers {offered or 'others'}): the listener of another mechanism? check the port, or "
+                    "set sasl.mechanism")
             # a refused client certificate arrives as the broker's TLS alert on a transport error
             if e.code == _SSL or (e.code == -195 and "ssl routines" in e.message.lower() and " alert " in e.message):
                 raise AuthenticationError(tls_failure(e.message, self.profile.ssl_certfile))

@@ -1,14 +1,17 @@
-"""OAuth 2.0 client credentials: one token source per gateway, shared by every client it builds.
+"""OAuth 2.0 client credentials: the token source kafkactl's clients share.
 
-librdkafka asks through `oauth_cb` (when it connects and again before the token expires: it re-authenticates its
-connections, KIP-368), kafka-python through its token provider, Spark executors through the gateway each builds
-from the delivered profile. The token is fetched here, as the Java client's login callback handler fetches it:
-`grant_type=client_credentials` (and the scope) POSTed to the token endpoint with the client id and secret in
-HTTP Basic authentication; reused until its refresh point (sasl.login.refresh.*), then fetched again.
+kafka-python asks it through its token provider (when it connects, and when it re-authenticates a connection
+before the token expires, KIP-368); the gateway asks it for the principal the brokers derive (the token's subject)
+and fetches once before building librdkafka's client, which then fetches and refreshes its own tokens with the same
+credentials (`sasl.oauthbearer.method=oidc`), so that a refused secret or an endpoint that is down is one line
+before any connection. Spark executors build gateways from the delivered profile alike. A token is fetched here as
+the Java client's login callback handler fetches it: `grant_type=client_credentials` (and the scope) POSTed to the
+token endpoint with the client id and secret in HTTP Basic authentication; reused until its refresh point
+(sasl.login.refresh.*), then fetched again.
 
 The client secret and every token are Secrets: registered with kafkactl.redact the moment they are read, so no
-message, log line or file kafkactl writes shows them. An error names the endpoint (without its query), the
-client id, and what the endpoint said (its `error` code), never what was sent.
+message, log line or file kafkactl writes shows them. An error names the endpoint (without its user part, query or
+fragment), the client id, and the endpoint's RFC 6749 error code, never what was sent.
 """
 
 from __future__ import annotations
@@ -206,8 +209,11 @@ class TokenSource:
                 f"({reason.verify_message}): set https.ca.location, or ssl.truststore.location in sasl.jaas.config, "
                 "to the CA that signed it")
         if isinstance(reason, ssl.SSLError):
+            plain = reason.reason == "WRONG_VERSION_NUMBER"  # (what OpenSSL says of an answer in plain HTTP)
             return AuthenticationError(f"the TLS handshake with the token endpoint {self.where} failed "
-                                       f"({reason.reason or reason.__class__.__name__})")
+                                       f"({reason.reason or reason.__class__.__name__})",
+                                       hint="the endpoint answers in plain HTTP? then its URL is http://"
+                                       if plain else None)
         if isinstance(reason, ConnectionRefusedError):
             why = "connection refused"
         elif isinstance(reason, TimeoutError) or reason.__class__.__name__ == "timeout":
@@ -230,7 +236,9 @@ class TokenSource:
             return AuthenticationError(f"the token endpoint {self.where} refused client {self.settings.client_id}: "
                                        f"HTTP {status}{said}", hint=hint)
         return AuthenticationError(f"the token endpoint {self.where} failed to issue a token for client "
-                                   f"{self.settings.client_id}: HTTP {status}{said}")
+                                   f"{self.settings.client_id}: HTTP {status}{said}",
+                                   hint="check the URL's path (sasl.oauthbearer.token.endpoint.url)"
+                                   if status in (404, 405) else None)
 
 
 def _opener(context: Any) -> Any:

@@ -34,7 +34,8 @@ RETRIEVERS = ("org.apache.kafka.common.security.oauthbearer.DefaultJwtRetriever"
 _JAAS_OPTIONS = ("clientId", "clientSecret", "scope")
 _JAAS_TLS = ("ssl.truststore.location", "ssl.truststore.type", "ssl.truststore.password")
 _EXTENSION = re.compile(r"^[A-Za-z]+$")  # RFC 7628 key: ALPHA only ("auth" is reserved)
-_EXTENSION_VALUE = re.compile(r"^[\x21-\x7E \t\r\n]+$")  # RFC 7628 value: printable ASCII and space, not empty
+# RFC 7628 value: printable ASCII and space, not empty; no comma (librdkafka lists extensions comma-separated)
+_EXTENSION_VALUE = re.compile(r"^[\x21-\x2B\x2D-\x7E \t\r\n]+$")
 _URL_TEXT = re.compile(r"^[\x21-\x7E]+$")  # a URL as sent: printable ASCII, no space
 _CLAIM = re.compile(r"^[^\s\x00-\x1f]{1,255}$")
 
@@ -183,8 +184,8 @@ def _extensions(props: Mapping[str, str], jaas: Mapping[str, str], source: str) 
             raise ConfigError(f"{source}: SASL extension {shown(key, 40)}: a name of letters only, and not 'auth' "
                               "(RFC 7628)")
         if not _EXTENSION_VALUE.fullmatch(value):
-            raise ConfigError(f"{source}: SASL extension {key}: its value must be printable ASCII, not empty "
-                              "(RFC 7628; not shown)")
+            raise ConfigError(f"{source}: SASL extension {key}: its value must be printable ASCII without a comma, "
+                              "not empty (RFC 7628; not shown)")
     return tuple(sorted(out.items()))
 
 
