@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -135,6 +135,7 @@ def context_add(
     from kafkactl.errors import UsageError
 
     props = parse_config_pairs(prop or [], "--property")
+    _check_given(app_ctx, props, sasl_mechanism)
     for option, key, value in (("--security-protocol", "security.protocol", security_protocol),
                                ("--sasl-mechanism", "sasl.mechanism", sasl_mechanism)):
         if value and key in props and props[key] != value:  # two values, one kept: refused, not guessed
@@ -169,6 +170,25 @@ def context_add(
         store.current = name
     store.save()
     app_ctx.note(f"context {name} saved to {store.path}" + (" (current)" if store.current == name else ""))
+
+
+def _check_given(app_ctx: Any, props: dict[str, str], sasl_mechanism: str | None) -> None:
+    """A secret given with --property is warned of; a mechanism kafkactl does not speak is refused by name."""
+    from kafkactl.errors import UsageError
+    from kafkactl.redact import may_be_secret
+
+    for key in props:
+        if may_be_secret(key) and key != "sasl.oauthbearer.token.endpoint.url":
+            app_ctx.warn(f"--property {key} puts a secret on the command line (shell history, ps): "
+                         "--password-stdin, --oauth-client-secret-stdin or a --command-config file keep it off")
+    if sasl_mechanism is not None:
+        from kafkactl.profiles import SASL_MECHANISMS
+
+        if sasl_mechanism.upper() not in SASL_MECHANISMS:
+            from kafkactl.limits import shown
+
+            raise UsageError(f"--sasl-mechanism {shown(sasl_mechanism, 40)}: not one kafkactl speaks "
+                             f"({', '.join(SASL_MECHANISMS)})")
 
 
 def _check_sasl(props: dict[str, str]) -> None:

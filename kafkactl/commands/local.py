@@ -37,7 +37,7 @@ def local_up(
                                                     "contexts.")] = None,
     token_lifetime: Annotated[int | None, typer.Option("--token-lifetime", metavar="SECONDS", show_default=False,
                                                        help="How long the --oauth identity provider's tokens live "
-                                                            "(1-86400; default 3600).")] = None,
+                                                            "(10-86400; default 3600).")] = None,
 ) -> None:
     """Assemble Kafka from Maven Central (once), start the sandbox and write the local-* contexts.
 
@@ -49,10 +49,11 @@ def local_up(
 
     check_timeout(wait, "--wait")  # before anything starts: 1e999 reads as inf, a wait without end
     check_topology(brokers, controllers)
-    if token_lifetime is not None and not 1 <= token_lifetime <= 86400:
+    if token_lifetime is not None and not 10 <= token_lifetime <= 86400:
         from kafkactl.errors import UsageError
 
-        raise UsageError(f"--token-lifetime {token_lifetime}: seconds, from 1 to 86400")
+        # (a token of a second or two is spent before a client can use it: refreshed at 0.8 of its life)
+        raise UsageError(f"--token-lifetime {token_lifetime}: seconds, from 10 to 86400")
     if token_lifetime is not None and oauth is None:
         oauth = True
     version = check_version(kafka_version) if kafka_version is not None else None
@@ -121,7 +122,7 @@ def local_env(
     from kafkactl.formatters.views import ShellExports
     from kafkactl.local.sandbox import shell_env
 
-    env = shell_env(user)
+    env = shell_env(user, context=ctx.obj.selection.context)
     ctx.obj.render(ShellExports(env.lines(), env.variables, env.kafka_sh_arguments))
 
 

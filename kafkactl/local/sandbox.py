@@ -169,8 +169,13 @@ class Sandbox:
             live = {n.node_id: self._node_running(n, state) for n in state.nodes}
             nodes = tuple(NodeStatus(n.node_id, n.roles, n.address, live[n.node_id], n.pid if live[n.node_id] else None)
                           for n in state.nodes)
-        running = bool(nodes) and all(n.running for n in nodes)
+        idp_down = state is not None and state.oauth and any(n.running for n in nodes) and not self._idp_running(state)
+        running = bool(nodes) and all(n.running for n in nodes) and not idp_down
         said = {} if state is None else {"state": _state_words(state, nodes)}
+        if idp_down:
+            said["state"] = ("the identity provider is not running (its tokens: local-oauth-* fail): kafkactl local "
+                             "up starts it again" if said["state"] == "running"
+                             else f"{said['state']}; the identity provider is not running")
         return SandboxStatus(
             running=running,
             pid=state.pid if running and state else None,
@@ -643,22 +648,35 @@ class SandboxEnv:
                 f"# for kafka-*.sh: {' '.join(shlex.quote(a) for a in self.kafka_sh_arguments)}"]
 
 
-def shell_env(user: str | None = None, sandbox: Sandbox | None = None) -> SandboxEnv:
-    """The environment for one sandbox user (default: the current context's, else admin)."""
-
+def shell_env(user: str | None = None, sandbox: Sandbox | None = None, context: str | None = None) -> SandboxEnv:
+    """The environment for one sandbox user on the listener of a sandbox context: `context` (--context), else
+    KAFKACTL_CONTEXT or the current context when it is a sandbox's; `user` (--user) picks the user on that
+    listener (default: the context's, else admin on the SASL_PLAINTEXT listener)."""
     from kafkactl.errors import NotFoundError
 
     sandbox = sandbox or Sandbox()
     state = sandbox.load_state()
     if state is None:
         raise NotFoundError("no sandbox: run kafkactl local up")
-    if user is None:
-        store = ContextStore.load()
-        current = store.contexts.get(os.environ.get("KAFKACTL_CONTEXT") or store.current or "")
-        user = current.properties.get("sasl.username") if current and current.managed_by == "local" else "admin"
-    if user not in USERS:
-        raise UsageError(f"--user {user}: the sandbox users are {', '.join(USERS)}")
-    props = sandbox.client_properties(user)
-    bootstrap = state.bootstrap
-    return SandboxEnv(variables=(("KAFKACTL_CONTEXT", f"local-{user}"), ("KAFKACTL_BOOTSTRAP_SERVERS", bootstrap)),
+    store = ContextStore.load()
+    name = context or os.environ.get("KAFKACTL_CONTEXT") or store.current or ""
+    chosen = store.contexts.get(name)
+    kind, who = "", "admin"
+    if chosen is not None and chosen.managed_by == "local" and name in sandbox_contexts(state):
+        rest = name[len("local-"):]
+        kind, _, who = rest.rpartition("-") if rest.split("-", 1)[0] in ("tls", "mtls", "oauth") else ("", "", rest)
+    elif context is not None:
+        raise UsageError(f"--context {context}: not a context of the sandbox ({', '.join(sandbox_contexts(state))})")
+    user = user or who
+    known = TLS_IDENTITIES if kind == "mtls" else USERS
+    if user not in known:
+        raise UsageError(f"--user {user}: the sandbox users are {', '.join(known)}")
+    prefix = f"{kind}-" if kind else ""
+    props = sandbox.client_properties(f"{prefix}{user}")
+    bootstrap = {"tls": state.tls_bootstrap, "mtls": state.mtls_bootstrap, "oauth": state.oauth_bootstrap}.get(
+        kind, state.bootstrap)
+    variables = [("KAFKACTL_CONTEXT", f"local-{prefix}{user}"), ("KAFKACTL_BOOTSTRAP_SERVERS", bootstrap)]
+    if kind == "oauth":  # a Kafka 4 JVM fetches tokens from no URL it is not allowed
+        variables.append(("KAFKA_OPTS", f"-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={state.idp_url}/token"))
+    return SandboxEnv(variables=tuple(variables),
                       kafka_sh_arguments=("--bootstrap-server", bootstrap, "--command-config", str(props)))

@@ -231,3 +231,15 @@ def test_a_context_added_with_the_oauth_options_connects(sandbox, tmp_path):
         assert [c["user"] for c in json.loads(r.stdout) if c["name"] == "mine"] == ["carol"]
     finally:
         mp.undo()
+
+
+@pytest.mark.usefixtures("sandbox")
+def test_local_env_follows_the_oauth_context():
+    """(new-user pass) the exports for the context given: its listener, its properties file, and the JVM flag a
+    Kafka 4 kafka-*.sh needs to fetch tokens from the sandbox's endpoint."""
+    r = run("--context", "local-oauth-alice", "local", "env", "-o", "json")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["variables"]["KAFKACTL_CONTEXT"] == "local-oauth-alice"
+    assert "allowed.urls=http://127.0.0.1:" in doc["variables"]["KAFKA_OPTS"]
+    assert doc["kafka_sh_arguments"][-1].endswith("client-oauth-alice.properties")

@@ -418,3 +418,37 @@ def test_a_token_endpoint_behind_a_private_ca_is_trusted_only_through_the_ca_giv
                       _props(**{"sasl.oauthbearer.token.endpoint.url": idp.token_url, "https.ca.location": str(ca)})):
             settings = settings_from_properties(props)["oauth"]
             assert TokenSource(settings, timeout=3).token().principal == "app"
+
+
+def test_what_a_new_user_got_wrong_gets_a_hint():
+    """(new-user pass) a wrong path, https on an http endpoint, a sandbox context whose identity provider is down."""
+    from kafkactl.gateway import Gateway
+    from kafkactl.profiles import Profile
+
+    with TokenServer({"app": SECRET}) as idp:
+        with pytest.raises(AuthenticationError) as caught:
+            TokenSource(_settings(idp.url + "/oauth2/token"), timeout=2).token()
+        assert "HTTP 404" in caught.value.message and "check the URL's path" in caught.value.hint
+        with pytest.raises(AuthenticationError) as caught:
+            TokenSource(_settings(idp.token_url.replace("http:", "https:")), timeout=2).token()
+        assert "WRONG_VERSION_NUMBER" in caught.value.message and "http://" in caught.value.hint
+    down = Profile(bootstrap_servers="127.0.0.1:1", context="local-oauth-alice", address_from_context=True,
+                   security_protocol="SASL_PLAINTEXT", sasl_mechanism="OAUTHBEARER",
+                   oauth=_settings("http://127.0.0.1:9/token"))
+    with pytest.raises(UnreachableError) as caught:
+        Gateway(down)._first_token()
+    assert "identity provider running" in caught.value.hint
+
+
+def test_context_add_refuses_a_mechanism_typo_and_warns_of_a_secret_on_the_command_line(tmp_path, monkeypatch):
+    from tests.conftest import run
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    r = run("context", "add", "t", "-b", "x:1", "--security-protocol", "SASL_SSL", "--sasl-mechanism", "OAUTHBEARE",
+            "--oauth-client-id", "a")
+    assert r.exit_code == 2 and "--sasl-mechanism 'OAUTHBEARE': not one kafkactl speaks" in r.stderr
+    r = run("context", "add", "t", "-b", "x:1", "--security-protocol", "SASL_SSL", "--sasl-mechanism", "OAUTHBEARER",
+            "--oauth-token-endpoint", "https://idp/t", "--oauth-client-id", "a", "--property",
+            f"sasl.oauthbearer.client.credentials.client.secret={SECRET}")
+    assert r.exit_code == 0, r.stderr
+    assert "puts a secret on the command line" in r.stderr and SECRET not in r.output
