@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 MASK = "******"
@@ -110,6 +111,15 @@ def _spellings(secret: str) -> tuple[str, ...]:
 
 
 _SECRET_WORDS = ("password", "secret", "jaas", "credential", "token", "scram", "keystore.key", "private")
+
+
+def option_named(key: str, before: Mapping[str, str]) -> str:
+    """A login option's name for a message: 'option X', or 'an option after Y' once a secret option Y was read (an
+    unquoted secret holding a space reads as a value and then more options, whose names are pieces of it)."""
+    secret = next((k for k in before if may_be_secret(k)), None)
+    if secret is None or key in ("username", "password"):
+        return f"option {key!r}"
+    return f"an option after {secret!r}"
 
 
 def may_be_secret(key: str) -> bool:

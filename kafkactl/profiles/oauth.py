@@ -111,7 +111,7 @@ def _refuse_unsupported(props: Mapping[str, str], jaas: Mapping[str, str], sourc
     method = props.get("sasl.oauthbearer.method", "").strip().lower()
     if method and method not in ("oidc", "default"):
         raise ConfigError(f"{source}: sasl.oauthbearer.method {method} is not supported (oidc is)")
-    from kafkactl.profiles.properties import option_named
+    from kafkactl.redact import option_named
 
     for key in jaas:
         if key.startswith("unsecuredLogin"):

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkactl.errors import ConfigError, MissingFileError
-from kafkactl.redact import Secret
+from kafkactl.redact import Secret, option_named
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
@@ -165,17 +165,6 @@ def _value(s: str, pos: int, where: str, named: str) -> tuple[str, int]:
     if not value:
         raise ConfigError(f"{where} has no value for {named}")
     return value, pos
-
-
-def option_named(key: str, before: Mapping[str, str]) -> str:
-    """'option X', or 'an option after Y' once a secret option Y was read: an unquoted secret holding a space
-    reads as a value and then more options, whose names are pieces of it."""
-    from kafkactl.redact import may_be_secret
-
-    secret = next((k for k in before if may_be_secret(k)), None)
-    if secret is None or key in ("username", "password"):
-        return f"option {key!r}"
-    return f"an option after {secret!r}"
 
 
 def _ssl_stores(props: Mapping[str, str]) -> dict[str, Any]:
