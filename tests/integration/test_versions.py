@@ -37,13 +37,16 @@ def versioned(request, tmp_path_factory):
     sb = Sandbox()
     try:
         started = time.monotonic()
-        r = run("local", "up", "--kafka-version", version, "--wait", "240")
+        r = run("local", "up", "--kafka-version", version, "--wait", "240", "--oauth")  # (+ an identity provider)
         assert r.exit_code == 0, r.output[-3000:]
         print(f"\nKafka {version} up in {time.monotonic() - started:.1f} s (assembly included the first time)")
         state = sb.load_state()
         assert state is not None and state.kafka_version == version
         for user, password in state.passwords.items():
             register(password, f"the Kafka {version} sandbox password of {user}")
+        from tests.secrets_sweep import register_sandbox
+
+        register_sandbox(sb.state_file)  # (the identity provider's signing key)
         # a cluster in use is never empty (as the session sandbox): deleting a test's last ACL is not "every ACL"
         ok(run("--context", "local-admin", "acls", "create", "--allow-principal", "User:bystander", "--topic",
                "bystander", "--operation", "Read"))
@@ -58,6 +61,15 @@ def test_the_sandbox_runs_the_version_asked_for(versioned):
     assert status["kafka_version"] == versioned and status["running"]
     r = run("local", "up", "--kafka-version", next(v for v in KAFKA_VERSIONS if v != versioned))
     assert r.exit_code == ExitCode.USAGE and f"runs Kafka {versioned}" in r.stderr
+
+
+def test_an_oauth_client_on_every_version(versioned):
+    """OAUTHBEARER against each version's own OAuthBearerValidatorCallbackHandler: the principal is the token's
+    subject, the super user's token creates a topic, alice's is refused it (exit 3)."""
+    assert ok(run("--context", "local-oauth-alice", "auth", "whoami", "-o", "plain")).stdout.strip() == "User:alice"
+    topic = f"oauth.{versioned}.{token()}"
+    ok(run("--context", "local-oauth-admin", "topics", "create", topic))
+    assert run("--context", "local-oauth-alice", "topics", "create", f"{topic}.x").exit_code == ExitCode.NOT_AUTHORIZED
 
 
 @pytest.mark.usefixtures("versioned")
