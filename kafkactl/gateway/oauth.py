@@ -53,7 +53,6 @@ class TokenSource:
         self._token: Token | None = None
         self._refresh_at = 0.0
         self._lock = threading.Lock()
-        self.fetched = 0  # how many tokens this source fetched (tests and --debug count refreshes)
         self.error: KafkactlError | None = None  # the last fetch's failure, for the gateway to report
 
     @property
@@ -159,7 +158,6 @@ class TokenSource:
         if exp <= now:
             raise AuthenticationError(f"the token endpoint {self.where} gave {who} a token that expired "
                                       f"{now - exp:.0f} s ago (is this machine's clock right?)")
-        self.fetched += 1
         return Token(value=value, principal=sub, issued_at=now, expires_at=float(exp))
 
     def _post(self, wait: float) -> tuple[int, bytes]:
