@@ -38,6 +38,11 @@ def local_up(
     token_lifetime: Annotated[int | None, typer.Option("--token-lifetime", metavar="SECONDS", show_default=False,
                                                        help="How long the --oauth identity provider's tokens live "
                                                             "(10-86400; default 3600).")] = None,
+    kerberos: Annotated[bool | None, typer.Option("--kerberos/--no-kerberos", show_default=False,
+                                                  help="Also a GSSAPI listener (and one on SASL_SSL with --tls), an "
+                                                       "MIT Kerberos KDC on localhost (Debian's krb5-kdc) with a "
+                                                       "keytab per sandbox user, and local-kerberos-* "
+                                                       "contexts.")] = None,
 ) -> None:
     """Assemble Kafka from Maven Central (once), start the sandbox and write the local-* contexts.
 
@@ -64,7 +69,7 @@ def local_up(
     if not (kafka_home(wanted) / ".complete").exists():
         app_ctx.note(f"assembling Apache Kafka {wanted} from Maven Central into {kafka_home(wanted)} ...")
     status = sandbox.up(timeout=wait, brokers=brokers, controllers=controllers, kafka_version=version, tls=tls,
-                        oauth=oauth, token_lifetime=token_lifetime)
+                        oauth=oauth, token_lifetime=token_lifetime, kerberos=kerberos)
     if status.already_running:
         app_ctx.note(f"sandbox already running at {status.bootstrap_servers} ({status.topology})")
     else:

@@ -31,6 +31,9 @@ DEFAULT_MTLS_PORT = 9095
 DEFAULT_OAUTH_PORT = 9096  # the brokers' OAUTHBEARER listener (--oauth)
 DEFAULT_IDP_PORT = 9097  # the identity provider's token endpoint and JWKS (--oauth)
 DEFAULT_TOKEN_LIFETIME = 3600
+DEFAULT_KRB_PORT = 9098  # the brokers' GSSAPI listener on SASL_PLAINTEXT (--kerberos)
+DEFAULT_KRB_TLS_PORT = 9099  # the brokers' GSSAPI listener on SASL_SSL (--kerberos with --tls)
+DEFAULT_KDC_PORT = 9088  # the realm's KDC (--kerberos)
 OAUTH_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
 OAUTH_LOGIN_HANDLER = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
 OAUTH_LOGIN_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
@@ -56,6 +59,8 @@ class NodeState:
     tls_port: int | None = None  # SASL_SSL (brokers of a --tls sandbox)
     mtls_port: int | None = None  # SSL with client certificates required (brokers of a --tls sandbox)
     oauth_port: int | None = None  # SASL_PLAINTEXT with OAUTHBEARER (brokers of an --oauth sandbox)
+    krb_port: int | None = None  # SASL_PLAINTEXT with GSSAPI (brokers of a --kerberos sandbox)
+    krb_tls_port: int | None = None  # SASL_SSL with GSSAPI (brokers of a --kerberos --tls sandbox)
 
     @property
     def is_broker(self) -> bool:
@@ -71,8 +76,8 @@ class NodeState:
 
     @property
     def ports(self) -> tuple[int, ...]:
-        return tuple(p for p in (self.port, self.controller_port, self.tls_port, self.mtls_port, self.oauth_port)
-                     if p is not None)
+        return tuple(p for p in (self.port, self.controller_port, self.tls_port, self.mtls_port, self.oauth_port,
+                                 self.krb_port, self.krb_tls_port) if p is not None)
 
 
 @dataclass
@@ -88,6 +93,9 @@ class SandboxState:
     idp_port: int | None = None  # the identity provider's port (--oauth)
     idp_pid: int | None = None
     token_lifetime: int = DEFAULT_TOKEN_LIFETIME  # seconds, of the tokens the identity provider issues
+    kerberos: bool = False  # a KDC, and a GSSAPI listener on every broker (two with --tls)
+    kdc_port: int | None = None
+    kdc_pid: int | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SandboxState:
@@ -121,10 +129,9 @@ class SandboxState:
             raise bad("passwords")
         if self.keystore_password is not None and not isinstance(self.keystore_password, str):
             raise bad("keystore_password")
-        self._check_oauth(port)
+        self._check_services(port)
         if not self.nodes or not self.brokers or not self.controllers:
             raise bad("nodes")
-        self._check_oauth(port)
         ids = [n.node_id for n in self.nodes]
         if len(set(ids)) != len(ids):
             raise bad("node_id")
@@ -138,16 +145,23 @@ class SandboxState:
             port(n.tls_port, "tls_port", optional=not (self.tls and n.is_broker))
             port(n.mtls_port, "mtls_port", optional=not (self.tls and n.is_broker))
             port(n.oauth_port, "oauth_port", optional=not (self.oauth and n.is_broker))
+            port(n.krb_port, "krb_port", optional=not (self.kerberos and n.is_broker))
+            port(n.krb_tls_port, "krb_tls_port", optional=not (self.kerberos and self.tls and n.is_broker))
             if n.directory_id is not None and not isinstance(n.directory_id, str):
                 raise bad("directory_id")
 
-    def _check_oauth(self, port: Any) -> None:
+    def _check_services(self, port: Any) -> None:
+        """The identity provider's (--oauth) and the KDC's (--kerberos) fields."""
         lifetime = self.token_lifetime
         if type(self.oauth) is not bool or type(lifetime) is not int or not 1 <= lifetime <= 86400:
             raise ValueError("bad oauth or token_lifetime")
+        if type(self.kerberos) is not bool:
+            raise ValueError("bad kerberos")
         port(self.idp_port, "idp_port", optional=not self.oauth)
-        if self.idp_pid is not None and (type(self.idp_pid) is not int or not 0 < self.idp_pid < 1 << 22):
-            raise ValueError("bad idp_pid")
+        port(self.kdc_port, "kdc_port", optional=not self.kerberos)
+        for name, pid in (("idp_pid", self.idp_pid), ("kdc_pid", self.kdc_pid)):
+            if pid is not None and (type(pid) is not int or not 0 < pid < 1 << 22):
+                raise ValueError(f"bad {name}")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -181,6 +195,18 @@ class SandboxState:
         return ",".join(f"{HOST}:{n.oauth_port}" for n in self.brokers)
 
     @property
+    def krb_bootstrap(self) -> str:
+        from kafkactl.local.kdc import SERVICE_HOST
+
+        return ",".join(f"{SERVICE_HOST}:{n.krb_port}" for n in self.brokers)
+
+    @property
+    def krb_tls_bootstrap(self) -> str:
+        from kafkactl.local.kdc import SERVICE_HOST
+
+        return ",".join(f"{SERVICE_HOST}:{n.krb_tls_port}" for n in self.brokers)
+
+    @property
     def idp_url(self) -> str:
         return f"http://{HOST}:{self.idp_port}"
 
@@ -209,10 +235,11 @@ class SandboxState:
 
 
 def plan_nodes(brokers: int, controllers: int | None, pick_port: Any, tls: bool = False,
-               oauth: bool = False) -> list[NodeState]:
+               oauth: bool = False, kerberos: bool = False) -> list[NodeState]:
     """The nodes of a new sandbox. `controllers` None: one combined node when there is one broker, else one
     separate controller. `pick_port(preferred)` returns a free port (the preferred one when it is free). `tls`:
-    every broker also gets a SASL_SSL and an mTLS port; `oauth`: an OAUTHBEARER port."""
+    every broker also gets a SASL_SSL and an mTLS port; `oauth`: an OAUTHBEARER port; `kerberos`: a GSSAPI port
+    (and one on SASL_SSL with `tls`)."""
 
     def tls_ports(first: bool) -> dict[str, int | None]:
         ports: dict[str, int | None] = {}
@@ -221,6 +248,10 @@ def plan_nodes(brokers: int, controllers: int | None, pick_port: Any, tls: bool 
                       "mtls_port": pick_port(DEFAULT_MTLS_PORT if first else None)}
         if oauth:
             ports["oauth_port"] = pick_port(DEFAULT_OAUTH_PORT if first else None)
+        if kerberos:
+            ports["krb_port"] = pick_port(DEFAULT_KRB_PORT if first else None)
+        if kerberos and tls:
+            ports["krb_tls_port"] = pick_port(DEFAULT_KRB_TLS_PORT if first else None)
         return ports
 
     if controllers is None and brokers == 1:
@@ -263,8 +294,10 @@ def format_arguments(state: SandboxState, node: NodeState, properties: Path) -> 
     return args
 
 
-def render_server_properties(state: SandboxState, node: NodeState, data_dir: Path, tls_dir: Path | None = None) -> str:
-    """One node's server.properties. `tls_dir`: where the TLS material is (a --tls sandbox's brokers)."""
+def render_server_properties(state: SandboxState, node: NodeState, data_dir: Path, tls_dir: Path | None = None,
+                             kdc_dir: Path | None = None) -> str:
+    """One node's server.properties. `tls_dir`: where the TLS material is (a --tls sandbox's brokers); `kdc_dir`:
+    the realm's files (a --kerberos sandbox's brokers)."""
     pw = state.passwords
     plain_users = " ".join(f'user_{u}="{pw[u]}"' for u in USERS)
     plain = ("org.apache.kafka.common.security.plain.PlainLoginModule required "
@@ -279,8 +312,19 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
     oauth = state.oauth and node.is_broker
     if oauth:
         listeners.append(f"OAUTH://{HOST}:{node.oauth_port}")
+    kerberos = state.kerberos and node.is_broker
+    if kerberos:
+        listeners.append(f"KRB://{HOST}:{node.krb_port}")
+        if tls:
+            listeners.append(f"KRBS://{HOST}:{node.krb_tls_port}")
     if node.is_controller:
         listeners.append(f"CONTROLLER://{HOST}:{node.controller_port}")
+    from kafkactl.local.kdc import SERVICE_HOST
+
+    # a Kerberos listener is advertised by the host name of the brokers' service principal: clients build the
+    # service principal they ask the KDC for from the name they connect to
+    advertised = [ln.replace(f"//{HOST}:", f"//{SERVICE_HOST}:") if ln.startswith("KRB") else ln
+                  for ln in listeners]
     replicas = min(3, len(state.brokers))
     lines = [
         "# written by kafkactl local up; holds the sandbox passwords",
@@ -288,9 +332,9 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
         f"node.id={node.node_id}",
         f"controller.quorum.bootstrap.servers={state.quorum_bootstrap}",
         f"listeners={','.join(listeners)}",
-        f"advertised.listeners={','.join(listeners)}",
+        f"advertised.listeners={','.join(advertised)}",
         "listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,"
-        "OAUTH:SASL_PLAINTEXT",
+        "OAUTH:SASL_PLAINTEXT,KRB:SASL_PLAINTEXT,KRBS:SASL_SSL",
         "controller.listener.names=CONTROLLER",
         # the default is GSSAPI; SCRAM stays off the controller listener (its credentials live in the metadata log)
         "sasl.mechanism.controller.protocol=PLAIN",
@@ -339,6 +383,21 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
             f"sasl.oauthbearer.expected.audience={OAUTH_AUDIENCE}",
             f"sasl.oauthbearer.expected.issuer={state.idp_url}",
         ]
+    if kerberos:
+        from kafkactl.local import kdc
+
+        assert kdc_dir is not None
+        broker_jaas = kdc.jaas(kdc.KdcFiles(kdc_dir).keytab(kdc.SERVICE_NAME), kdc.SERVICE_PRINCIPAL)
+        lines += [
+            "sasl.kerberos.service.name=" + kdc.SERVICE_NAME,
+            # (a properties file reads a backslash as an escape: doubled, the rules' regex keeps its '\.')
+            "sasl.kerberos.principal.to.local.rules=" + kdc.MAPPING_RULES.replace("\\", "\\\\"),
+            "listener.name.krb.sasl.enabled.mechanisms=GSSAPI",
+            f"listener.name.krb.gssapi.sasl.jaas.config={broker_jaas}",
+        ]
+        if tls:
+            lines += ["listener.name.krbs.sasl.enabled.mechanisms=GSSAPI",
+                      f"listener.name.krbs.gssapi.sasl.jaas.config={broker_jaas}"]
     if tls:
         assert tls_dir is not None
         from kafkactl.local.tls import MAPPING_RULES, TlsFiles
@@ -385,6 +444,19 @@ def render_oauth_properties(user: str, secret: str, idp_url: str) -> str:
         f'sasl.jaas.config={OAUTH_LOGIN_MODULE} required clientId="{user}" clientSecret="{secret}";',
         "",
     ])
+
+
+def render_kerberos_properties(user: str, keytab: Path, tls: TlsFiles | None = None) -> str:
+    """kafka-*.sh --command-config for one sandbox user's keytab on the GSSAPI listener (SASL_SSL when given the TLS
+    files); the JVM finds the realm by KAFKA_OPTS=-Djava.security.krb5.conf (kafkactl local env sets it)."""
+    from kafkactl.local.kdc import REALM, SERVICE_NAME, jaas
+
+    lines = [f"# kafka-*.sh --command-config for the kafkactl sandbox Kerberos principal {user}@{REALM}",
+             f"security.protocol={'SASL_SSL' if tls else 'SASL_PLAINTEXT'}", "sasl.mechanism=GSSAPI",
+             f"sasl.kerberos.service.name={SERVICE_NAME}", f"sasl.jaas.config={jaas(keytab, f'{user}@{REALM}')}"]
+    if tls:
+        lines += ["ssl.truststore.type=PEM", f"ssl.truststore.location={tls.ca_cert}"]
+    return "\n".join([*lines, ""])
 
 
 def render_mtls_properties(identity: str, tls: TlsFiles) -> str:

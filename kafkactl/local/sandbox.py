@@ -20,10 +20,12 @@ from pathlib import Path
 
 from kafkactl.errors import SandboxError, UsageError
 from kafkactl.local.assembly import KAFKA_VERSION, check_version, ensure_kafka, java_command
+from kafkactl.local.kdc import REALM, KdcFiles
 from kafkactl.local.nodes import (
     CLIENT_MECHANISM,
     CONTROLLER_COUNTS,
     DEFAULT_IDP_PORT,
+    DEFAULT_KDC_PORT,
     DEFAULT_TOKEN_LIFETIME,
     HEAPS,
     LOG4J2,
@@ -37,6 +39,7 @@ from kafkactl.local.nodes import (
     new_uuid,
     plan_nodes,
     render_client_properties,
+    render_kerberos_properties,
     render_mtls_properties,
     render_oauth_properties,
     render_server_properties,
@@ -88,6 +91,7 @@ class SandboxStatus:
     # in words: running, stopped (by local down), or which nodes run and which were killed (issue 29)
     state: str = "none: kafkactl local up starts one"
     token_endpoint: str | None = None  # an --oauth sandbox's identity provider
+    kdc: str | None = None  # a --kerberos sandbox's KDC (host:port) and realm
 
 
 @dataclass(frozen=True)
@@ -156,11 +160,23 @@ class Sandbox:
     def _idp_running(self, state: SandboxState) -> bool:
         return bool(state.idp_pid and pid_alive(state.idp_pid) and is_ours(state.idp_pid, self.home))
 
+    @property
+    def kdc_files(self) -> KdcFiles:
+        return KdcFiles(self.home / "kerberos")
+
+    @property
+    def _kdc_pidfile(self) -> Path:
+        return self.home / "kerberos" / "kdc.pid"
+
+    def _kdc_running(self, state: SandboxState) -> bool:
+        return bool(state.kdc_pid and pid_alive(state.kdc_pid) and is_ours(state.kdc_pid, self._kdc_pidfile))
+
     def is_running(self, state: SandboxState | None = None) -> bool:
-        """Every node runs (and an --oauth sandbox's identity provider)."""
+        """Every node runs (and an --oauth sandbox's identity provider, a --kerberos sandbox's KDC)."""
         state = state or self.load_state()
         return bool(state and all(self._node_running(n, state) for n in state.nodes)
-                    and (not state.oauth or self._idp_running(state)))
+                    and (not state.oauth or self._idp_running(state))
+                    and (not state.kerberos or self._kdc_running(state)))
 
     def status(self) -> SandboxStatus:
         state = self.load_state()
@@ -170,12 +186,15 @@ class Sandbox:
             nodes = tuple(NodeStatus(n.node_id, n.roles, n.address, live[n.node_id], n.pid if live[n.node_id] else None)
                           for n in state.nodes)
         idp_down = state is not None and state.oauth and any(n.running for n in nodes) and not self._idp_running(state)
-        running = bool(nodes) and all(n.running for n in nodes) and not idp_down
+        kdc_down = (state is not None and state.kerberos and any(n.running for n in nodes)
+                    and not self._kdc_running(state))
+        running = bool(nodes) and all(n.running for n in nodes) and not idp_down and not kdc_down
         said = {} if state is None else {"state": _state_words(state, nodes)}
-        if idp_down:
-            said["state"] = ("the identity provider is not running (its tokens: local-oauth-* fail): kafkactl local "
-                             "up starts it again" if said["state"] == "running"
-                             else f"{said['state']}; the identity provider is not running")
+        for down, what, fails in ((idp_down, "the identity provider", "its tokens: local-oauth-* fail"),
+                                  (kdc_down, "the KDC", "its tickets: local-kerberos-* fail")):
+            if down:
+                said["state"] = (f"{what} is not running ({fails}): kafkactl local up starts it again"
+                                 if said["state"] == "running" else f"{said['state']}; {what} is not running")
         return SandboxStatus(
             running=running,
             pid=state.pid if running and state else None,
@@ -188,13 +207,15 @@ class Sandbox:
             topology=state.topology() if state else None,
             nodes=nodes,
             token_endpoint=f"{state.idp_url}/token" if state and state.oauth else None,
+            kdc=f"{HOST}:{state.kdc_port} (realm {REALM})" if state and state.kerberos else None,
             **said,
         )
 
     # ---------------------------------------------------------------- up
     def up(self, ready_probe: Callable[[str, dict[str, str]], None] | None = None, timeout: float = 120.0,
            brokers: int | None = None, controllers: int | None = None, kafka_version: str | None = None,
-           tls: bool | None = None, oauth: bool | None = None, token_lifetime: int | None = None) -> SandboxUp:
+           tls: bool | None = None, oauth: bool | None = None, token_lifetime: int | None = None,
+           kerberos: bool | None = None) -> SandboxUp:
         """Start every node (idempotent) and wait until `ready_probe(bootstrap, passwords)` succeeds on each broker.
         `brokers`/`controllers`/`kafka_version`/`tls`: the shape of a new sandbox (a kept one must be asked for as
         it is, or not at all)."""
@@ -209,7 +230,8 @@ class Sandbox:
             if kafka_version is not None and kafka_version != state.kafka_version:
                 raise UsageError(f"the kept sandbox runs Kafka {state.kafka_version}; run kafkactl local down --purge "
                                  f"first to start {kafka_version}")
-            for flag, asked, made in (("--tls", tls, state.tls), ("--oauth", oauth, state.oauth)):
+            for flag, asked, made in (("--tls", tls, state.tls), ("--oauth", oauth, state.oauth),
+                                      ("--kerberos", kerberos, state.kerberos)):
                 if asked is not None and asked != made:
                     raise UsageError(f"the kept sandbox was made {'with' if made else 'without'} {flag}; run kafkactl "
                                      f"local down --purge first to start it {'with' if asked else 'without'} it")
@@ -224,9 +246,12 @@ class Sandbox:
             self._write_contexts(state)
             return _up(self.status(), already_running=True)
         with _port_claim():  # until the nodes listen: then no other start can pick their ports
-            state, stopped = self._prepare(libs, state, brokers, controllers, version, tls, oauth, token_lifetime)
+            state, stopped = self._prepare(libs, state, brokers, controllers, version, tls, oauth, token_lifetime,
+                                           kerberos)
             if state.oauth and not self._idp_running(state):
                 state.idp_pid = self._spawn_idp(state)  # first: a broker reads its keys as it starts
+            if state.kerberos and not self._kdc_running(state):
+                state.kdc_pid = self._spawn_kdc(state)  # first: a broker logs in to the realm as it starts
             for n in stopped:
                 n.pid = self._spawn(libs, n, state)
             self._save_state(state)
@@ -239,7 +264,8 @@ class Sandbox:
 
     def _prepare(self, libs: Path, state: SandboxState | None, brokers: int | None, controllers: int | None,
                  version: str, tls: bool | None, oauth: bool | None = None,
-                 token_lifetime: int | None = None) -> tuple[SandboxState, list[NodeState]]:
+                 token_lifetime: int | None = None,
+                 kerberos: bool | None = None) -> tuple[SandboxState, list[NodeState]]:
         """A new sandbox's state, configs and formatted storage, or a kept one's configs: (state, nodes to start)."""
         formatted = state is not None and all(
             (self._paths(n, state)[1] / "meta.properties").exists() for n in state.nodes)
@@ -247,9 +273,11 @@ class Sandbox:
             if state is not None:
                 self._stop_nodes(state, 30.0)
             state = self._fresh_state(brokers or 1, controllers, version, bool(tls), bool(oauth),
-                                      token_lifetime or DEFAULT_TOKEN_LIFETIME)
+                                      token_lifetime or DEFAULT_TOKEN_LIFETIME, bool(kerberos))
             if state.tls:
                 self._make_tls(state)
+            if state.kerberos:
+                self._make_realm(state)
             for n in state.nodes:
                 shutil.rmtree(self._paths(n, state)[1], ignore_errors=True)
             self._write_configs(state)
@@ -260,10 +288,15 @@ class Sandbox:
             stopped = [n for n in state.nodes if not self._node_running(n, state)]
             if state.tls and not self.tls_files.complete(TLS_IDENTITIES):
                 self._make_tls(state)  # a file was removed: a new CA and certificates (contexts are rewritten below)
-            for port in ([state.idp_port] if state.oauth and not self._idp_running(state) else []):
+            if state.kerberos and not self._kdc_running(state) and not self.kdc_files.complete(USERS):
+                self._make_realm(state)  # a file was removed: a new realm and keytabs
+            for port, what in ((state.idp_port, "identity provider") if state.oauth and not self._idp_running(state)
+                               else (None, ""),
+                               (state.kdc_port, "KDC") if state.kerberos and not self._kdc_running(state)
+                               else (None, "")):
                 if port is not None and not port_free(port):
-                    raise SandboxError(f"port {port} of the kept sandbox's identity provider is in use: stop what "
-                                       "holds it, or kafkactl local down --purge")
+                    raise SandboxError(f"port {port} of the kept sandbox's {what} is in use: stop what holds it, or "
+                                       "kafkactl local down --purge")
             for n in stopped:
                 for port in n.ports:
                     if not port_free(port):
@@ -289,8 +322,14 @@ class Sandbox:
 
         make_material(self.tls_files, TLS_IDENTITIES, str(state.keystore_password), HOST)
 
+    def _make_realm(self, state: SandboxState) -> None:
+        from kafkactl.local.kdc import make_realm
+
+        make_realm(self.kdc_files, int(state.kdc_port or 0), USERS)
+
     def _fresh_state(self, brokers: int, controllers: int | None, version: str, tls: bool = False,
-                     oauth: bool = False, token_lifetime: int = DEFAULT_TOKEN_LIFETIME) -> SandboxState:
+                     oauth: bool = False, token_lifetime: int = DEFAULT_TOKEN_LIFETIME,
+                     kerberos: bool = False) -> SandboxState:
         taken: set[int] = set()
 
         def pick(preferred: int | None) -> int:
@@ -302,10 +341,11 @@ class Sandbox:
         # fresh random passwords per sandbox, with nothing guessable in them (no user name: a 6-character piece
         # of one in any output is then a leak, not a coincidence); they live in 0600 files only
         passwords = {u: secrets.token_urlsafe(18) for u in USERS}
-        nodes = plan_nodes(brokers, controllers, pick, tls, oauth)
+        nodes = plan_nodes(brokers, controllers, pick, tls, oauth, kerberos)
         return SandboxState(cluster_id=new_uuid(), passwords=passwords, nodes=nodes, kafka_version=version, tls=tls,
                             keystore_password=secrets.token_urlsafe(18) if tls else None, oauth=oauth,
-                            idp_port=pick(DEFAULT_IDP_PORT) if oauth else None, token_lifetime=token_lifetime)
+                            idp_port=pick(DEFAULT_IDP_PORT) if oauth else None, token_lifetime=token_lifetime,
+                            kerberos=kerberos, kdc_port=pick(DEFAULT_KDC_PORT) if kerberos else None)
 
     def _write_configs(self, state: SandboxState) -> None:
         self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -313,7 +353,8 @@ class Sandbox:
         for n in state.nodes:
             properties, data, _ = self._paths(n, state)
             data.mkdir(parents=True, exist_ok=True)
-            _write_private(properties, render_server_properties(state, n, data, self.tls_files.directory))
+            _write_private(properties, render_server_properties(state, n, data, self.tls_files.directory,
+                                                                self.kdc_files.directory))
         for user in USERS:
             _write_private(self.client_properties(user), render_client_properties(user, state.passwords[user]))
             if state.tls:
@@ -325,6 +366,16 @@ class Sandbox:
                                render_mtls_properties(identity, self.tls_files))
         if state.oauth:
             self._write_idp(state)
+        if state.kerberos:
+            from kafkactl.local.kdc import write_configs
+
+            write_configs(self.kdc_files, int(state.kdc_port or 0))
+            for user in USERS:
+                keytab = self.kdc_files.keytab(user)
+                _write_private(self.client_properties(f"kerberos-{user}"), render_kerberos_properties(user, keytab))
+                if state.tls:
+                    _write_private(self.client_properties(f"kerberos-tls-{user}"),
+                                   render_kerberos_properties(user, keytab, self.tls_files))
 
     def _write_idp(self, state: SandboxState) -> None:
         """The identity provider's key (kept: the brokers' cached keys stay valid) and configuration: each sandbox
@@ -348,23 +399,43 @@ class Sandbox:
         import sys
         import urllib.request
 
-        log = open(self.home / "oidc.log", "ab")
-        proc = subprocess.Popen([sys.executable, "-m", "kafkactl.local.oidc", str(self.home)], stdout=log,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.home,
-                                start_new_session=True)
-        log.close()
+        def serves() -> bool:
+            try:
+                with urllib.request.urlopen(f"{state.idp_url}/jwks", timeout=1):
+                    return True
+            except OSError:
+                return False
+
+        log = self.home / "oidc.log"
+        return self._spawn_helper("the identity provider", [sys.executable, "-m", "kafkactl.local.oidc",
+                                                            str(self.home)], log, log, serves)
+
+    def _spawn_kdc(self, state: SandboxState) -> int:
+        """Start the realm's KDC and wait until it listens."""
+        from kafkactl.local.kdc import kdc_command
+
+        files = self.kdc_files
+        self._kdc_pidfile.unlink(missing_ok=True)
+        return self._spawn_helper("the KDC", [*kdc_command(), "-P", str(self._kdc_pidfile)],
+                                  files.directory / "krb5kdc.out", files.log,
+                                  lambda: not port_free(int(state.kdc_port or 0)), env=files.env())
+
+    def _spawn_helper(self, what: str, argv: list[str], out: Path, log: Path, ready: Callable[[], bool],
+                      env: dict[str, str] | None = None) -> int:
+        """Start one of the sandbox's helpers (the identity provider, the KDC) in a session of its own, its output
+        to `out`, and wait until `ready()`: 30 s at most; if it exits, the last lines of its `log` say why."""
+        with open(out, "ab") as fh:
+            proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    cwd=out.parent, env=env, start_new_session=True)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise SandboxError(f"the identity provider exited during start-up; last lines of "
-                                   f"{self.home / 'oidc.log'}:\n{self.log_tail(path=self.home / 'oidc.log')}")
-            try:
-                with urllib.request.urlopen(f"{state.idp_url}/jwks", timeout=1):
-                    return proc.pid
-            except OSError:
-                time.sleep(0.1)
+                raise SandboxError(f"{what} exited during start-up; last lines of {log}:\n{self.log_tail(path=log)}")
+            if ready():
+                return proc.pid
+            time.sleep(0.05)
         stop([proc.pid], 5)
-        raise SandboxError(f"the identity provider did not serve {state.idp_url}/jwks within 30 s")
+        raise SandboxError(f"{what} did not start within 30 s")
 
     def _java(self, libs: Path, main: str, *args: str, heap: str = "256m", extra: tuple[str, ...] = ()) -> list[str]:
         # the JVMs' scratch files (lz4's native library, ...) stay in the sandbox, not in /tmp for ever
@@ -403,7 +474,10 @@ class Sandbox:
         properties, _, log_path = self._paths(node, state)
         log = open(log_path, "ab")
         # Kafka 4 fetches from no URL the JVM does not allow (the sandbox's identity provider's keys, --oauth)
-        extra = (f"-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={state.idp_url}/jwks",) if state.oauth else ()
+        extra: tuple[str, ...] = ((f"-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={state.idp_url}/jwks",)
+                                  if state.oauth else ())
+        if state.kerberos:  # the realm of the brokers' service principal
+            extra += (f"-Djava.security.krb5.conf={self.kdc_files.krb5_conf}",)
         cmd = self._java(libs, "kafka.Kafka", str(properties), heap=HEAPS[node.roles], extra=extra)
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 cwd=self.home, start_new_session=True)
@@ -420,7 +494,7 @@ class Sandbox:
                     raise SandboxError(f"node {n.node_id} ({n.roles}) exited during start-up; last lines of "
                                        f"{self._paths(n, state)[2]}:\n{self.log_tail(node=n, state=state)}")
             for n in list(waiting):
-                if any(port_free(p) for p in (n.port, n.tls_port, n.mtls_port, n.oauth_port) if p is not None):
+                if any(port_free(p) for p in n.ports if p != n.controller_port):
                     continue  # every listener of a broker opens at once, after its authorizer has loaded
                 try:
                     probe(n.address, state.passwords)
@@ -473,9 +547,30 @@ class Sandbox:
                                 "sasl.oauthbearer.client.credentials.client.id": user,
                                 "sasl.oauthbearer.client.credentials.client.secret": state.passwords[user]},
                     super_users=[SUPER_USER], allow_everyone_if_no_acl_found=False, managed_by="local"))
+        if state.kerberos:
+            self._kerberos_contexts(state, store)
         if store.current is None or store.current not in store.contexts:
             store.current = "local-admin"
         store.save()
+
+    def _kerberos_contexts(self, state: SandboxState, store: ContextStore) -> None:
+        """local-kerberos-<user> (SASL_PLAINTEXT) and, with --tls, local-kerberos-tls-<user>: each user's keytab,
+        and the realm's krb5.conf."""
+        from kafkactl.local.kdc import REALM, SERVICE_NAME, jaas
+
+        files = self.kdc_files
+        for user in USERS:
+            common = {"sasl.mechanism": "GSSAPI", "sasl.kerberos.service.name": SERVICE_NAME,
+                      "sasl.jaas.config": jaas(files.keytab(user), f"{user}@{REALM}"),
+                      "java.security.krb5.conf": str(files.krb5_conf)}
+            store.put(Context(name=f"local-kerberos-{user}", bootstrap_servers=state.krb_bootstrap,
+                              properties={"security.protocol": "SASL_PLAINTEXT", **common},
+                              super_users=[SUPER_USER], allow_everyone_if_no_acl_found=False, managed_by="local"))
+            if state.tls:
+                store.put(Context(name=f"local-kerberos-tls-{user}", bootstrap_servers=state.krb_tls_bootstrap,
+                                  properties={"security.protocol": "SASL_SSL", **common,
+                                              "ssl.ca.location": str(self.tls_files.ca_cert)},
+                                  super_users=[SUPER_USER], allow_everyone_if_no_acl_found=False, managed_by="local"))
 
     def log_tail(self, lines: int = 20, node: NodeState | None = None, state: SandboxState | None = None,
                  path: Path | None = None) -> str:
@@ -505,6 +600,9 @@ class Sandbox:
         if state.idp_pid and self._idp_running(state):
             stop([state.idp_pid], timeout)
         state.idp_pid = None
+        if state.kdc_pid and self._kdc_running(state):
+            stop([state.kdc_pid], timeout)
+        state.kdc_pid = None
 
     # ---------------------------------------------------------------- down
     def _nodes_by_command_line(self) -> list[int]:
@@ -518,7 +616,8 @@ class Sandbox:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            ours = argv[0].endswith(b"java") or b"kafkactl.local.oidc" in argv  # a node, or the identity provider
+            # a node, the identity provider, or the KDC
+            ours = argv[0].endswith((b"java", b"krb5kdc")) or b"kafkactl.local.oidc" in argv
             if argv and ours and any(i in a for i in inside for a in argv[1:]):
                 found.append(int(entry.name))
         return found
@@ -567,6 +666,9 @@ def sandbox_contexts(state: SandboxState) -> tuple[str, ...]:
         names += [f"local-tls-{u}" for u in USERS] + [f"local-mtls-{i}" for i in TLS_IDENTITIES]
     if state.oauth:
         names += [f"local-oauth-{u}" for u in USERS]
+    if state.kerberos:
+        names += [f"local-kerberos-{u}" for u in USERS]
+        names += [f"local-kerberos-tls-{u}" for u in USERS] if state.tls else []
     return tuple(names)
 
 
@@ -664,7 +766,8 @@ def shell_env(user: str | None = None, sandbox: Sandbox | None = None, context: 
     kind, who = "", "admin"
     if chosen is not None and chosen.managed_by == "local" and name in sandbox_contexts(state):
         rest = name[len("local-"):]
-        kind, _, who = rest.rpartition("-") if rest.split("-", 1)[0] in ("tls", "mtls", "oauth") else ("", "", rest)
+        kind, _, who = (rest.rpartition("-") if rest.split("-", 1)[0] in ("tls", "mtls", "oauth", "kerberos")
+                        else ("", "", rest))
     elif context is not None:
         raise UsageError(f"--context {context}: not a context of the sandbox ({', '.join(sandbox_contexts(state))})")
     user = user or who
@@ -673,10 +776,13 @@ def shell_env(user: str | None = None, sandbox: Sandbox | None = None, context: 
         raise UsageError(f"--user {user}: the sandbox users are {', '.join(known)}")
     prefix = f"{kind}-" if kind else ""
     props = sandbox.client_properties(f"{prefix}{user}")
-    bootstrap = {"tls": state.tls_bootstrap, "mtls": state.mtls_bootstrap, "oauth": state.oauth_bootstrap}.get(
-        kind, state.bootstrap)
+    bootstrap = {"tls": state.tls_bootstrap, "mtls": state.mtls_bootstrap, "oauth": state.oauth_bootstrap,
+                 "kerberos": state.krb_bootstrap, "kerberos-tls": state.krb_tls_bootstrap}.get(kind, state.bootstrap)
     variables = [("KAFKACTL_CONTEXT", f"local-{prefix}{user}"), ("KAFKACTL_BOOTSTRAP_SERVERS", bootstrap)]
     if kind == "oauth":  # a Kafka 4 JVM fetches tokens from no URL it is not allowed
         variables.append(("KAFKA_OPTS", f"-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls={state.idp_url}/token"))
+    if kind.startswith("kerberos"):  # the realm, for kafkactl and MIT's tools (KRB5_CONFIG) and for a JVM
+        krb5_conf = str(sandbox.kdc_files.krb5_conf)
+        variables += [("KRB5_CONFIG", krb5_conf), ("KAFKA_OPTS", f"-Djava.security.krb5.conf={krb5_conf}")]
     return SandboxEnv(variables=tuple(variables),
                       kafka_sh_arguments=("--bootstrap-server", bootstrap, "--command-config", str(props)))
