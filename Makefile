@@ -1,13 +1,16 @@
 # The set-up commands of the README (demo and test), the contributor's loop and their undoing:
 #   make demo   install everything, start the local sandbox broker, run the tour
 #   make test   install everything, run the whole test suite (starts and stops its own brokers and Spark)
+#   make gssapi a second environment whose confluent-kafka speaks Kerberos (scripts/gssapi-client.sh; make test
+#               builds it for the Kerberos tests)
 #   make check  lint, types and every test that starts nothing (no broker, JVM or Spark), in parallel
 #   make clean  remove .venv (the Kafka jars in ~/.cache/kafkactl and the sandbox stay: see the README)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+GSSAPI := .venv-gssapi
 
-.PHONY: demo test check lint install docs clean
+.PHONY: demo test check lint install docs clean gssapi
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kafkactl needs Python >= 3.11")'
@@ -17,6 +20,12 @@ $(BIN)/.installed: pyproject.toml
 	@touch $@
 
 install: $(BIN)/.installed
+
+$(GSSAPI)/.complete: $(BIN)/.installed scripts/gssapi-client.sh
+	rm -f $@
+	bash scripts/gssapi-client.sh $(GSSAPI) $(VENV)
+
+gssapi: $(GSSAPI)/.complete
 
 demo: install
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/tour.sh
@@ -36,7 +45,7 @@ check: lint
 	$(BIN)/python -m pytest $(XDIST) -m "$(STARTS_NOTHING)" -p no:cacheprovider
 
 # with the 30 slowest tests and the time of each part in the summary (CI's log keeps them)
-test: lint
+test: lint gssapi
 	$(BIN)/python -m pytest $(XDIST) --durations=30
 
 # regenerate completions/ and man/ from the command definitions (a test fails when they are stale)
@@ -44,4 +53,4 @@ docs: install
 	$(BIN)/python -m kafkactl.cli.docs
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(GSSAPI) .pytest_cache

@@ -162,13 +162,27 @@ def _swept(result: Result) -> Result:
 
 
 def run_process(*args: str, input: str | None = None, env: dict[str, str] | None = None,
-                timeout: float = 120) -> Result:
-    """Run kafkactl as a separate process, exactly as a shell would."""
+                timeout: float = 120, python: str | None = None) -> Result:
+    """Run kafkactl as a separate process, exactly as a shell would (`python`: another interpreter's, such as
+    gssapi_python's)."""
     full_env = dict(os.environ)
     full_env.update(env or {})
-    p = subprocess.run([sys.executable, "-m", "kafkactl", *args], capture_output=True, text=True, input=input,
-                       env=full_env, timeout=timeout)
+    p = subprocess.run([python or sys.executable, "-m", "kafkactl", *args], capture_output=True, text=True,
+                       input=input, env=full_env, timeout=timeout)
     return _swept(Result(p.returncode, p.stdout, p.stderr))
+
+
+GSSAPI_VENV = Path(__file__).resolve().parent.parent / ".venv-gssapi"
+
+
+@pytest.fixture(scope="session")
+def gssapi_python() -> str:
+    """The interpreter of the environment whose confluent-kafka speaks GSSAPI (scripts/gssapi-client.sh builds it;
+    make test does first): PyPI's wheel cannot."""
+    python = Path(os.environ.get("KAFKACTL_GSSAPI_VENV") or GSSAPI_VENV) / "bin" / "python"
+    if not python.exists():
+        pytest.fail(f"no {python}: run bash scripts/gssapi-client.sh (make test does)", pytrace=False)
+    return str(python)
 
 
 def own_xdg(base: Path) -> pytest.MonkeyPatch:
@@ -230,9 +244,9 @@ def sandbox() -> SandboxInfo:
     from kafkactl.local.sandbox import Sandbox
 
     sb = Sandbox()
-    # also the SASL_SSL and mTLS listeners (local-tls-*, local-mtls-*), and the OAUTHBEARER listener with its
-    # identity provider (local-oauth-*)
-    status = sb.up(timeout=180, tls=True, oauth=True)
+    # also the SASL_SSL and mTLS listeners (local-tls-*, local-mtls-*), the OAUTHBEARER listener with its
+    # identity provider (local-oauth-*), and the GSSAPI listeners with their KDC (local-kerberos-*)
+    status = sb.up(timeout=180, tls=True, oauth=True, kerberos=True)
     state = sb.load_state()
     assert state is not None and status.running
     info = SandboxInfo(bootstrap=status.bootstrap_servers, passwords=dict(state.passwords), pid=state.pid,
@@ -244,7 +258,7 @@ def sandbox() -> SandboxInfo:
     register(str(state.keystore_password), "the sandbox brokers' keystore password")
     from tests.secrets_sweep import register_sandbox
 
-    register_sandbox(sb.state_file)  # (and the identity provider's signing key)
+    register_sandbox(sb.state_file)  # (and the identity provider's signing key, the keytabs' keys)
     # A cluster in use is never empty. Without this ACL a test run alone (the first to create ACLs) would hold
     # every ACL of the cluster, and the every-ACL guard (issue 13) rightly asks for --all to delete them.
     from kafkactl.acl.model import AclBinding, AclOperation, PatternType, Permission, ResourceType

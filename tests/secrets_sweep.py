@@ -65,6 +65,9 @@ _JAAS = re.compile(r"LoginModule\s+(?:required|requisite|sufficient|optional)\b[
 # an OAuth access token (a JWS in compact form: base64url of '{"' starts its header and its claims): whoever holds
 # it is its principal until it expires, so any one in any output is a leak, known or not
 _JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}")
+# a Kerberos key as MIT's klist -K prints it (the sweep skips hex pieces, ids and hashes, so its hex is caught by
+# shape; its base64 is registered per sandbox keytab)
+_KRB_KEY = re.compile(r"\(0x[0-9a-f]{32,}\)")
 _WORDLIKE = re.compile(r"[a-z._-]+|[0-9a-f]+")
 _KAFKA_UUID = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{21}[AQgw](?![A-Za-z0-9_-])"
                          r"|(?<![0-9A-Fa-f])[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}(?![0-9A-Fa-f])")
@@ -189,6 +192,7 @@ def _spans(text: str, length: int = PIECE) -> list[tuple[int, int, str]]:
     spans += [(*m.span(1), "a JAAS string with its password") for m in _JAAS.finditer(text)
               if m.group(1).strip("\"'") not in ("", MASK)]
     spans += [(*m.span(), "an OAuth token (a JWT)") for m in _JWT.finditer(text)] if "eyJ" in text else []
+    spans += [(*m.span(), "a Kerberos key") for m in _KRB_KEY.finditer(text)] if "(0x" in text else []
     return spans
 
 
@@ -268,6 +272,25 @@ def register_sandbox(state_file: Path) -> None:
         for line in key.read_text().splitlines():
             if len(line) >= 40 and not line.startswith("-----"):
                 register(line, f"the identity provider's signing key in {state_file.parent}")
+    register_keytabs(state_file.parent / "kerberos")
+
+
+def register_keytabs(directory: Path) -> None:
+    """A --kerberos sandbox's keytabs: each key in base64 and in upper-case hex (lower-case hex is caught by shape,
+    _KRB_KEY)."""
+    import base64
+    import re
+    import shutil
+    import subprocess
+
+    klist = shutil.which("klist")
+    if klist is None or not directory.is_dir():
+        return
+    for keytab in sorted(directory.glob("*.keytab")):
+        listed = subprocess.run([klist, "-k", "-K", str(keytab)], capture_output=True, text=True, timeout=30).stdout
+        for key in re.findall(r"\(0x([0-9a-f]{32,})\)", listed):
+            register(key.upper(), f"a key of {keytab}")
+            register(base64.b64encode(bytes.fromhex(key)).decode(), f"a key of {keytab} (base64)")
 
 
 def _piece(path: Path) -> int:

@@ -96,7 +96,7 @@ def context_add(
                                                           help="The security.protocol of the cluster.",
                                                           show_default=False)] = None,
     sasl_mechanism: Annotated[str | None, typer.Option("--sasl-mechanism",
-                                                       metavar="PLAIN|SCRAM-SHA-256|SCRAM-SHA-512|OAUTHBEARER",
+                                                       metavar="PLAIN|SCRAM-SHA-256|SCRAM-SHA-512|OAUTHBEARER|GSSAPI",
                                                        help="The sasl.mechanism of the cluster.",
                                                        show_default=False)] = None,
     username: Annotated[str | None, typer.Option("--username", help="SASL user name.", show_default=False)] = None,
@@ -114,6 +114,23 @@ def context_add(
     oauth_scope: Annotated[str | None, typer.Option("--oauth-scope", metavar="SCOPE",
                                                     help="OAUTHBEARER: the scope to ask for.",
                                                     show_default=False)] = None,
+    kerberos_service_name: Annotated[str | None, typer.Option("--kerberos-service-name", metavar="NAME",
+                                                              help="GSSAPI: the first part of the brokers' service "
+                                                                   "principal (often kafka).",
+                                                              show_default=False)] = None,
+    kerberos_keytab: Annotated[str | None, typer.Option("--kerberos-keytab", metavar="FILE",
+                                                        help="GSSAPI: the client's keytab.",
+                                                        show_default=False)] = None,
+    kerberos_principal: Annotated[str | None, typer.Option("--kerberos-principal", metavar="NAME[@REALM]",
+                                                           help="GSSAPI: the client's principal, whose keys the keytab "
+                                                                "holds.", show_default=False)] = None,
+    kerberos_ticket_cache: Annotated[bool, typer.Option("--kerberos-ticket-cache",
+                                                        help="GSSAPI: log in with the ticket kinit left "
+                                                             "(KRB5CCNAME), not a keytab.")] = False,
+    krb5_conf: Annotated[str | None, typer.Option("--krb5-conf", metavar="FILE",
+                                                  help="GSSAPI: the realm's krb5.conf (default: KRB5_CONFIG, else "
+                                                       "KAFKA_OPTS's -Djava.security.krb5.conf, else /etc/krb5.conf).",
+                                                  show_default=False)] = None,
     prop: Annotated[list[str] | None, typer.Option("--property", help="Extra client property key=value (repeatable).",
                                                    show_default=False)] = None,
     super_user: Annotated[list[str] | None, typer.Option("--super-user",
@@ -158,6 +175,8 @@ def context_add(
     if oauth_client_secret_stdin:
         props["sasl.oauthbearer.client.credentials.client.secret"] = _password_from_stdin(
             "--oauth-client-secret-stdin", "client secret")
+    _kerberos_properties(props, kerberos_service_name, kerberos_keytab, kerberos_principal, kerberos_ticket_cache,
+                         krb5_conf)
     if not command_config:
         _check_sasl(props)
     settings_from_properties(props, f"context {name}")  # validate now, not at first use
@@ -170,6 +189,21 @@ def context_add(
         store.current = name
     store.save()
     app_ctx.note(f"context {name} saved to {store.path}" + (" (current)" if store.current == name else ""))
+
+
+def _kerberos_properties(props: dict[str, str], service: str | None, keytab: str | None, principal: str | None,
+                         ticket_cache: bool, krb5_conf: str | None) -> None:
+    """The --kerberos-* options as the properties librdkafka and the Java client read."""
+    from kafkactl.errors import UsageError
+
+    for key, value in (("sasl.kerberos.service.name", service), ("sasl.kerberos.keytab", keytab),
+                       ("sasl.kerberos.principal", principal), ("java.security.krb5.conf", krb5_conf)):
+        if value is not None:
+            props[key] = value
+    if ticket_cache:
+        if keytab:
+            raise UsageError("--kerberos-ticket-cache and --kerberos-keytab: log in with one of them")
+        props["sasl.jaas.config"] = "com.sun.security.auth.module.Krb5LoginModule required useTicketCache=true;"
 
 
 def _check_given(app_ctx: Any, props: dict[str, str], sasl_mechanism: str | None) -> None:
@@ -205,7 +239,8 @@ def _check_sasl(props: dict[str, str]) -> None:
     if protocol.startswith("SASL_") and not mechanism:
         raise UsageError(f"security.protocol {protocol} needs --sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 "
                          "with --username and --password-stdin; OAUTHBEARER with --oauth-token-endpoint, "
-                         "--oauth-client-id and --oauth-client-secret-stdin)")
+                         "--oauth-client-id and --oauth-client-secret-stdin; GSSAPI with --kerberos-service-name and "
+                         "--kerberos-keytab and --kerberos-principal, or --kerberos-ticket-cache)")
     if (user or mechanism) and not protocol.startswith("SASL_"):
         raise UsageError(f"{'--username' if user else '--sasl-mechanism'} with security.protocol {protocol}, which "
                          "sends no SASL login: add --security-protocol SASL_SSL (or SASL_PLAINTEXT)")
@@ -217,6 +252,14 @@ def _check_sasl(props: dict[str, str]) -> None:
     if mechanism == "OAUTHBEARER" and "sasl.jaas.config" not in props and len(oauth) < 3:
         raise UsageError("--sasl-mechanism OAUTHBEARER needs --oauth-token-endpoint, --oauth-client-id and "
                          "--oauth-client-secret-stdin")
+    kerberos = [k for k in ("sasl.kerberos.service.name", "sasl.kerberos.keytab", "sasl.kerberos.principal",
+                            "java.security.krb5.conf") if k in props]
+    if kerberos and mechanism != "GSSAPI":
+        raise UsageError("--kerberos-* and --krb5-conf need --sasl-mechanism GSSAPI (and --security-protocol SASL_SSL "
+                         "or SASL_PLAINTEXT)")
+    if mechanism == "GSSAPI" and "sasl.jaas.config" not in props and "sasl.kerberos.keytab" not in props:
+        raise UsageError("--sasl-mechanism GSSAPI needs --kerberos-service-name and --kerberos-keytab with "
+                         "--kerberos-principal, or --kerberos-ticket-cache")
     if mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512") and not user:
         raise UsageError(f"--sasl-mechanism {mechanism} needs --username and --password-stdin")
     if user and not mechanism:

@@ -8,6 +8,10 @@ spark.authenticate and spark.network.crypto.enabled), never in Spark's configura
 nothing of it reaches the Spark UI, the event log, worker logs or work directories. On the executor, the PEM
 material goes to 0600 files in a 0700 directory for as long as the task's clients live, then is removed.
 
+Kerberos: the keytab never leaves the driver. The driver logs in (gateway/kerberos.py) and delivers its ticket
+cache, whose tickets expire (a day in most realms), and the realm's krb5.conf; executors use that cache as a
+`useTicketCache=true` login would.
+
 `Secret` refuses to be pickled by accident; a Delivery is the one deliberate exception and says so.
 """
 
@@ -78,6 +82,9 @@ def deliver(profile: Profile) -> Delivery:
         value = getattr(profile, f.name)
         if f.name == "selection":
             continue
+        if f.name == "kerberos" and value is not None:
+            values.append(("kerberos", _kerberos_delivery(profile, material)))
+            continue
         if f.name == "oauth" and value is not None:  # its client secret revealed, its CA bundle inlined
             values.append(("oauth", {**{o.name: getattr(value, o.name) for o in fields(value)},
                                      "client_secret": value.client_secret.reveal(), "cafile": None}))
@@ -91,6 +98,19 @@ def deliver(profile: Profile) -> Delivery:
             continue
         values.append((f.name, value))
     return Delivery(tuple(values), tuple(material), os.getpid())
+
+
+def _kerberos_delivery(profile: Profile, material: list[tuple[str, bytes]]) -> dict[str, Any]:
+    """The driver's Kerberos login as executors take it: its ticket cache and the realm's krb5.conf, inlined."""
+    from kafkactl.gateway.kerberos import ticket_cache_bytes
+
+    k = profile.kerberos
+    assert k is not None
+    principal, cache = ticket_cache_bytes(k, profile.timeout)
+    material.append(("krb5_ccache", cache))
+    if k.krb5_conf:
+        material.append(("krb5_conf", Path(k.krb5_conf).read_bytes()))
+    return {"service_name": k.service_name, "principal": principal}
 
 
 TASK_DIR_PREFIX = "kafkactl-task-ssl-"
@@ -144,6 +164,7 @@ class ExecutorClients:
         return self._gateways[cluster]
 
     def _profile(self, d: Delivery) -> Profile:
+        from kafkactl.profiles.kerberos import KerberosSettings
         from kafkactl.profiles.oauth import OAuthSettings
 
         kw = dict(d.values)
@@ -165,8 +186,14 @@ class ExecutorClients:
                     fh.write(data)
                 if name == "oauth_cafile":
                     kw["oauth"] = replace(kw["oauth"], cafile=str(path))
+                elif name == "krb5_ccache":
+                    kw["kerberos"] = {**kw["kerberos"], "ticket_cache": f"FILE:{path}"}
+                elif name == "krb5_conf":
+                    kw["kerberos"] = {**kw["kerberos"], "krb5_conf": str(path)}
                 else:
                     kw[name] = str(path)
+        if kw.get("kerberos") is not None:
+            kw["kerberos"] = KerberosSettings(**kw["kerberos"])
         return replace(Profile(**kw), timeout=self._timeout)
 
     def close(self) -> None:

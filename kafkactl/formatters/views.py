@@ -103,8 +103,12 @@ def _whoami(v: WhoamiView, fmt: OutputFormat, out: TextIO, console: Any) -> None
     if fmt in (OutputFormat.json, OutputFormat.yaml):
         _render(me, fmt, out, console)
     elif fmt is OutputFormat.table:
-        if me.principal or not me.certificate_dn:
+        if me.principal or not (me.certificate_dn or me.kerberos_name):
             console.print(f"principal: {me.principal or 'ANONYMOUS'}", highlight=False)
+        if me.kerberos_name:
+            console.print(f"kerberos: {me.kerberos_name}" + ("" if me.principal else
+                          " (the brokers' sasl.kerberos.principal.to.local.rules could not be read to map it)"),
+                          highlight=False)
         if me.certificate_dn:
             console.print(f"certificate: {me.certificate_dn}" + ("" if me.principal else
                           " (the brokers' ssl.principal.mapping.rules could not be read to map it)"), highlight=False)
@@ -115,8 +119,11 @@ def _whoami(v: WhoamiView, fmt: OutputFormat, out: TextIO, console: Any) -> None
                 console.print(f"{title}: none visible", style="dim", highlight=False)
         _legend(console)
     elif fmt is OutputFormat.plain:  # the principal alone: `$(kafkactl auth whoami)` in a script
-        if me.principal or not me.certificate_dn:
+        if me.principal or not (me.certificate_dn or me.kerberos_name):
             out.write(f"{me.principal or 'ANONYMOUS'}\n")
+        elif me.kerberos_name:
+            sys.stderr.write(f"note: Kerberos principal {me.kerberos_name}: the brokers' "
+                             "sasl.kerberos.principal.to.local.rules could not be read to map it to a principal\n")
         else:  # (mapped by rules that could not be read: no principal to print)
             sys.stderr.write(f"note: certificate {me.certificate_dn}: the brokers' ssl.principal.mapping.rules "
                              "could not be read to map it to a principal\n")

@@ -16,6 +16,7 @@ from typing import Any
 from kafkactl.errors import (
     AuthenticationError,
     BrokerError,
+    ConfigError,
     KafkactlError,
     NotAuthorizedError,
     NotFoundError,
@@ -191,9 +192,29 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         endpoint (librdkafka fetches its own: _librdkafka_oidc)."""
         return self._tokens
 
+    @property
+    def kerberos_name(self) -> str | None:
+        """GSSAPI: the client's Kerberos principal (alice@EXAMPLE.COM), after logging in to the realm (once per
+        process: gateway/kerberos.py); None without Kerberos."""
+        k = self.profile.kerberos
+        if k is None:
+            return None
+        from kafkactl.gateway.kerberos import login
+
+        try:
+            return login(k, self.profile.timeout)
+        except UnreachableError as exc:
+            if (self.profile.context or "").startswith("local-kerberos-") and self.profile.address_from_context:
+                raise UnreachableError(exc.message, hint="is the sandbox's KDC running? kafkactl local status says; "
+                                                         "kafkactl local up starts it") from None
+            raise
+
     def _first_token(self) -> None:
         """With OAuth, a token before any client is built: credentials the endpoint refuses, or an endpoint that is
-        down, are one line now (a sandbox context's: with where its identity provider is started)."""
+        down, are one line now (a sandbox context's: with where its identity provider is started). With Kerberos,
+        the login to the realm, which says as early what the KDC refuses."""
+        if self.profile.kerberos is not None:
+            self.kerberos_name  # noqa: B018 (logs in)
         if self.tokens is None:
             return
         try:
@@ -221,7 +242,10 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             return None
 
     def who(self) -> str:
-        """Who the brokers see, for messages: the SASL user, the certificate's subject, or nobody."""
+        """Who the brokers see, for messages: the SASL user, the Kerberos principal, the certificate's subject, or
+        nobody."""
+        if self.profile.kerberos is not None:
+            return f"Kerberos principal {self.kerberos_name}"
         if self.principal:
             return self.principal
         dn = self.certificate_dn
@@ -246,6 +270,10 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             conf["log_level"] = 6
         if p.uses_sasl and p.oauth is not None:
             conf.update(_librdkafka_oidc(p.oauth))
+        elif p.uses_sasl and p.kerberos is not None:
+            from kafkactl.gateway.kerberos import librdkafka_config
+
+            conf.update(librdkafka_config(p.kerberos))
         elif p.uses_sasl:
             conf["sasl.mechanism"] = p.sasl_mechanism or "PLAIN"
             conf["sasl.username"] = p.username
@@ -276,6 +304,9 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
 
             conf["sasl_mechanism"] = "OAUTHBEARER"
             conf["sasl_oauth_token_provider"] = kafka_python_provider(self.tokens)
+        elif p.uses_sasl and p.kerberos is not None:
+            conf["sasl_mechanism"] = "GSSAPI"
+            conf["sasl_kerberos_service_name"] = p.kerberos.service_name
         elif p.uses_sasl:
             conf["sasl_mechanism"] = p.sasl_mechanism or "PLAIN"
             conf["sasl_plain_username"] = p.username
@@ -322,6 +353,10 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             logging.getLogger("kafka").propagate = False
         from kafka.admin import KafkaAdminClient
 
+        if self.profile.kerberos is not None:
+            from kafkactl.gateway.kerberos import check_python_gssapi
+
+            check_python_gssapi()
         self._first_token()
         built: dict[str, Any] = {}
         done = threading.Event()
@@ -383,8 +418,21 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
                     from confluent_kafka.admin import AdminClient
 
                     self._first_token()
-                    self._admin = AdminClient(self.confluent_config())
+                    self._admin = self._new_admin(AdminClient)
         return self._admin
+
+    def _new_admin(self, make: Any) -> Any:
+        """confluent-kafka's AdminClient; a librdkafka built without a mechanism this profile needs is one line."""
+        from confluent_kafka import KafkaException
+
+        try:
+            return make(self.confluent_config())
+        except KafkaException as exc:
+            if "No provider for SASL mechanism GSSAPI" in str(exc):
+                from kafkactl.gateway.kerberos import NO_GSSAPI_LIBRDKAFKA
+
+                raise ConfigError(NO_GSSAPI_LIBRDKAFKA) from None
+            raise
 
     # ------------------------------------------------------------------ waiting and errors
     def wait(self, futures: Mapping[Any, Any] | Iterable[Any], what: str) -> None:
@@ -447,6 +495,11 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             # a refused client certificate arrives as the broker's TLS alert on a transport error
             if e.code == _SSL or (e.code == -195 and "ssl routines" in e.message.lower() and " alert " in e.message):
                 raise AuthenticationError(tls_failure(e.message, self.profile.ssl_certfile))
+            if e.code in _AUTHN and self.profile.kerberos is not None:
+                from kafkactl.gateway.kerberos import gssapi_failure
+
+                raise AuthenticationError(gssapi_failure(e.message, self.profile.kerberos, self.kerberos_name,
+                                                         self.profile.bootstrap_servers))
             if e.code in _AUTHN and self._tokens is not None:
                 raise AuthenticationError(
                     f"the brokers at {self.profile.bootstrap_servers} refused the OAuth token of client "

@@ -13,18 +13,18 @@ from kafkactl.errors import ConfigError, MissingFileError
 from kafkactl.redact import Secret, option_named
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
 # a mechanism some cluster uses that kafkactl cannot speak: why, in the refusal
 _UNSUPPORTED_MECHANISMS = {
     "AWS_MSK_IAM": "Amazon MSK's IAM mechanism needs AWS's own login module",
-    "GSSAPI": "Kerberos is not supported yet",
 }
 _LOGIN_MODULES = {
     "org.apache.kafka.common.security.plain.PlainLoginModule": "PLAIN",
     "org.apache.kafka.common.security.scram.ScramLoginModule": "SCRAM",
     "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule": "OAUTHBEARER",
+    "com.sun.security.auth.module.Krb5LoginModule": "GSSAPI",
 }
-_SUPPORTED_MODULES = "PlainLoginModule, ScramLoginModule and OAuthBearerLoginModule are supported"
+_SUPPORTED_MODULES = "PlainLoginModule, ScramLoginModule, OAuthBearerLoginModule and Krb5LoginModule are supported"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*$")
 _CLASS_NAME = re.compile(r"(?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*")
 
@@ -75,7 +75,9 @@ def read_properties_file(path: str | os.PathLike[str], warnings: list[str] | Non
     props = parse_properties_text(text, str(path))
     from kafkactl.redact import may_be_secret
 
-    if warnings is not None and any(k == "sasl.jaas.config" or may_be_secret(k) for k in props):
+    # (a Krb5LoginModule entry names a keytab, whose own mode matters, and holds no password)
+    if warnings is not None and any(may_be_secret(k) and not (k == "sasl.jaas.config" and "Krb5LoginModule" in v)
+                                    for k, v in props.items()):
         import stat
 
         mode = stat.S_IMODE(p.stat().st_mode)
@@ -209,11 +211,15 @@ def settings_from_properties(props: Mapping[str, str], source: str = "--command-
     jaas = parse_jaas(props["sasl.jaas.config"], source) if props.get("sasl.jaas.config") else None
     if jaas is not None:
         _check_login_module(jaas, source, out.get("sasl_mechanism"))
+    from kafkactl.profiles.kerberos import is_kerberos, kerberos_settings
     from kafkactl.profiles.oauth import is_oauth, oauth_settings
 
     if is_oauth(props, out.get("sasl_mechanism"), jaas.module if jaas else None):
         out["sasl_mechanism"] = "OAUTHBEARER"
         out["oauth"] = oauth_settings(props, jaas.options if jaas else None, source)
+    elif is_kerberos(out.get("sasl_mechanism"), jaas.module if jaas else None):
+        out["sasl_mechanism"] = "GSSAPI"
+        out["kerberos"] = kerberos_settings(props, jaas.options if jaas else None, source)
     elif jaas is not None:
         if "username" not in jaas.options or "password" not in jaas.options:
             raise ConfigError(f"{source}: sasl.jaas.config needs both username and password options")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kafkactl.errors import ConfigError
+from kafkactl.profiles.kerberos import KerberosSettings
 from kafkactl.profiles.oauth import OAuthSettings
 from kafkactl.profiles.properties import read_properties_file, settings_from_properties
 from kafkactl.profiles.store import Context, ContextStore
@@ -36,6 +37,7 @@ class Profile:
     ssl_key_password: Secret | None = None
     ssl_check_hostname: bool = True
     oauth: OAuthSettings | None = None  # SASL/OAUTHBEARER: where to fetch tokens, with which client credentials
+    kerberos: KerberosSettings | None = None  # SASL/GSSAPI: the keytab or ticket cache, and the brokers' service
     client_id: str = "kafkactl"
     timeout: float = DEFAULT_TIMEOUT
     # what the authorizer model needs to know about the cluster (kafka-semantics §4)
@@ -54,7 +56,8 @@ class Profile:
     def describe(self) -> str:
         """A one-line, secret-free description for messages."""
         who = (f" as {self.username}" if self.username
-               else f" as OAuth client {self.oauth.client_id}" if self.oauth else "")
+               else f" as OAuth client {self.oauth.client_id}" if self.oauth
+               else f" as {self.kerberos.describe()}" if self.kerberos else "")
         ctx = f" (context {self.context})" if self.context else ""
         return f"{self.bootstrap_servers}{who}{ctx}"
 
@@ -169,7 +172,7 @@ def resolve(flags: Selection, env: Mapping[str, str] | None = None, store: Conte
         # a command-config replaces the context's security settings as a whole: mixing a
         # context's password with another file's mechanism would be surprising
         for key in ("security_protocol", "sasl_mechanism", "username", "password", "ssl_cafile",
-                    "ssl_certfile", "ssl_keyfile", "ssl_key_password", "ssl_check_hostname", "oauth"):
+                    "ssl_certfile", "ssl_keyfile", "ssl_key_password", "ssl_check_hostname", "oauth", "kerberos"):
             settings.pop(key, None)
         settings.update(settings_from_properties(read_properties_file(sel.command_config, store.warnings),
                                                  f"--command-config {sel.command_config}"))
@@ -199,15 +202,17 @@ def _check_credentials(settings: dict[str, Any]) -> None:
         raise ConfigError("sasl.mechanism is OAUTHBEARER but no token endpoint and client credentials were given "
                           "(sasl.oauthbearer.token.endpoint.url and sasl.jaas.config)")
     protocol = settings.get("security_protocol")
-    if settings.get("oauth") and protocol is not None and not protocol.startswith("SASL_"):
-        # (the client secret would go to the token endpoint for a token no broker is shown)
-        raise ConfigError(f"OAUTHBEARER settings are given but security.protocol is {protocol}: set it to "
-                          "SASL_SSL or SASL_PLAINTEXT (or drop the sasl.* settings)")
+    for key, name in (("oauth", "OAUTHBEARER"), ("kerberos", "GSSAPI")):
+        if settings.get(key) and protocol is not None and not protocol.startswith("SASL_"):
+            # (the client secret would go to the token endpoint for a token no broker is shown)
+            raise ConfigError(f"{name} settings are given but security.protocol is {protocol}: set it to "
+                              "SASL_SSL or SASL_PLAINTEXT (or drop the sasl.* settings)")
     if (settings.get("security_protocol", "PLAINTEXT").startswith("SASL_") and not settings.get("username")
-            and not settings.get("oauth")):
+            and not settings.get("oauth") and not settings.get("kerberos")):
         raise ConfigError("SASL is configured but no username/password was given (sasl.jaas.config or "
                           "sasl.username/sasl.password)")
-    if (settings.get("username") or settings.get("oauth")) and "security_protocol" not in settings:
+    if (settings.get("username") or settings.get("oauth") or settings.get("kerberos")) \
+            and "security_protocol" not in settings:
         settings["security_protocol"] = "SASL_PLAINTEXT"
 
 

@@ -184,7 +184,8 @@ def context_rows(store: ContextStore) -> list[ContextRow]:
         mtls = not s.get("username") and str(s.get("security_protocol", "")).upper() == "SSL"
         rows.append(ContextRow(name=name, current=name == store.current, bootstrap_servers=c.bootstrap_servers,
                                # (an OAuth context's user is its client id)
-                               user=s.get("username") or (s["oauth"].client_id if s.get("oauth") else None),
+                               user=s.get("username") or (s["oauth"].client_id if s.get("oauth") else None)
+                               or (s["kerberos"].principal if s.get("kerberos") else None),
                                mechanism=s.get("sasl_mechanism"), managed_by=c.managed_by,
                                certificate=s.get("ssl_certfile") if mtls else None))
     return rows

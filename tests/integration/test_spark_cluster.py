@@ -184,6 +184,33 @@ def test_an_oauth_client_applies_on_the_standalone_cluster(sandbox, cluster, tmp
     assert not leaks, leaks[:5]
 
 
+def test_a_kerberos_principal_applies_on_the_standalone_cluster(sandbox, cluster, gssapi_python, tmp_path):
+    """GSSAPI: the executors on the workers connect with the driver's tickets (its ticket cache, delivered in
+    memory), never its keytab: no key of the keytab, in any form, is in what the job wrote."""
+    gw = sandbox.gateway("admin")
+    prefix = f"sk{token()}"
+    policy = _policy(tmp_path / "policy.yaml", prefix, 60)
+    before = {str(p) for root in (cluster.home, cluster.events) for p in _files(root)}
+    try:
+        r = run_process("--context", "local-kerberos-admin", "acls", "apply", str(policy), "--spark-master",
+                        cluster.url, "--yes", env=cluster.driver_env, timeout=300, python=gssapi_python)
+        assert r.exit_code == 0, r.stderr[-3000:]
+        assert len(snapshot(gw, prefix)) == 60
+    finally:
+        remove_exactly(gw, snapshot(gw, prefix))
+    new = [p for root in (cluster.home, cluster.events) for p in _files(root)
+           if p.name != "state.json" and str(p) not in before]
+    assert any("/work/app-" in str(p) for p in new), "no executor ran on the workers"
+    listed = subprocess.run(["klist", "-k", "-K", str(sandbox.home / "kerberos" / "admin.keytab")],
+                            capture_output=True, text=True, check=True).stdout
+    keys = [bytes.fromhex(k) for k in re.findall(r"\(0x([0-9a-f]{32,})\)", listed)]
+    assert keys
+    assert not [str(p) for p in new if any(k in p.read_bytes() for k in keys)]
+    leaks = [f"{p}: {found}" for p in new for found in find_leaks(p.read_bytes().decode("utf-8", "replace"))]
+    assert not leaks, leaks[:5]
+    assert not [p for p in cluster.home.rglob("kafkactl-task-ssl-*")]
+
+
 def test_a_worker_killed_mid_apply_of_25000_bindings(sandbox, cluster, tmp_path):
     """kill -9 of a worker and its executor during the create phase: Spark runs the lost tasks again elsewhere
     (creates are idempotent), the apply finishes, and a re-run plans nothing (0 missing, 0 extra)."""

@@ -37,7 +37,8 @@ def versioned(request, tmp_path_factory):
     sb = Sandbox()
     try:
         started = time.monotonic()
-        r = run("local", "up", "--kafka-version", version, "--wait", "240", "--oauth")  # (+ an identity provider)
+        # (+ an identity provider, and a KDC)
+        r = run("local", "up", "--kafka-version", version, "--wait", "240", "--oauth", "--kerberos")
         assert r.exit_code == 0, r.output[-3000:]
         print(f"\nKafka {version} up in {time.monotonic() - started:.1f} s (assembly included the first time)")
         state = sb.load_state()
@@ -46,7 +47,7 @@ def versioned(request, tmp_path_factory):
             register(password, f"the Kafka {version} sandbox password of {user}")
         from tests.secrets_sweep import register_sandbox
 
-        register_sandbox(sb.state_file)  # (the identity provider's signing key)
+        register_sandbox(sb.state_file)  # (the identity provider's signing key, the keytabs' keys)
         # a cluster in use is never empty (as the session sandbox): deleting a test's last ACL is not "every ACL"
         ok(run("--context", "local-admin", "acls", "create", "--allow-principal", "User:bystander", "--topic",
                "bystander", "--operation", "Read"))
@@ -70,6 +71,22 @@ def test_an_oauth_client_on_every_version(versioned):
     topic = f"oauth.{versioned}.{token()}"
     ok(run("--context", "local-oauth-admin", "topics", "create", topic))
     assert run("--context", "local-oauth-alice", "topics", "create", f"{topic}.x").exit_code == ExitCode.NOT_AUTHORIZED
+
+
+def test_a_kerberos_client_on_every_version(versioned, gssapi_python):
+    """GSSAPI against each version's brokers: the principal the rules map from alice@KAFKA.LOCAL's keytab is granted
+    what the super user's keytab grants it, and refused what it is not (exit 3)."""
+    from tests.conftest import run_process
+
+    topic = f"krb.{versioned}.{token()}"
+    ok(run_process("--context", "local-kerberos-admin", "topics", "create", topic, python=gssapi_python))
+    ok(run_process("--context", "local-kerberos-admin", "acls", "create", "--allow-principal", "User:alice",
+                   "--operation", "Describe", "--topic", topic, python=gssapi_python))
+    r = ok(run_process("--context", "local-kerberos-alice", "topics", "describe", topic, "--authorized-ops", "-o",
+                       "json", python=gssapi_python))
+    assert json.loads(r.stdout)[0]["authorized_operations"]["operations"] == ["DESCRIBE"]
+    r = run_process("--context", "local-kerberos-alice", "topics", "create", f"{topic}.x", python=gssapi_python)
+    assert r.exit_code == ExitCode.NOT_AUTHORIZED, r.stderr
 
 
 @pytest.mark.usefixtures("versioned")

@@ -79,7 +79,7 @@ def test_the_older_handler_package_is_taken():
 
 
 @pytest.mark.parametrize(("change", "said"), [
-    ({"sasl.mechanism": "GSSAPI"}, "sasl.mechanism GSSAPI is not supported"),
+    ({"sasl.mechanism": "GSSAPI"}, "sasl.mechanism GSSAPI does not match the OAuthBearerLoginModule"),
     ({"sasl.mechanism": "AWS_MSK_IAM"}, "Amazon MSK's IAM"),
     ({"sasl.login.callback.handler.class": "com.example.Custom"}, "com.example.Custom is not supported"),
     ({"sasl.oauthbearer.jwt.retriever.class": "org.apache.kafka.common.security.oauthbearer.JwtBearerJwtRetriever"},
