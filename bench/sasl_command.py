@@ -1,10 +1,14 @@
-"""One command as an OAuth client against the same command as a SCRAM user (issue 30): `acls list` and
-`topics list` through the sandbox's OAUTHBEARER and SASL_PLAINTEXT listeners, as separate processes, interleaved
-rounds. The anchor is SCRAM on the same broker: what OAuth adds is a token request, and, through confluent-kafka's
-token callback, the fixed second its constructor sleeps waiting for the first token (kafkactl lets librdkafka fetch
-its own tokens instead). `--callback` measures that callback path too, in this process, for the record.
+"""One command as an OAuth client or a Kerberos principal against the same command as a SCRAM user (issue 30):
+`acls list` and `topics list` through the sandbox's OAUTHBEARER (or GSSAPI) and SASL_PLAINTEXT listeners, as
+separate processes of this interpreter, interleaved rounds. The anchor is SCRAM on the same broker.
 
-    kafkactl local up --oauth && .venv/bin/python bench/oauth_command.py --rounds 5
+OAuth adds a token request, and, through confluent-kafka's token callback, the fixed second its constructor sleeps
+waiting for the first token (kafkactl lets librdkafka fetch its own tokens instead); `--callback` measures that
+callback path too, in this process, for the record. Kerberos adds a kinit (a KDC round trip) and librdkafka's own
+at client start, and a service ticket per broker connection; run it with the GSSAPI environment's interpreter.
+
+    kafkactl local up --oauth && .venv/bin/python bench/sasl_command.py --rounds 5
+    kafkactl local up --kerberos && .venv-gssapi/bin/python bench/sasl_command.py --mechanism kerberos
 """
 
 from __future__ import annotations
@@ -51,17 +55,19 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--callback", action="store_true")
+    ap.add_argument("--mechanism", choices=("oauth", "kerberos"), default="oauth")
     a = ap.parse_args()
+    other, name = ("local-oauth-admin", "OAuth") if a.mechanism == "oauth" else ("local-kerberos-admin", "Kerberos")
     results: dict[tuple[str, str], list[float]] = {}
     for _ in range(a.rounds):
         for command in (("acls", "list"), ("topics", "list")):
-            for context in ("local-admin", "local-oauth-admin"):
+            for context in ("local-admin", other):
                 results.setdefault((" ".join(command), context), []).append(timed("--context", context, *command))
-    print("| command | SCRAM (anchor) | OAuth | ratio (OAuth / SCRAM) |\n|---|---|---|---|")
+    print(f"| command | SCRAM (anchor) | {name} | ratio ({name} / SCRAM) |\n|---|---|---|---|")
     for command in ("acls list", "topics list"):
         scram = statistics.median(results[(command, "local-admin")])
-        oauth = statistics.median(results[(command, "local-oauth-admin")])
-        print(f"| {command} | {scram:.3f} s | {oauth:.3f} s | {oauth / scram:.2f}x |")
+        theirs = statistics.median(results[(command, other)])
+        print(f"| {command} | {scram:.3f} s | {theirs:.3f} s | {theirs / scram:.2f}x |")
     if a.callback:
         print(f"\nconfluent-kafka AdminClient() with a token callback: {callback_constructor():.3f} s")
 
