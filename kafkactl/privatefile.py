@@ -129,6 +129,12 @@ def private_tempdir(prefix: str) -> Path:
     return path
 
 
+def arm_signals() -> None:
+    """From the main thread, as a command starts: SIGTERM and SIGHUP remove this process's private files (and stop
+    its helpers) even when the first of them is made on another thread, where no handler can be set."""
+    _remove_on_signals()
+
+
 def _remove_on_signals() -> None:
     """SIGTERM (timeout, systemd, a CI cancel) and SIGHUP (a closed terminal) end Python without atexit: remove the
     directories first, then die of the same signal, so the caller still sees 143 or 129."""

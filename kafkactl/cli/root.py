@@ -437,6 +437,9 @@ def main() -> None:
     import gc
 
     gc.set_threshold(100_000, 10, 10)
+    from kafkactl.privatefile import arm_signals
+
+    arm_signals()  # (here, on the main thread: the files a command makes may be made on another)
     try:
         app(prog_name="kafkactl")
         code: Any = 0

@@ -79,6 +79,11 @@ def auth_principal(
     key = KERBEROS_RULES if kerberos is not None else SSL_RULES
     value, source = _rules(app_ctx, rules, key)
     if kerberos is not None:
+        if default_realm is None and rules is None:  # a Kerberos context's realm is the default realm of its krb5.conf
+            from kafkactl.profiles.kerberos import default_realm as realm_of
+
+            k = app_ctx.gateway().profile.kerberos
+            default_realm = realm_of(k.krb5_conf) if k is not None else None
         mapped = map_kerberos_name(kerberos, value, default_realm, source)
     else:
         mapped = map_dn(ssl_dn if ssl_dn is not None else _cert_dn(cert or ""), value, source)

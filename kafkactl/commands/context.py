@@ -193,9 +193,14 @@ def context_add(
 
 def _kerberos_properties(props: dict[str, str], service: str | None, keytab: str | None, principal: str | None,
                          ticket_cache: bool, krb5_conf: str | None) -> None:
-    """The --kerberos-* options as the properties librdkafka and the Java client read."""
+    """The --kerberos-* options as the properties librdkafka and the Java client read (the files' paths made
+    absolute: the context is used from any directory)."""
+    from pathlib import Path
+
     from kafkactl.errors import UsageError
 
+    keytab = str(Path(keytab).expanduser().absolute()) if keytab else keytab
+    krb5_conf = ":".join(str(Path(p).expanduser().absolute()) for p in krb5_conf.split(":")) if krb5_conf else None
     for key, value in (("sasl.kerberos.service.name", service), ("sasl.kerberos.keytab", keytab),
                        ("sasl.kerberos.principal", principal), ("java.security.krb5.conf", krb5_conf)):
         if value is not None:
@@ -257,6 +262,9 @@ def _check_sasl(props: dict[str, str]) -> None:
     if kerberos and mechanism != "GSSAPI":
         raise UsageError("--kerberos-* and --krb5-conf need --sasl-mechanism GSSAPI (and --security-protocol SASL_SSL "
                          "or SASL_PLAINTEXT)")
+    if mechanism == "GSSAPI" and "sasl.kerberos.service.name" not in props:
+        raise UsageError("--sasl-mechanism GSSAPI needs --kerberos-service-name (the first part of the brokers' "
+                         "service principal, often kafka)")
     if mechanism == "GSSAPI" and "sasl.jaas.config" not in props and "sasl.kerberos.keytab" not in props:
         raise UsageError("--sasl-mechanism GSSAPI needs --kerberos-service-name and --kerberos-keytab with "
                          "--kerberos-principal, or --kerberos-ticket-cache")

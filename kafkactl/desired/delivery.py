@@ -108,8 +108,10 @@ def _kerberos_delivery(profile: Profile, material: list[tuple[str, bytes]]) -> d
     assert k is not None
     principal, cache = ticket_cache_bytes(k, profile.timeout)
     material.append(("krb5_ccache", cache))
-    if k.krb5_conf:
-        material.append(("krb5_conf", Path(k.krb5_conf).read_bytes()))
+    if k.krb5_conf:  # (a list, as KRB5_CONFIG: the files that exist, in order, which MIT merges the same way)
+        from kafkactl.profiles.kerberos import conf_files
+
+        material.append(("krb5_conf", b"\n".join(p.read_bytes() for p in conf_files(k.krb5_conf))))
     return {"service_name": k.service_name, "principal": principal}
 
 

@@ -123,7 +123,9 @@ def _whoami(v: WhoamiView, fmt: OutputFormat, out: TextIO, console: Any) -> None
             out.write(f"{me.principal or 'ANONYMOUS'}\n")
         elif me.kerberos_name:
             sys.stderr.write(f"note: Kerberos principal {me.kerberos_name}: the brokers' "
-                             "sasl.kerberos.principal.to.local.rules could not be read to map it to a principal\n")
+                             "sasl.kerberos.principal.to.local.rules could not be read to map it to a principal "
+                             "(reading them needs DescribeConfigs on the cluster; kafkactl auth principal --kerberos "
+                             "NAME --rules RULES maps it with rules you give)\n")
         else:  # (mapped by rules that could not be read: no principal to print)
             sys.stderr.write(f"note: certificate {me.certificate_dn}: the brokers' ssl.principal.mapping.rules "
                              "could not be read to map it to a principal\n")

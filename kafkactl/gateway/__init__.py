@@ -16,7 +16,6 @@ from typing import Any
 from kafkactl.errors import (
     AuthenticationError,
     BrokerError,
-    ConfigError,
     KafkactlError,
     NotAuthorizedError,
     NotFoundError,
@@ -199,8 +198,9 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         k = self.profile.kerberos
         if k is None:
             return None
-        from kafkactl.gateway.kerberos import login
+        from kafkactl.gateway.kerberos import check_environment, login
 
+        check_environment()
         try:
             return login(k, self.profile.timeout)
         except UnreachableError as exc:
@@ -353,10 +353,6 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             logging.getLogger("kafka").propagate = False
         from kafka.admin import KafkaAdminClient
 
-        if self.profile.kerberos is not None:
-            from kafkactl.gateway.kerberos import check_python_gssapi
-
-            check_python_gssapi()
         self._first_token()
         built: dict[str, Any] = {}
         done = threading.Event()
@@ -418,21 +414,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
                     from confluent_kafka.admin import AdminClient
 
                     self._first_token()
-                    self._admin = self._new_admin(AdminClient)
+                    self._admin = AdminClient(self.confluent_config())
         return self._admin
-
-    def _new_admin(self, make: Any) -> Any:
-        """confluent-kafka's AdminClient; a librdkafka built without a mechanism this profile needs is one line."""
-        from confluent_kafka import KafkaException
-
-        try:
-            return make(self.confluent_config())
-        except KafkaException as exc:
-            if "No provider for SASL mechanism GSSAPI" in str(exc):
-                from kafkactl.gateway.kerberos import NO_GSSAPI_LIBRDKAFKA
-
-                raise ConfigError(NO_GSSAPI_LIBRDKAFKA) from None
-            raise
 
     # ------------------------------------------------------------------ waiting and errors
     def wait(self, futures: Mapping[Any, Any] | Iterable[Any], what: str) -> None:

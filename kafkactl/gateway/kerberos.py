@@ -16,12 +16,17 @@ import shutil
 import subprocess
 import threading
 from pathlib import Path
+from typing import Any
 
 from kafkactl.errors import AuthenticationError, ConfigError, KafkactlError, UnreachableError
 from kafkactl.profiles.kerberos import KerberosSettings
 
 _lock = threading.Lock()
-_logins: dict[KerberosSettings, str] = {}  # settings -> the principal logged in (per process)
+# settings -> the principal logged in, or why not (per process: a login the KDC refused is not tried again by the
+# next client, each waiting out --timeout for a KDC that does not answer)
+_logins: dict[KerberosSettings, str | KafkactlError] = {}
+_running: set[subprocess.Popen[str]] = set()  # kinit and klist running now: killed if kafkactl is
+_armed: list[bool] = []
 
 # what MIT kinit says (after "kinit: "), and what it means for the operator; {p} is the principal
 _KINIT_ERRORS: tuple[tuple[str, type[KafkactlError], str], ...] = (
@@ -42,10 +47,12 @@ _KINIT_ERRORS: tuple[tuple[str, type[KafkactlError], str], ...] = (
      "was made: export a new keytab)"),
     ("not found in kerberos database", AuthenticationError,
      "the KDC does not know {p}: check the principal's name and realm"),
-    ("key table entry not found", ConfigError, "the keytab holds no key for {p}: check principal= and keyTab="),
-    ("keytab contains no suitable keys", ConfigError, "the keytab holds no key for {p}: check principal= and keyTab="),
+    ("key table entry not found", ConfigError,
+     "keytab {keytab} holds no key for {p}: check the principal and the keytab given"),
+    ("keytab contains no suitable keys", ConfigError,
+     "keytab {keytab} holds no key for {p}: check the principal and the keytab given"),
     ("cannot contact any kdc", UnreachableError,
-     "no KDC of {realm} answered: is it running, and is krb5.conf's kdc address for the realm right?"),
+     "no KDC of {realm} answered: is it running, and is the kdc address of the realm in {conf} right?"),
     ("cannot find kdc for realm", ConfigError,
      "the realm {realm} has no KDC in krb5.conf ({conf}): check [realms], or the principal's realm"),
     ("does not specify default realm", ConfigError,
@@ -65,11 +72,44 @@ def login(settings: KerberosSettings, timeout: float) -> str:
     as the realm names it (alice@EXAMPLE.COM)."""
     with _lock:
         done = _logins.get(settings)
+        if isinstance(done, KafkactlError):
+            raise done
         if done is not None:
             return done
-        principal = _kinit(settings, timeout) if settings.uses_keytab else _cached(settings, timeout)
+        try:
+            principal = _kinit(settings, timeout) if settings.uses_keytab else _cached(settings, timeout)
+        except KafkactlError as exc:
+            _logins[settings] = exc
+            raise
         _logins[settings] = principal
         return principal
+
+
+def _run(argv: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess[str]:
+    """One MIT tool, its output kept; killed if it outlives `timeout` or kafkactl ends first (SIGTERM, SIGHUP,
+    Ctrl-C: privatefile's cleanup), not left waiting on a silent KDC for its own timeout."""
+    from kafkactl.privatefile import remove_also
+
+    if not _armed:
+        _armed.append(True)
+        remove_also(_kill_running)
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    _running.add(proc)
+    try:
+        out, err = proc.communicate(timeout=max(1.0, timeout))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    finally:
+        _running.discard(proc)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def _kill_running() -> None:
+    for proc in list(_running):
+        proc.kill()
 
 
 def ticket_cache_bytes(settings: KerberosSettings, timeout: float) -> tuple[str, bytes]:
@@ -104,11 +144,11 @@ def _kinit(settings: KerberosSettings, timeout: float) -> str:
     env = _env(settings)
     env["KRB5CCNAME"] = cache = _private_cache()
     try:
-        proc = subprocess.run([tool("kinit"), "-k", "-t", settings.keytab, settings.principal], env=env,
-                              capture_output=True, text=True, timeout=max(1.0, timeout), stdin=subprocess.DEVNULL)
+        # ('--': a principal is never read as an option, such as -c naming another cache)
+        proc = _run([tool("kinit"), "-k", "-t", settings.keytab, "--", settings.principal], env, timeout)
     except subprocess.TimeoutExpired:
-        raise UnreachableError(f"the KDC did not answer kinit for {settings.principal} within {timeout:g} s "
-                               "(is krb5.conf's kdc address for the realm right?)") from None
+        raise UnreachableError(f"the KDC did not answer kinit for {settings.principal} within {timeout:g} s (is the "
+                               f"kdc address of the realm in {_conf_named(settings)} right?)") from None
     if proc.returncode != 0:
         raise _kinit_error(proc.stderr, settings)
     _adopt(env, cache)
@@ -122,10 +162,8 @@ def _cached(settings: KerberosSettings, timeout: float) -> str:
         env["KRB5CCNAME"] = settings.ticket_cache
     where = settings.ticket_cache or env.get("KRB5CCNAME") or "the default ticket cache"
     try:
-        valid = subprocess.run([tool("klist"), "-s"], env=env, capture_output=True, timeout=max(1.0, timeout),
-                               stdin=subprocess.DEVNULL).returncode == 0
-        listed = subprocess.run([tool("klist")], env=env, capture_output=True, text=True, timeout=max(1.0, timeout),
-                                stdin=subprocess.DEVNULL).stdout
+        valid = _run([tool("klist"), "-s"], env, timeout).returncode == 0
+        listed = _run([tool("klist")], env, timeout).stdout
     except subprocess.TimeoutExpired:
         raise UnreachableError(f"klist did not answer within {timeout:g} s") from None
     m = re.search(r"^Default principal: (\S+)", listed, re.M)
@@ -158,15 +196,19 @@ def _qualified(principal: str, settings: KerberosSettings) -> str:
     return f"{principal}@{realm}" if realm else principal
 
 
+def _conf_named(settings: KerberosSettings) -> str:
+    return settings.krb5_conf or os.environ.get("KRB5_CONFIG") or "/etc/krb5.conf"
+
+
 def _kinit_error(stderr: str, settings: KerberosSettings) -> KafkactlError:
     said = " ".join(stderr.split())
     low = said.lower()
     principal = _qualified(settings.principal, settings) if settings.principal else "the principal"
     realm = principal.rpartition("@")[2] if "@" in principal else "the default realm"
-    conf = settings.krb5_conf or os.environ.get("KRB5_CONFIG") or "/etc/krb5.conf"
+    conf = _conf_named(settings)
     for needle, cls, message in _KINIT_ERRORS:
         if needle in low:
-            return cls(message.format(p=principal, realm=realm, conf=conf))
+            return cls(message.format(p=principal, realm=realm, conf=conf, keytab=settings.keytab))
     first = said.removeprefix("kinit: ")[:200] or "no reason given"
     return AuthenticationError(f"kinit for {principal} with keytab {settings.keytab} failed: {first}")
 
@@ -180,7 +222,7 @@ def gssapi_failure(message: str, settings: KerberosSettings, principal: str | No
     if server:
         return (f"the KDC knows no service principal {server[1]} for {address}: check sasl.kerberos.service.name "
                 f"({settings.service_name}), and that the address is the host name of the brokers' principals "
-                "(kafka/<host>@REALM), not an IP address or an alias")
+                f"({settings.service_name}/<host>@REALM), not an IP address or an alias")
     low = message.lower()
     if "clock skew too great" in low:
         return (f"the broker at {address} refused {who}'s ticket: this machine's clock and the broker's differ by "
@@ -195,30 +237,63 @@ def gssapi_failure(message: str, settings: KerberosSettings, principal: str | No
 
 
 def librdkafka_config(settings: KerberosSettings) -> dict[str, object]:
-    """librdkafka's GSSAPI settings: the service name; with a keytab, the principal and keytab its renewal uses (a
-    plain kinit, quoted for the shell, into this process's cache); with a ticket cache, no renewal."""
+    """librdkafka's GSSAPI settings: the service name; with a keytab, the kinit its renewal runs into this process's
+    cache; with a ticket cache, no renewal.
+
+    librdkafka expands `%{property}` in its kinit command, then hands it to `sh -c`: neither the keytab's path nor the
+    principal is written into it (a `%{…}` in one would be expanded after any quoting). The command names them by
+    environment variables of this process, which the shell substitutes inside double quotes as they are."""
+    import hashlib
     import shlex
 
     conf: dict[str, object] = {"sasl.mechanism": "GSSAPI", "sasl.kerberos.service.name": settings.service_name}
     if settings.uses_keytab:
         assert settings.keytab is not None and settings.principal is not None
+        tag = hashlib.sha256(f"{settings.keytab}\0{settings.principal}".encode()).hexdigest()[:12].upper()
+        keytab, principal = f"KAFKACTL_KRB5_KEYTAB_{tag}", f"KAFKACTL_KRB5_PRINCIPAL_{tag}"
+        os.environ[keytab], os.environ[principal] = settings.keytab, settings.principal
         conf |= {"sasl.kerberos.principal": settings.principal, "sasl.kerberos.keytab": settings.keytab,
-                 "sasl.kerberos.kinit.cmd": f"{shlex.quote(tool('kinit'))} -k -t {shlex.quote(settings.keytab)} "
-                                            f"{shlex.quote(settings.principal)} >/dev/null 2>&1"}
+                 "sasl.kerberos.kinit.cmd": f'{shlex.quote(tool("kinit"))} -k -t "${keytab}" -- "${principal}" '
+                                            ">/dev/null 2>&1"}
     else:
         conf["sasl.kerberos.min.time.before.relogin"] = 0
     return conf
 
 
-NO_GSSAPI_LIBRDKAFKA = ("this confluent-kafka's librdkafka was built without GSSAPI (the wheels on PyPI are): "
-                        "install confluent-kafka built against a librdkafka with Kerberos (docs/connecting.md, "
-                        "\"Kerberos\")")
-NO_GSSAPI_PYTHON = ("GSSAPI needs the Python package gssapi for the RPCs kafkactl makes with kafka-python: pip install "
-                    "gssapi (it builds against MIT Kerberos's libkrb5-dev)")
+_REMEDY = ("make gssapi (scripts/gssapi-client.sh) builds .venv-gssapi, which has both: run kafkactl there as "
+           ".venv-gssapi/bin/python -m kafkactl (docs/connecting.md, \"GSSAPI (Kerberos)\")")
+NO_GSSAPI_LIBRDKAFKA = ("this Python environment cannot speak GSSAPI: its confluent-kafka's librdkafka was built "
+                        f"without it (the wheels on PyPI are); {_REMEDY}")
+NO_GSSAPI_PYTHON = ("this Python environment cannot speak GSSAPI: it lacks the gssapi package kafka-python's GSSAPI "
+                    f"needs; {_REMEDY}")
+_checked: list[bool] = []
 
 
-def check_python_gssapi() -> None:
+def check_environment() -> None:
+    """Both clients of this environment speak GSSAPI (checked once per process, before any login): librdkafka has
+    Cyrus SASL (the PyPI wheels do not), and the gssapi package is importable for kafka-python. Whichever lacks,
+    the message is the same remedy."""
+    if _checked:
+        return
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    try:  # (a client that never connects: refused at once when librdkafka has no GSSAPI)
+        probe: dict[str, Any] = {"bootstrap.servers": "localhost:1", "security.protocol": "SASL_PLAINTEXT",
+                                 "sasl.mechanism": "GSSAPI", "sasl.kerberos.min.time.before.relogin": 0,
+                                 "log_level": 0, "logger": _Silent()}
+        AdminClient(probe)
+    except KafkaException as exc:
+        if "GSSAPI" in str(exc):
+            raise ConfigError(NO_GSSAPI_LIBRDKAFKA) from None
+        raise
     try:
         import gssapi  # noqa: F401
     except (ImportError, OSError):
         raise ConfigError(NO_GSSAPI_PYTHON) from None
+    _checked.append(True)
+
+
+class _Silent:
+    def log(self, *args: object) -> None:
+        pass

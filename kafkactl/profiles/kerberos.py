@@ -29,8 +29,10 @@ KRB5_LOGIN_MODULE = "com.sun.security.auth.module.Krb5LoginModule"
 _READ = ("useKeyTab", "keyTab", "principal", "useTicketCache", "ticketCache", "serviceName")
 _IGNORED = ("storeKey", "doNotPrompt", "debug", "renewTGT", "refreshKrb5Config", "isInitiator", "clearPass",
             "tryFirstPass", "useFirstPass", "storePass")
-# a principal as MIT and Java spell it: components separated by '/', an optional @REALM; no space or control
-_PRINCIPAL = re.compile(r"^[^\s@/\x00-\x1f\\'\"]+(?:/[^\s@/\x00-\x1f\\'\"]+)*(?:@[^\s@/\x00-\x1f\\'\"]+)?$")
+# a principal as MIT and Java spell it: components separated by '/', an optional @REALM; no space, control
+# character, quote or backslash, no '%', '{' or '}' (librdkafka expands %{…}), and no leading '-' (an option to kinit)
+_PART = r"[^\s@/\x00-\x1f\\'\"%{}]+"
+_PRINCIPAL = re.compile(rf"^(?!-){_PART}(?:/{_PART})*(?:@{_PART})?$")
 _SERVICE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 MAX_KEYTAB_BYTES = 1 << 20
 
@@ -90,7 +92,7 @@ def kerberos_settings(props: Mapping[str, str], jaas: Mapping[str, str] | None, 
                           "principal=…;) or a ticket cache (useTicketCache=true, after kinit)")
     if principal is not None and not _PRINCIPAL.fullmatch(principal):
         raise ConfigError(f"{source}: Kerberos principal {principal[:120]!r} is not a principal (name[/instance]"
-                          "[@REALM], no spaces or quotes)")
+                          "[@REALM]; no spaces, quotes, '%', braces or leading '-')")
     if keytab is not None and principal is None:
         raise ConfigError(f"{source}: a keytab needs the principal whose keys it holds (principal=… in "
                           "sasl.jaas.config, or sasl.kerberos.principal)")
@@ -134,38 +136,58 @@ def check_keytab(path: str, source: str) -> str:
         raise ConfigError(f"{source}: keytab {path}: not readable by this user") from None
     except OSError as exc:
         raise ConfigError(f"{source}: keytab {path}: cannot read ({exc.strerror})") from None
-    if head not in (b"\x05\x01", b"\x05\x02") or size > MAX_KEYTAB_BYTES:
+    if head not in (b"\x05\x01", b"\x05\x02"):
         raise ConfigError(f"{source}: keytab {path}: not a Kerberos keytab (make one with kadmin's ktadd or "
                           "ktutil)")
+    if size > MAX_KEYTAB_BYTES:
+        raise ConfigError(f"{source}: keytab {path}: over {MAX_KEYTAB_BYTES >> 20} MiB, more than any client's keytab")
     return path
 
 
-_KRB5_OPT = re.compile(r"-Djava\.security\.krb5\.conf=(\S+)")
+_KRB5_OPT = "-Djava.security.krb5.conf="
 
 
 def krb5_conf(props: Mapping[str, str], env: Mapping[str, str], source: str) -> str | None:
-    """The realm's configuration: the properties' java.security.krb5.conf, else KRB5_CONFIG, else KAFKA_OPTS's
-    -Djava.security.krb5.conf, else None (the system's)."""
+    """The realm's configuration: the properties' java.security.krb5.conf, else KRB5_CONFIG (MIT's list of files,
+    ':'-separated, kept whole: the library merges those that exist), else KAFKA_OPTS's -Djava.security.krb5.conf
+    (read as the shell splits KAFKA_OPTS for the JVM), else None (the system's)."""
     given, where = props.get("java.security.krb5.conf", "").strip(), f"{source}: java.security.krb5.conf"
     if not given and env.get("KRB5_CONFIG"):
-        given, where = env["KRB5_CONFIG"].split(":")[0], "KRB5_CONFIG"
-    if not given:
-        m = _KRB5_OPT.search(env.get("KAFKA_OPTS", ""))
-        if m:
-            parts = shlex.split(m.group(1)) if m.group(1)[:1] in "\"'" else [m.group(1)]
-            given, where = (parts[0] if parts else ""), "KAFKA_OPTS -Djava.security.krb5.conf"
+        given, where = env["KRB5_CONFIG"], "KRB5_CONFIG"
+    if not given and _KRB5_OPT in env.get("KAFKA_OPTS", ""):
+        try:
+            words = shlex.split(env["KAFKA_OPTS"])
+        except ValueError:
+            raise ConfigError("KAFKA_OPTS: an unbalanced quote (where -Djava.security.krb5.conf= is read)") from None
+        given = next((w[len(_KRB5_OPT):] for w in reversed(words) if w.startswith(_KRB5_OPT)), "")
+        where = "KAFKA_OPTS -Djava.security.krb5.conf"
     if not given:
         return None
-    path = _safe_path(given, "krb5.conf", where)
-    if not Path(path).is_file():
-        raise MissingFileError(f"{where} {path}: no such file")
-    return path
+    paths = [_safe_path(p, "krb5.conf", where) for p in given.split(":")] if where == "KRB5_CONFIG" \
+        else [_safe_path(given, "krb5.conf", where)]
+    if not any(Path(p).is_file() for p in paths):
+        raise MissingFileError(f"{where} {given}: no such file")
+    return ":".join(paths)
+
+
+def conf_files(conf: str | None) -> list[Path]:
+    """The existing files of a krb5.conf setting (a ':'-separated list, as KRB5_CONFIG), or the system's."""
+    return [p for p in (Path(c) for c in (conf or "/etc/krb5.conf").split(":")) if p.is_file()]
 
 
 def default_realm(conf: str | None) -> str | None:
-    """[libdefaults] default_realm of a krb5.conf (the system's when None); None when it cannot be read."""
+    """[libdefaults] default_realm of a krb5.conf (the first of a list that names one; the system's when None);
+    None when it cannot be read."""
+    for path in conf_files(conf):
+        realm = _default_realm(path)
+        if realm:
+            return realm
+    return None
+
+
+def _default_realm(path: Path) -> str | None:
     try:
-        text = Path(conf or "/etc/krb5.conf").read_text(errors="replace")[:1 << 20]
+        text = path.read_text(errors="replace")[:1 << 20]
     except OSError:
         return None
     section = None

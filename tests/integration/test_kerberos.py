@@ -146,8 +146,10 @@ def test_a_spark_apply_as_a_kerberos_principal(sandbox, gssapi_python, tmp_path)
                       + "".join(f"  - principal: User:ks{t}-{i % 5}\n    allow:\n      - topic: ks{t}.t{i}\n"
                                 "        operations: [Read]\n" for i in range(40)))
     try:
+        # (the executors' Python is the driver's unless PYSPARK_PYTHON says otherwise: an in-process Spark run of an
+        # earlier test set it to this test process's, which has no GSSAPI)
         r = run_process("--context", "local-kerberos-admin", "acls", "apply", str(policy), "--spark", "--yes",
-                        python=gssapi_python, timeout=300)
+                        python=gssapi_python, timeout=300, env={"PYSPARK_PYTHON": gssapi_python})
         assert r.exit_code == 0, r.stderr[-2000:]
         assert len(snapshot(gw, f"ks{t}-")) == 40
     finally:

@@ -193,7 +193,8 @@ def test_a_kerberos_principal_applies_on_the_standalone_cluster(sandbox, cluster
     before = {str(p) for root in (cluster.home, cluster.events) for p in _files(root)}
     try:
         r = run_process("--context", "local-kerberos-admin", "acls", "apply", str(policy), "--spark-master",
-                        cluster.url, "--yes", env=cluster.driver_env, timeout=300, python=gssapi_python)
+                        cluster.url, "--yes", env={**cluster.driver_env, "PYSPARK_PYTHON": gssapi_python}, timeout=300,
+                        python=gssapi_python)
         assert r.exit_code == 0, r.stderr[-3000:]
         assert len(snapshot(gw, prefix)) == 60
     finally:

@@ -103,13 +103,7 @@ def test_the_realm_configuration_comes_from_the_properties_then_krb5_config_then
     assert default_realm(str(tmp_path / "none.conf")) is None
 
 
-def test_librdkafka_renews_with_a_quoted_kinit_and_a_ticket_cache_is_not_renewed(tmp_path):
-    odd = tmp_path / "a dir; rm -rf ~" / "k'e\"y.keytab"
-    conf = librdkafka_config(KerberosSettings("kafka", "app@EXAMPLE.COM", str(odd)))
-    import shlex
-
-    words = shlex.split(str(conf["sasl.kerberos.kinit.cmd"]))
-    assert words[1:5] == ["-k", "-t", str(odd), "app@EXAMPLE.COM"] and words[5:] == [">/dev/null", "2>&1"]
+def test_a_ticket_cache_is_not_renewed_by_librdkafka():
     assert librdkafka_config(KerberosSettings("kafka"))["sasl.kerberos.min.time.before.relogin"] == 0
 
 
@@ -151,7 +145,7 @@ def test_what_a_failed_gssapi_handshake_means():
         "credentials with SASL mechanism GSSAPI", s, "app@R", "localhost:9098")
 
 
-def test_the_wheel_without_gssapi_is_one_line_before_any_connection(monkeypatch):
+def test_the_wheel_without_gssapi_is_one_line_before_any_connection():
     """confluent-kafka from PyPI bundles a librdkafka without Cyrus SASL: the real client refuses GSSAPI as it is
     built, and kafkactl says why and what to install."""
     import confluent_kafka
@@ -166,10 +160,10 @@ def test_the_wheel_without_gssapi_is_one_line_before_any_connection(monkeypatch)
                      "sasl.mechanism": "GSSAPI", "log_level": 0})
     profile = Profile(bootstrap_servers="localhost:1", security_protocol="SASL_PLAINTEXT", sasl_mechanism="GSSAPI",
                       kerberos=KerberosSettings("kafka"))
-    gw = Gateway(profile)
-    monkeypatch.setattr(gw, "_first_token", lambda: None)  # (no login to a realm: none runs in this lane)
-    with pytest.raises(ConfigError, match="librdkafka was built without GSSAPI .*docs/connecting.md"):
-        gw.admin  # noqa: B018
+    # before any login to a realm (none runs in this lane), whichever client is built first
+    for build in ("admin", "kafka_python"):
+        with pytest.raises(ConfigError, match="librdkafka was built without it .*make gssapi .*-m kafkactl"):
+            getattr(Gateway(profile), build)
 
 
 def test_context_add_takes_a_keytab_or_a_ticket_cache_and_refuses_half_a_login(tmp_path, keytab, monkeypatch):
@@ -190,8 +184,52 @@ def test_context_add_takes_a_keytab_or_a_ticket_cache_and_refuses_half_a_login(t
         (("--sasl-mechanism", "GSSAPI", "--kerberos-ticket-cache", "--kerberos-keytab", str(keytab)),
          "log in with one of them"),
         (("--sasl-mechanism", "GSSAPI", "--kerberos-keytab", str(keytab), "--kerberos-principal", "ops"),
-         "needs sasl.kerberos.service.name"),
+         "needs --kerberos-service-name (the first part"),
+        (("--sasl-mechanism", "GSSAPI", "--kerberos-service-name", "kafka", "--kerberos-keytab", str(keytab)),
+         "a keytab needs the principal"),
     ]
     for args, said in refusals:
         r = run(*base, *args)
         assert r.exit_code == ExitCode.USAGE and said in r.stderr, (args, r.stderr)
+
+
+@pytest.mark.parametrize("principal", ["evil%{sasl.kerberos.keytab}", "-cFILE:/tmp/usercache", "a{b}", "x%y"])
+def test_a_principal_librdkafka_or_kinit_would_read_as_more_than_a_name_is_refused(keytab, principal):
+    """(adversary pass) librdkafka expands %{property} in its kinit command after any quoting; kinit reads a
+    principal starting with '-' as an option (-c: another ticket cache, the user's own)."""
+    with pytest.raises(ConfigError, match="is not a principal"):
+        settings_from_properties({"sasl.mechanism": "GSSAPI", "sasl.kerberos.service.name": "kafka",
+                                  "sasl.kerberos.keytab": str(keytab), "sasl.kerberos.principal": principal})
+
+
+def test_librdkafka_kinit_command_holds_neither_the_keytab_nor_the_principal(tmp_path):
+    """Its kinit command names them by environment variables the shell substitutes as they are: a keytab path with
+    quotes, $(...) or %{...} is never shell text."""
+    import os
+    import subprocess
+
+    odd = tmp_path / "k'$(touch PWNED)'%{sasl.kerberos.principal}.keytab"
+    conf = librdkafka_config(KerberosSettings("kafka", "app@EXAMPLE.COM", str(odd)))
+    cmd = str(conf["sasl.kerberos.kinit.cmd"])
+    assert str(odd) not in cmd and "app@EXAMPLE.COM" not in cmd and "%{" not in cmd
+    echo = cmd.replace(cmd.split(" ")[0], "printf '%s\\n'", 1).replace(">/dev/null 2>&1", "")
+    words = subprocess.run(["sh", "-c", echo], capture_output=True, text=True, cwd=tmp_path, env=os.environ).stdout
+    assert words.splitlines() == ["-k", "-t", str(odd), "--", "app@EXAMPLE.COM"]
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_krb5_config_lists_and_kafka_opts_are_read_as_mit_and_the_shell_do(tmp_path):
+    """(adversary pass) KRB5_CONFIG is a ':'-separated list MIT merges (missing files skipped); KAFKA_OPTS is split as
+    the shell splits it, a quoted path with a space included, and an unbalanced quote is one line."""
+    conf = tmp_path / "sp ace" / "krb5.conf"
+    conf.parent.mkdir()
+    conf.write_text("[libdefaults]\n default_realm = EXAMPLE.COM\n")
+    base, jaas = {"sasl.kerberos.service.name": "kafka"}, {"useTicketCache": "true"}
+    listed = kerberos_settings(base, jaas, "t", {"KRB5_CONFIG": f"/nonexistent/krb5.conf:{conf}"}).krb5_conf
+    assert listed == f"/nonexistent/krb5.conf:{conf}" and default_realm(listed) == "EXAMPLE.COM"
+    opts = {"KAFKA_OPTS": f'-Xmx1g -Djava.security.krb5.conf="{conf}"'}
+    assert kerberos_settings(base, jaas, "t", opts).krb5_conf == str(conf)
+    with pytest.raises(ConfigError, match="KAFKA_OPTS: an unbalanced quote"):
+        kerberos_settings(base, jaas, "t", {"KAFKA_OPTS": '-Djava.security.krb5.conf="/tmp/x'})
+    with pytest.raises(MissingFileError, match="KRB5_CONFIG /a:/b: no such file"):
+        kerberos_settings(base, jaas, "t", {"KRB5_CONFIG": "/a:/b"})
