@@ -36,7 +36,8 @@ def ok(r):
 @pytest.fixture(scope="module")
 @starts("broker", "multi_broker")
 def cluster3(tmp_path_factory):
-    """3 brokers and 3 controllers under their own XDG directories (contexts local-* point at them)."""
+    """3 brokers and 3 controllers under their own XDG directories (contexts local-* point at them), with an OAUTHBEARER
+    and a GSSAPI listener on each broker."""
     from kafkactl.local.sandbox import Sandbox
     from tests.secrets_sweep import register
 
@@ -44,12 +45,15 @@ def cluster3(tmp_path_factory):
     sb = Sandbox()
     try:
         started = time.monotonic()
-        status = sb.up(timeout=240, brokers=3, controllers=3)
+        status = sb.up(timeout=240, brokers=3, controllers=3, oauth=True, kerberos=True)
         print(f"\n3 brokers + 3 controllers up in {time.monotonic() - started:.1f} s")
         state = sb.load_state()
         assert state is not None and status.running
         for user, password in state.passwords.items():
             register(password, f"the 3-broker sandbox password of {user}")
+        from tests.secrets_sweep import register_sandbox
+
+        register_sandbox(sb.state_file)  # (the identity provider's signing key, the keytabs' keys)
         yield sb, state
     finally:
         sb.down(purge=True)
@@ -107,6 +111,27 @@ def test_apply_and_create_are_confirmed_by_every_broker(cluster3, tmp_path):
             assert len(admin.describe_acls(AclFilter(principal=f"User:{t}-other"), node=node)) == 1
     finally:
         admin.close()
+
+
+def test_oauth_and_kerberos_clients_apply_through_every_broker(cluster3, gssapi_python, tmp_path):
+    """An OAuth client and a Kerberos principal each apply a policy on 3 brokers: every broker confirms it, so each
+    accepted the client's token, or its service ticket for kafka/localhost (each broker's own connection)."""
+    from tests.conftest import run_process
+
+    sb, state = cluster3
+    for context, python in (("local-oauth-admin", None), ("local-kerberos-admin", gssapi_python)):
+        t = token()
+        doc = tmp_path / f"{t}.yaml"
+        doc.write_text(f"scope:\n  principalPrefixes: ['User:{t}-']\nacls:\n  - principal: User:{t}-app\n    allow:\n"
+                       + "".join(f"      - topic: '{t}.{i}'\n        operations: [Read]\n" for i in range(30)))
+        r = run_process(*PATIENT, "--context", context, "-o", "json", "acls", "apply", str(doc), "--yes",
+                        python=python)
+        assert r.exit_code == 0, r.stderr[-3000:]
+        assert [(c["phase"], c["brokers"]) for c in json.loads(r.stdout)["confirmations"]] == [(2, 3)], context
+        described = json.loads(run_process(*PATIENT, "--context", context, "-o", "json", "cluster", "describe",
+                                           python=python).stdout)
+        assert len(described["brokers"]) == 3, context
+        ok(run(*PATIENT, "--context", "local-admin", "acls", "delete", "--principal", f"User:{t}-app", "--yes"))
 
 
 def test_topics_create_and_delete_return_once_every_broker_shows_them(cluster3):
