@@ -38,12 +38,24 @@ def port_holder(port: int) -> str | None:
         if not proc.name.isdigit():
             continue
         try:
-            if any(os.readlink(fd) in inodes for fd in (proc / "fd").iterdir()):
-                comm = (proc / "comm").read_text().strip()
-                return f"process {proc.name} ({comm})"
-        except OSError:
+            fds = list((proc / "fd").iterdir())
+        except OSError:  # gone, or another user's
             continue
+        if any(_link(fd) in inodes for fd in fds):
+            try:
+                return f"process {proc.name} ({(proc / 'comm').read_text().strip()})"
+            except OSError:
+                return f"process {proc.name}"
     return None
+
+
+def _link(fd: Path) -> str | None:
+    """What a descriptor points at; None for one closed since it was listed (a busy process, such as one whose
+    client threads open and close connections, closes some between the listing and the reading)."""
+    try:
+        return os.readlink(fd)
+    except OSError:
+        return None
 
 
 def _bindable(port: int) -> bool:

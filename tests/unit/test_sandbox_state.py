@@ -67,3 +67,45 @@ def test_state_bytes_that_are_not_utf8(tmp_path):
     sb.state_file.write_bytes(b'{"cluster_id": "\xff"}')
     with pytest.raises(SandboxError, match="is damaged"):
         sb.load_state()
+
+
+def test_the_holder_of_a_port_is_found_while_its_threads_open_and_close_sockets():
+    """local up names the process holding a port of the kept sandbox. A descriptor the holder closes between /proc
+    listing it and kafkactl reading it (client threads reconnecting, in a test worker) once hid the whole process:
+    CI saw "another process" where the holder was the test itself. 300 sockets below the holder's descriptor, then
+    threads opening and closing 200 at a time."""
+    import socket
+    import threading
+    import time
+
+    from kafkactl.local.process import port_holder
+
+    filler = [socket.socket() for _ in range(300)]
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    for s in filler:
+        s.close()
+    stop = threading.Event()
+
+    def churn() -> None:
+        while not stop.is_set():
+            opened = [socket.socket() for _ in range(200)]
+            time.sleep(0.0005)
+            for s in opened:
+                s.close()
+            time.sleep(0.0005)
+
+    threads = [threading.Thread(target=churn, daemon=True) for _ in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        found = [port_holder(holder.getsockname()[1]) for _ in range(40)]
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+        holder.close()
+    import os
+
+    assert all(f and f.startswith(f"process {os.getpid()} (") for f in found), found
