@@ -81,6 +81,9 @@ _ALL_BROKERS_DOWN, _RESOLVE = -187, -193
 # every bootstrap address refused (or did not resolve) for this long: give up before --timeout. librdkafka
 # retries about every 50 ms, so this is several refusals per address; a silent address never refuses.
 _REFUSED_GRACE_S = 0.5
+# every address accepted the connection and hung up (a listener of another security protocol: TLS to a plaintext
+# listener, plaintext to TLS), again and again for this long: give up before --timeout, it will not change
+_HANGUP_GRACE_S = 1.0
 # kafka-python reports a refused connection or login only as a bootstrap timeout: when its bootstrap takes
 # longer than this, librdkafka is asked, in parallel, what is wrong
 _DIAGNOSE_AFTER_S = 0.3
@@ -435,7 +438,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             # error_cb only fires from poll(); that is where SASL failures surface
             self.admin.poll(0)
             self._raise_fatal_client_error()
-            if time.monotonic() >= deadline or self._every_address_refuses():
+            if time.monotonic() >= deadline or self._every_address_refuses() or self._every_member_hangs_up():
                 raise self._unreachable(what)
 
     def _note_answers(self, futures: Sequence[Any]) -> None:
@@ -503,6 +506,15 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         if since is None or time.monotonic() - since < _REFUSED_GRACE_S:
             return False
         return self._reach().every_address_refuses(since - _REFUSED_GRACE_S)
+
+    def _every_member_hangs_up(self) -> bool:
+        """librdkafka has said every broker is down, and since then, for _HANGUP_GRACE_S, every address it tried
+        accepted and closed the connection (none answered, none was merely silent)."""
+        with self._lock:
+            since = self._all_down_at
+        if since is None or time.monotonic() - since < _HANGUP_GRACE_S:
+            return False
+        return self._reach().every_member_closes(since - _REFUSED_GRACE_S)
 
     def _unreachable(self, what: str) -> KafkactlError:
         self._raise_fatal_client_error()
