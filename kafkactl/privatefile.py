@@ -136,8 +136,8 @@ def arm_signals() -> None:
 
 
 def _remove_on_signals() -> None:
-    """SIGTERM (timeout, systemd, a CI cancel) and SIGHUP (a closed terminal) end Python without atexit: remove the
-    directories first, then die of the same signal, so the caller still sees 143 or 129."""
+    """SIGTERM (timeout, systemd, a CI cancel), SIGHUP (a closed terminal) and SIGQUIT (Ctrl-\\) end Python without
+    atexit: remove the directories first, then die of the same signal, so the caller still sees 143, 129 or 131."""
     import signal
 
     def handler(signum: int, frame: object) -> None:  # noqa: ARG001 (a signal handler's signature)
@@ -145,7 +145,7 @@ def _remove_on_signals() -> None:
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         try:
             if signal.getsignal(sig) is signal.SIG_DFL:  # never over a handler someone else set
                 signal.signal(sig, handler)

@@ -64,6 +64,9 @@ def tool(name: str) -> str:
     found = shutil.which(name) or shutil.which(name, path="/usr/bin:/usr/local/bin:/usr/sbin")
     if not found:
         raise ConfigError(f"GSSAPI needs MIT Kerberos's {name} (Debian and Ubuntu: apt-get install krb5-user)")
+    if "%{" in found or any(c < " " for c in found):  # (librdkafka would expand it in its kinit command)
+        raise ConfigError(f"MIT Kerberos's {name} is found at a path kafkactl cannot hand to librdkafka: "
+                          f"{found[:200]!r}; put a plain directory first on PATH")
     return found
 
 
@@ -108,8 +111,30 @@ def _run(argv: list[str], env: dict[str, str], timeout: float) -> subprocess.Com
 
 
 def _kill_running() -> None:
+    """kinit and klist of kafkactl's own, and librdkafka's renewal (its `sh -c` kinit, named by this module's
+    environment variables, and what that shell started): none outlives kafkactl."""
     for proc in list(_running):
         proc.kill()
+    import signal
+
+    parents: dict[int, list[int]] = {}
+    shells = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == os.getpid() and b"KAFKACTL_KRB5_" in (entry / "cmdline").read_bytes():
+                shells.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+        parents.setdefault(ppid, []).append(int(entry.name))
+    for shell in shells:
+        for pid in [*parents.get(shell, []), shell]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def ticket_cache_bytes(settings: KerberosSettings, timeout: float) -> tuple[str, bytes]:
@@ -252,6 +277,11 @@ def librdkafka_config(settings: KerberosSettings) -> dict[str, object]:
         tag = hashlib.sha256(f"{settings.keytab}\0{settings.principal}".encode()).hexdigest()[:12].upper()
         keytab, principal = f"KAFKACTL_KRB5_KEYTAB_{tag}", f"KAFKACTL_KRB5_PRINCIPAL_{tag}"
         os.environ[keytab], os.environ[principal] = settings.keytab, settings.principal
+        if not _armed:  # (its renewal's kinit is killed with kafkactl, as kafkactl's own are)
+            from kafkactl.privatefile import remove_also
+
+            _armed.append(True)
+            remove_also(_kill_running)
         conf |= {"sasl.kerberos.principal": settings.principal, "sasl.kerberos.keytab": settings.keytab,
                  "sasl.kerberos.kinit.cmd": f'{shlex.quote(tool("kinit"))} -k -t "${keytab}" -- "${principal}" '
                                             ">/dev/null 2>&1"}

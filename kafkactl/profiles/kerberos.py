@@ -163,16 +163,24 @@ def krb5_conf(props: Mapping[str, str], env: Mapping[str, str], source: str) -> 
         where = "KAFKA_OPTS -Djava.security.krb5.conf"
     if not given:
         return None
-    paths = [_safe_path(p, "krb5.conf", where) for p in given.split(":")] if where == "KRB5_CONFIG" \
+    # (an empty entry of the list is skipped, as MIT skips it: X:$KRB5_CONFIG with the variable unset)
+    paths = [_safe_path(p, "krb5.conf", where) for p in given.split(":") if p] if where == "KRB5_CONFIG" \
         else [_safe_path(given, "krb5.conf", where)]
-    if not any(Path(p).is_file() for p in paths):
-        raise MissingFileError(f"{where} {given}: no such file")
+    if not any(_is_file(p) for p in paths):
+        raise MissingFileError(f"{where} {given[:200]}: no such file")
     return ":".join(paths)
 
 
 def conf_files(conf: str | None) -> list[Path]:
     """The existing files of a krb5.conf setting (a ':'-separated list, as KRB5_CONFIG), or the system's."""
-    return [p for p in (Path(c) for c in (conf or "/etc/krb5.conf").split(":")) if p.is_file()]
+    return [Path(c) for c in (conf or "/etc/krb5.conf").split(":") if c and _is_file(c)]
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return Path(path).is_file()
+    except OSError:  # (a name too long for the file system, say)
+        return False
 
 
 def default_realm(conf: str | None) -> str | None:

@@ -233,3 +233,37 @@ def test_krb5_config_lists_and_kafka_opts_are_read_as_mit_and_the_shell_do(tmp_p
         kerberos_settings(base, jaas, "t", {"KAFKA_OPTS": '-Djava.security.krb5.conf="/tmp/x'})
     with pytest.raises(MissingFileError, match="KRB5_CONFIG /a:/b: no such file"):
         kerberos_settings(base, jaas, "t", {"KRB5_CONFIG": "/a:/b"})
+
+
+def test_librdkafka_renewal_kinit_does_not_outlive_kafkactl():
+    """(second adversary pass) librdkafka runs its renewal as `sh -c kinit ...` naming kafkactl's KAFKACTL_KRB5_*
+    variables; kafkactl's exit cleanup (also run on SIGTERM, SIGHUP, SIGQUIT) kills that shell and what it started,
+    and nothing else. Stood in for by a shell of the same shape running sleep."""
+    import subprocess
+
+    from kafkactl.gateway.kerberos import _kill_running
+
+    renewal = subprocess.Popen(["sh", "-c", 'sleep 30; : "$KAFKACTL_KRB5_KEYTAB_TEST"'])
+    other = subprocess.Popen(["sh", "-c", "sleep 30; :"])
+    try:
+        import time
+
+        time.sleep(0.2)
+        _kill_running()
+        assert renewal.wait(timeout=5) != 0
+        assert other.poll() is None
+    finally:
+        other.kill()
+        renewal.kill()
+        other.wait()
+
+
+def test_an_empty_entry_of_krb5_config_is_skipped_and_a_long_value_is_cut(tmp_path):
+    conf = tmp_path / "krb5.conf"
+    conf.write_text("[libdefaults]\n default_realm = EXAMPLE.COM\n")
+    base, jaas = {"sasl.kerberos.service.name": "kafka"}, {"useTicketCache": "true"}
+    for value in (f"{conf}:", f":{conf}", f"::{conf}"):
+        assert kerberos_settings(base, jaas, "t", {"KRB5_CONFIG": value}).krb5_conf == str(conf)
+    with pytest.raises(MissingFileError) as err:
+        kerberos_settings(base, jaas, "t", {"KRB5_CONFIG": "/" + "x" * 60_000})
+    assert len(err.value.message) < 300
