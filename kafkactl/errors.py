@@ -51,6 +51,16 @@ class UnreachableError(KafkactlError):
     exit_code = ExitCode.UNREACHABLE
 
 
+class PartialAnswer(UnreachableError):
+    """Some brokers did not answer a request each broker answers for its own part of (ListGroups: the groups it
+    coordinates). What the others said is in `partial`: never a result by itself, so a caller that needs the whole
+    answer fails with the error; one that may show part of it says so (PartialFailure)."""
+
+    def __init__(self, message: str, partial: list[object]) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+
 class AuthenticationError(KafkactlError):
     exit_code = ExitCode.AUTHENTICATION
 

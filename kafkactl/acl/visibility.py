@@ -9,8 +9,10 @@ meanwhile is waited for until the cluster stops listing it (its session times ou
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +22,8 @@ from kafkactl.errors import BrokerError, KafkactlError, UnreachableError
 
 # above this many distinct resources, a change is read back per resource type instead of per resource
 PER_RESOURCE_LOOKUPS = 20
+# how often the barrier lists the live brokers again while some have not confirmed
+ROUND_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,9 @@ class Confirmation:
     slowest: tuple[int, float] | None = None  # (broker id, seconds from the start of the wait)
     missing: tuple[str, ...] = ()  # brokers that had not confirmed when the time ran out: "broker 2 at host:port"
     why: str = ""  # what the missing brokers answered, if anything
+    # brokers awaited that the cluster stopped listing before they confirmed (frozen or stopped: their session
+    # timed out), so not waited for any more: "broker 2 at host:port"
+    left: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return self.confirmed
@@ -47,7 +54,11 @@ class Confirmation:
             return "nothing to confirm"
         node, seconds = self.slowest
         return (f"confirmed by {self.brokers} broker{'s' * (self.brokers != 1)}, the slowest (broker {node}) after "
-                f"{seconds:.2f} s")
+                f"{seconds:.2f} s" + (f"; {left_list(self.left)}" if self.left else ""))
+
+
+def left_list(left: Sequence[str]) -> str:
+    return f"{', '.join(left)} left the cluster's list of live brokers before confirming (not waited for)"
 
 
 def lookup_filters(bindings: Sequence[AclBinding]) -> list[AclFilter]:
@@ -81,31 +92,67 @@ def await_visible(gw: AclClient, present: Sequence[AclBinding], absent: Sequence
 
 
 def on_every_broker(gw: AclClient, shows: Callable[[int, float], bool], timeout: float) -> Confirmation:
-    """Wait until shows(broker id, deadline) is true of every live broker (asked again until the deadline while it
-    is false, the brokers listed afresh each round). Bounded by `timeout`. Also the wait after `topics create` and
+    """Wait until shows(broker id, deadline) is true of every live broker (each asked in a thread of its own, again
+    until the deadline while it is false; the brokers listed afresh every ROUND_S). Bounded by `timeout`. A broker
+    that answers nothing (frozen: its connections stay open) holds up only its own thread: once the cluster stops
+    listing it (its session timed out) it is no longer waited for. Also the wait after `topics create` and
     `topics delete`: a broker answers Metadata from its own copy of the metadata log."""
+    from concurrent.futures import FIRST_COMPLETED, wait as wait_futures
+
     started = time.monotonic()
     deadline = started + timeout
     confirmed: dict[int, float] = {}
     trouble: dict[int, str] = {}
+    asking: dict[int, Future[bool]] = {}
+    not_before: dict[int, float] = {}  # a broker that could not be asked is asked again after a pause
+    listed: dict[int, str] = {}  # every broker listed meanwhile
     while True:
         brokers = {n.id: f"broker {n.id} at {n.host}:{n.port}" for n in gw.live_brokers()}
-        for node in sorted(set(brokers) - set(confirmed)):
+        listed.update(brokers)
+        now = time.monotonic()
+        for node in sorted(set(brokers) - set(confirmed) - set(asking)):
+            if not_before.get(node, 0.0) <= now:
+                asking[node] = _in_thread(shows, node, deadline)
+        if asking:
+            wait_futures(list(asking.values()), timeout=max(0.0, min(ROUND_S, deadline - time.monotonic())),
+                         return_when=FIRST_COMPLETED)
+        else:
+            time.sleep(0.2)
+        for node, asked in list(asking.items()):
+            if not asked.done():
+                continue
+            del asking[node]
             try:
-                if shows(node, deadline):
+                if asked.result():
                     confirmed[node] = time.monotonic() - started
                     trouble.pop(node, None)
             except UnreachableError as exc:  # stopped or cut off: still listed, so still waited for
                 trouble[node] = exc.message
+                not_before[node] = time.monotonic() + 0.2
         pending = sorted(set(brokers) - set(confirmed))
         if not pending:
             ids = [n for n in confirmed if n in brokers]
             slowest = max(ids, key=lambda n: confirmed[n])
-            return Confirmation(True, len(ids), (slowest, confirmed[slowest]))
+            left = tuple(listed[n] for n in sorted(set(listed) - set(brokers) - set(confirmed)))
+            return Confirmation(True, len(ids), (slowest, confirmed[slowest]), left=left)
         if time.monotonic() >= deadline:
             return Confirmation(False, len(set(confirmed) & set(brokers)), None, tuple(brokers[n] for n in pending),
-                                "; ".join(trouble[n] for n in pending if n in trouble))
-        time.sleep(0.2)
+                                "; ".join(trouble[n] if n in trouble else "no answer yet" for n in pending))
+
+
+def _in_thread(fn: Callable[[int, float], bool], node: int, deadline: float) -> Future[bool]:
+    """fn(node, deadline) in a daemon thread (an abandoned one, asking a frozen broker, must not hold up the
+    process's exit as a pool's worker would)."""
+    done: Future[bool] = Future()
+
+    def target() -> None:
+        try:
+            done.set_result(fn(node, deadline))
+        except BaseException as exc:  # noqa: BLE001 - read by the waiting thread
+            done.set_exception(exc)
+
+    threading.Thread(target=target, daemon=True, name=f"kafkactl-barrier-{node}").start()
+    return done
 
 
 def _last_of_each(items: Sequence[AclBinding], size: int) -> set[AclBinding]:

@@ -32,7 +32,7 @@ def groups_list(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -
         if not found:
             app_ctx.hint(groups.why_empty(app_ctx.gateway()))
         return
-    result = groups.list_groups(app_ctx.gateway())
+    result = groups.list_groups(app_ctx.gateway(), partial=True)
     app_ctx.render(result, of=groups.GroupListing, empty="no consumer groups the caller may describe")
     if not result:
         app_ctx.hint(groups.why_empty(app_ctx.gateway()))

@@ -7,8 +7,8 @@ from typing import ClassVar
 
 from kafkactl.acl.bitfield import AuthorizedOps, decode
 from kafkactl.acl.model import AclOperation, ResourceType
-from kafkactl.errors import KafkactlError, NotFoundError, UsageError
-from kafkactl.gateway import ErrorInfo, Gateway
+from kafkactl.errors import KafkactlError, NotFoundError, PartialAnswer, PartialFailure, UsageError
+from kafkactl.gateway import ErrorInfo, Gateway, ListedGroup
 
 EMPTY_LIST_HINT = ("no groups listed: listing needs Describe on the CLUSTER (all groups), "
                    "or Describe (or Read) on the groups themselves")
@@ -23,12 +23,21 @@ class GroupListing:
     state: str | None
 
 
-def list_groups(gw: Gateway) -> list[GroupListing]:
-    """The groups the broker lists for the caller: all with Describe on CLUSTER, else those it may describe."""
-    seen = {}
-    for g in gw.list_groups():
-        seen[g.group_id] = GroupListing(g.group_id, g.type, g.protocol_type, g.state)
-    return [seen[k] for k in sorted(seen)]
+def list_groups(gw: Gateway, partial: bool = False) -> list[GroupListing]:
+    """The groups the broker lists for the caller: all with Describe on CLUSTER, else those it may describe.
+    `partial`: when some brokers do not answer, fail with PartialFailure whose result lists the groups the others
+    coordinate (otherwise, with their UnreachableError)."""
+
+    def listings(found: list[ListedGroup]) -> list[GroupListing]:
+        seen = {g.group_id: GroupListing(g.group_id, g.type, g.protocol_type, g.state) for g in found}
+        return [seen[k] for k in sorted(seen)]
+
+    try:
+        return listings(gw.list_groups())
+    except PartialAnswer as exc:
+        if not partial:
+            raise
+        raise PartialFailure(exc.message, result=listings(exc.partial)) from None  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -245,11 +245,30 @@ def _scan(p: Path, name: str) -> list[AclBinding] | None:
     return list(dict.fromkeys(out))
 
 
-def existing_resources(gw: Gateway, transactional: bool = True) -> dict[ResourceType, list[str]]:
+def existing_resources(gw: Gateway, transactional: bool = True, short: list[str] | None = None
+                       ) -> dict[ResourceType, list[str]]:
     """The topics, groups (and transactional ids) that exist, as the caller may see them: what acls report and the
-    dangling and unsecured lint checks expand ACLs against."""
-    out = {ResourceType.TOPIC: [t.name for t in gw.topics() if t.error is None],
-           ResourceType.GROUP: [g.group_id for g in gw.list_groups()]}
+    dangling and unsecured lint checks expand ACLs against. `short`, when given, takes the groups of the brokers
+    that answered when some did not (and why, appended to it): good enough for an estimate (a plan's blast
+    radius), never for a finding (a dangling ACL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kafkactl.errors import PartialAnswer
+
+    asks: dict[ResourceType, Callable[[], list[str]]] = {
+        ResourceType.TOPIC: lambda: [t.name for t in gw.topics() if t.error is None],
+        ResourceType.GROUP: lambda: [g.group_id for g in gw.list_groups()]}
     if transactional:
-        out[ResourceType.TRANSACTIONAL_ID] = gw.list_transactional_ids()
+        asks[ResourceType.TRANSACTIONAL_ID] = gw.list_transactional_ids
+    with ThreadPoolExecutor(len(asks), thread_name_prefix="kafkactl-existing") as pool:  # side by side: a broker
+        asked = {kind: pool.submit(ask) for kind, ask in asks.items()}  # that does not answer costs its wait once
+    out: dict[ResourceType, list[str]] = {}
+    for kind, future in asked.items():
+        try:
+            out[kind] = future.result()
+        except PartialAnswer as exc:
+            if short is None:
+                raise
+            out[kind] = [str(getattr(x, "group_id", x)) for x in exc.partial]
+            short.append(exc.message)
     return out

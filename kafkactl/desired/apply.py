@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from kafkactl.acl.model import AclBinding
 from kafkactl.acl.ops import chunks
-from kafkactl.acl.visibility import Confirmation, await_visible
+from kafkactl.acl.visibility import Confirmation, await_visible, left_list
 from kafkactl.desired.change import Outcome
 from kafkactl.desired.formats.flat import flat_row
 from kafkactl.desired.plan import PHASE_NAMES, PHASES, Plan, PlanRow
@@ -62,15 +62,18 @@ class ApplyResult:
         if seen.slowest is not None:
             node, seconds = seen.slowest
             self.confirmations.append({"cluster": cluster, "phase": phase, "brokers": seen.brokers,
-                                       "slowest_broker": node, "slowest_s": round(seconds, 3)})
+                                       "slowest_broker": node, "slowest_s": round(seconds, 3),
+                                       "left": list(seen.left)})
 
     def slowest(self) -> str | None:
         """The slowest confirmation of the apply, said in words (None when nothing needed confirming)."""
         if not self.confirmations:
             return None
         c = max(self.confirmations, key=lambda c: c["slowest_s"])
+        left = sorted({b for c in self.confirmations for b in c.get("left", ())})
         return (f"every phase confirmed by every live broker ({c['brokers']} in {c['cluster']}); slowest: broker "
-                f"{c['slowest_broker']}, {c['slowest_s']:.2f} s after phase {c['phase']} ({PHASE_NAMES[c['phase']]})")
+                f"{c['slowest_broker']}, {c['slowest_s']:.2f} s after phase {c['phase']} ({PHASE_NAMES[c['phase']]})"
+                + (f"; {left_list(left)}" if left else ""))
 
     @property
     def changed(self) -> bool:

@@ -299,10 +299,14 @@ def radius(plan: Plan, gateways: dict[str, Gateway], request: PlanRequest,
             plan.radius_notes.append(f"{c.cluster}: the blast radius is computed by the in-process engine only "
                                      f"(this plan: {engine}); its guards ran all the same")
             continue
+        short: list[str] = []
         try:
-            existing = existing_resources(gw, transactional=True)
+            existing = existing_resources(gw, transactional=True, short=short)
         except KafkactlError:  # no ListTransactions: the topics and groups still tell most
-            existing = existing_resources(gw, transactional=False)
+            existing = existing_resources(gw, transactional=False, short=short)
+        for unlisted in dict.fromkeys(short):
+            plan.radius_notes.append(f"{c.cluster}: the blast radius counts only what the other brokers listed "
+                                     f"({unlisted})")
         shifts, why = blast_radius(c.cluster, live, [r.binding for r in c.rows if r.action == "CREATE"],
                                    [r.binding for r in c.rows if r.action == "DELETE"], existing,
                                    gw.profile.super_users, also=[caller] if caller else [])

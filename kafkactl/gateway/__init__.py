@@ -34,7 +34,7 @@ from kafkactl.gateway._base import (
 )
 from kafkactl.gateway._configs import ConfigRpcs
 from kafkactl.gateway._describe import DescribeRpcs
-from kafkactl.gateway._kp import KafkaPythonTransport
+from kafkactl.gateway._kp import HEDGE_S, KafkaPythonTransport
 from kafkactl.gateway.records import (
     ClusterRecord,
     GroupRecord,
@@ -171,6 +171,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         self._all_down_at: float | None = None  # when librdkafka said every broker is down (None: answered since)
         self._failures: list[AddressFailure] = []  # connection failures, per address (see Reach)
         self._brokers: dict[int, str] = {}  # the cluster's brokers as metadata named them: id -> host:port
+        self._librdkafka_stuck = False  # librdkafka's request went unanswered, kafka-python's not (first_answer)
         self._tokens: Any = None  # OAUTHBEARER: the one token source of every client built here (gateway/oauth.py)
         if profile.oauth is not None:
             from kafkactl.gateway.oauth import shared_source
@@ -421,25 +422,70 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         return self._admin
 
     # ------------------------------------------------------------------ waiting and errors
-    def wait(self, futures: Mapping[Any, Any] | Iterable[Any], what: str) -> None:
-        """Wait for futures until --timeout, failing fast on authentication errors."""
+    def wait(self, futures: Mapping[Any, Any] | Iterable[Any], what: str, give_up_after: float | None = None,
+             any_one: bool = False) -> bool:
+        """Wait for futures until --timeout, failing fast on authentication errors. `give_up_after`: return False
+        when they are not all done by then (True when they are); `any_one`: return as soon as one is done."""
         from concurrent.futures import wait as wait_futures
 
         every = list(futures.values()) if isinstance(futures, Mapping) else list(futures)
         pending: Any = every
-        deadline = time.monotonic() + self.profile.timeout
+        started = time.monotonic()
+        deadline = started + self.profile.timeout
         while True:
             # short slices: return the moment the futures are done, yet notice SASL failures quickly; each slice
             # waits for those still pending only (20,000 futures, one per topic, made each slice cost 0.2 s)
             _, pending = wait_futures(pending, timeout=0.02 if len(pending) <= 64 else 0.2)
-            if not pending:
-                self._note_answers(every)
-                return
+            if not pending or (any_one and len(pending) < len(every)):
+                self._note_answers([f for f in every if f.done()])
+                return True
             # error_cb only fires from poll(); that is where SASL failures surface
             self.admin.poll(0)
             self._raise_fatal_client_error()
             if time.monotonic() >= deadline or self._every_address_refuses() or self._every_member_hangs_up():
                 raise self._unreachable(what)
+            if give_up_after is not None and time.monotonic() - started >= give_up_after:
+                return False
+
+    def first_answer(self, futures: Mapping[Any, Any] | Iterable[Any], fallback: Callable[[], Any], what: str
+                     ) -> tuple[bool, Any]:
+        """librdkafka's futures, or kafka-python's answer to the same read when they are not all done within
+        HEDGE_S: (True, None) when librdkafka's came first (the caller reads them), (False, the fallback's value)
+        otherwise. librdkafka sends some reads to one broker it picks (DescribeAcls to the broker its metadata names
+        as controller, in KRaft any broker) and waits for it alone; kafka-python's read goes to another broker when
+        one does not answer (_kp_hedged). When one of the two fails, the other's answer is awaited; when both fail,
+        the caller reads librdkafka's errors, as it would have without the second read."""
+        from concurrent.futures import Future
+
+        mine = list(futures.values()) if isinstance(futures, Mapping) else list(futures)
+        # once librdkafka's broker left a read unanswered, kafka-python is asked at once for the process's other reads
+        if self.wait(mine, what, give_up_after=0.0 if self._librdkafka_stuck else HEDGE_S):
+            return True, None
+        everything: Future[None] = Future()  # done when all of librdkafka's are
+        left = [len(mine)]
+        lock = threading.Lock()
+
+        def one_done(_: Any) -> None:
+            with lock:
+                left[0] -= 1
+                if left[0] == 0:
+                    everything.set_result(None)
+
+        for f in mine:
+            f.add_done_callback(one_done)
+        theirs = _run_in_thread(fallback)
+        self.wait([everything, theirs], what, any_one=True)
+        if theirs.done() and theirs.exception() is None:
+            self._librdkafka_stuck = True
+            return False, theirs.result()
+        if everything.done() and not any(_exception_of(f) for f in mine):
+            return True, None
+        self.wait([everything, theirs], what)
+        if not any(_exception_of(f) for f in mine):
+            return True, None
+        if theirs.exception() is None:
+            return False, theirs.result()
+        return True, None  # both failed: the caller reads librdkafka's errors as it would have
 
     def _note_answers(self, futures: Sequence[Any]) -> None:
         """A future that ended other than with a connection error was answered: librdkafka's all-down episode, if
@@ -608,12 +654,17 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
     def describe_cluster(self, include_authorized_operations: bool = False) -> ClusterRecord:
         """DescribeCluster needs no ACL (like Metadata); only the authorized-operations bitfield is computed, and
         it comes raw from kafka-python (librdkafka cannot tell an empty set from "not supplied")."""
+        def record(r: Any) -> ClusterRecord:
+            return ClusterRecord(r.cluster_id, r.controller_id if r.controller_id >= 0 else None,
+                                 tuple(NodeRecord(b.broker_id, b.host, b.port, b.rack or None) for b in r.brokers),
+                                 from_bit_positions(r.authorized_operations) if include_authorized_operations else None)
+
         if include_authorized_operations:
-            r = self._describe_cluster_raw(include_authorized_operations=True)
-            nodes = tuple(NodeRecord(b.broker_id, b.host, b.port, b.rack or None) for b in r.brokers)
-            return ClusterRecord(r.cluster_id, r.controller_id if r.controller_id >= 0 else None, nodes,
-                                 from_bit_positions(r.authorized_operations))
+            return record(self._describe_cluster_raw(include_authorized_operations=True))
         f = self.admin.describe_cluster(request_timeout=self.profile.timeout)
+        ours, raw = self.first_answer([f], lambda: self._describe_cluster_raw(False), "describe the cluster")
+        if not ours:
+            return record(raw)
         d = self.result(f, "describe the cluster")
         nodes = tuple(NodeRecord(n.id, n.host, n.port, n.rack or None) for n in d.nodes)
         self._saw_brokers((n.id, n.host, n.port) for n in nodes)
@@ -632,6 +683,9 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         `node`: ask that broker (by id), which answers by its own authorizer's view."""
         if names is None and not include_authorized_operations and node is None:
             fut = _run_in_thread(lambda: self.admin.list_topics(timeout=self.profile.timeout))
+            ours, theirs = self.first_answer([fut], lambda: self._topic_metadata(None, False), "list topics")
+            if not ours:
+                return self._topic_records(theirs, False)
             md = self.result(fut, "list topics")
             self._saw_brokers((b.id, b.host, b.port) for b in md.brokers.values())
             return [TopicRecord(name, str(t.topic_id) if getattr(t, "topic_id", None) else None,
@@ -640,7 +694,10 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
                                                     tuple(p.isrs), ()) for _, p in sorted(t.partitions.items())),
                                 None, error_info(t.error) if t.error is not None else None)
                     for name, t in md.topics.items()]
-        md = self._topic_metadata(names, include_authorized_operations, node)
+        return self._topic_records(self._topic_metadata(names, include_authorized_operations, node),
+                                   include_authorized_operations)
+
+    def _topic_records(self, md: Any, include_authorized_operations: bool) -> list[TopicRecord]:
         out = []
         for t in md.topics:
             error = error_info(self.code_exception(t.error_code, None)) if t.error_code else None

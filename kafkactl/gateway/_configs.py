@@ -84,7 +84,10 @@ class ConfigRpcs(_Host):
         for start in range(0, len(listed), DESCRIBE_CHUNK):
             futures.update(self.admin.describe_configs(listed[start:start + DESCRIBE_CHUNK],
                                                        request_timeout=self.profile.timeout))
-        self.wait(futures, "describe configs")
+        ours, theirs = self.first_answer(futures, lambda: self._describe_configs_kp(resources, False, sources),
+                                         "describe configs")
+        if not ours:
+            return theirs  # type: ignore[no-any-return]
         by_key = {(_res_key(res)): fut for res, fut in futures.items()}
         out: dict[tuple[int, str], list[RawConfig] | Exception] = {}
         for r, obj in objs.items():
@@ -144,7 +147,8 @@ class ConfigRpcs(_Host):
     def incremental_alter_configs(self, resource: tuple[int, str], ops: Sequence[tuple[str, str | None, str]],
                                   validate_only: bool) -> Exception | None:
         """ops: (key, value, SET|DELETE|APPEND|SUBTRACT). Atomic per resource: one error or None."""
-        if resource[0] in _CONFLUENT_TYPES and resource[1]:
+        pinned = resource[0] in (BROKER, BROKER_LOGGER)  # a broker's own resource: only that broker takes it
+        if resource[0] in _CONFLUENT_TYPES and resource[1] and not (self._librdkafka_stuck and not pinned):
             from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
             entries = [ConfigEntry(k, v, incremental_operation=getattr(AlterConfigOpType, op)) for k, v, op in ops]
@@ -152,13 +156,23 @@ class ConfigRpcs(_Host):
                                  incremental_configs=entries)
             futures = self.admin.incremental_alter_configs([res], validate_only=validate_only,
                                                            request_timeout=self.profile.timeout)
-            self.wait(futures, "alter configs")
+            if pinned:
+                self.wait(futures, "alter configs")
+            else:  # setting or deleting a value twice is harmless: another broker is asked when one does not answer
+                ours, theirs = self.first_answer(
+                    futures, lambda: self._alter_configs_kp(resource, ops, validate_only), "alter configs")
+                if not ours:
+                    return theirs  # type: ignore[no-any-return]
             fut = next(iter(futures.values()))
             try:
                 fut.result()
                 return None
             except Exception as exc:
                 return exc
+        return self._alter_configs_kp(resource, ops, validate_only)
+
+    def _alter_configs_kp(self, resource: tuple[int, str], ops: Sequence[tuple[str, str | None, str]],
+                          validate_only: bool) -> Exception | None:
         from kafka.protocol.admin import IncrementalAlterConfigsRequest
 
         R = IncrementalAlterConfigsRequest.AlterConfigsResource

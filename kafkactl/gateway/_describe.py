@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from kafkactl.errors import PartialAnswer
 from kafkactl.gateway._base import ErrorInfo
 from kafkactl.gateway.records import GroupRecord, ListedGroup, MemberRecord
 
@@ -54,60 +55,76 @@ class DescribeRpcs(_Host):
     def list_groups(self) -> list[ListedGroup]:
         """ListGroups on every broker (each answers for the groups it coordinates). KIP-231: never an
         authorization error, only the groups the caller may describe."""
-        return [ListedGroup(g.group_id, g.group_type or None, g.protocol_type or None, g.group_state or None)
-                for g in self._list_groups_raw()]
+        def listed(raw: list[Any]) -> list[ListedGroup]:
+            return [ListedGroup(g.group_id, g.group_type or None, g.protocol_type or None, g.group_state or None)
+                    for g in raw]
+
+        try:
+            return listed(self._list_groups_raw())
+        except PartialAnswer as exc:
+            raise PartialAnswer(exc.message, listed(exc.partial)) from None  # type: ignore[arg-type]
 
     def _list_groups_raw(self) -> list[Any]:
         from kafka.protocol.admin import ListGroupsRequest
 
-        kp = self.kafka_python
+        answers, brokers = self._ask_every_broker(ListGroupsRequest, "list groups")
         groups: list[Any] = []
         silent: list[tuple[int, str, BaseException]] = []  # brokers that did not answer: (id, address, error)
-        try:
-            brokers = sorted(kp._manager.cluster.brokers(), key=lambda b: b.node_id)
-            self._saw_brokers((b.node_id, b.host, b.port) for b in brokers)
-            for b in brokers:
-                try:
-                    resp = kp._manager.run(kp._manager.send, ListGroupsRequest(), b.node_id)
-                except Exception as exc:
-                    if not self._kp_lost(exc):
-                        raise
-                    silent.append((b.node_id, f"{b.host}:{b.port}", exc))
-                    continue
-                if resp.error_code:
-                    raise self.code_error(resp.error_code, None, "list groups")
+        for b in brokers:
+            resp = answers[b.node_id]
+            if isinstance(resp, BaseException):
+                silent.append((b.node_id, f"{b.host}:{b.port}", resp))
+            elif resp.error_code:
+                raise self.code_error(resp.error_code, None, "list groups")
+            else:
                 groups.extend(resp.groups)
-        except Exception as exc:
-            if hasattr(exc, "exit_code"):
-                raise
-            raise self._translate_kp(exc, "list groups") from None
         if silent and len(silent) == len(brokers):
             raise self._translate_kp(silent[0][2], "list groups") from None  # the whole cluster: diagnose it
         if silent:
-            raise self.brokers_down("list groups", [(node, address) for node, address, _ in silent], len(brokers),
+            err = self.brokers_down("list groups", [(node, address) for node, address, _ in silent], len(brokers),
                                     "each broker lists only the groups it coordinates")
+            raise PartialAnswer(err.message, groups)
         return groups
+
+    def _ask_every_broker(self, make: Any, what: str) -> tuple[dict[int, Any], list[Any]]:
+        """make()'s request sent to every broker side by side: (answer or lost-connection error per broker id, the
+        brokers); any other error is raised."""
+        kp = self.kafka_python
+        try:
+            brokers = sorted(kp._manager.cluster.brokers(), key=lambda b: b.node_id)
+            self._saw_brokers((b.node_id, b.host, b.port) for b in brokers)
+            answers = self._kp_ask_each(make, [b.node_id for b in brokers])
+        except Exception as exc:
+            raise self._translate_kp(exc, what) from None
+        for answer in answers.values():
+            if isinstance(answer, BaseException) and not self._kp_lost(answer):
+                raise self._translate_kp(answer, what) from None
+        return answers, brokers
 
     def list_transactional_ids(self) -> list[str]:
         """ListTransactions on every broker (each answers for the ids it coordinates): only the ids the caller may
         describe, never an authorization error (KafkaApis filters by DESCRIBE on each id)."""
         from kafka.protocol.admin import ListTransactionsRequest
 
-        kp = self.kafka_python
+        def make() -> Any:
+            return ListTransactionsRequest(state_filters=[], producer_id_filters=[], duration_filter=-1,
+                                           transactional_id_pattern=None)
+
+        answers, brokers = self._ask_every_broker(make, "list transactional ids")
         ids: set[str] = set()
-        try:
-            brokers = sorted(kp._manager.cluster.brokers(), key=lambda b: b.node_id)
-            for b in brokers:
-                resp = kp._manager.run(kp._manager.send, ListTransactionsRequest(
-                    state_filters=[], producer_id_filters=[], duration_filter=-1, transactional_id_pattern=None),
-                    b.node_id)
-                if resp.error_code and resp.error_code not in COORDINATOR_NOT_READY:
-                    raise self.code_error(resp.error_code, None, "list transactional ids")
-                ids.update(t.transactional_id for t in resp.transaction_states)
-        except Exception as exc:
-            if hasattr(exc, "exit_code"):
-                raise
-            raise self._translate_kp(exc, "list transactional ids") from None
+        silent = [(b.node_id, f"{b.host}:{b.port}") for b in brokers if isinstance(answers[b.node_id], BaseException)]
+        if silent and len(silent) == len(brokers):
+            raise self._translate_kp(answers[brokers[0].node_id], "list transactional ids") from None
+        for resp in answers.values():
+            if isinstance(resp, BaseException):
+                continue
+            if resp.error_code and resp.error_code not in COORDINATOR_NOT_READY:
+                raise self.code_error(resp.error_code, None, "list transactional ids")
+            ids.update(t.transactional_id for t in resp.transaction_states)
+        if silent:
+            err = self.brokers_down("list transactional ids", silent, len(brokers),
+                                    "each broker lists only the transactional ids it coordinates")
+            raise PartialAnswer(err.message, sorted(ids))  # type: ignore[arg-type]
         return sorted(ids)
 
     def describe_groups(self, group_ids: Sequence[str], include_authorized_operations: bool

@@ -13,6 +13,7 @@ from kafkactl.profiles import Profile
 
 class GatewayHost(Protocol):
     profile: Profile
+    _librdkafka_stuck: bool  # a read or write through librdkafka went unanswered (Gateway.first_answer)
 
     # the clients: confluent-kafka's AdminClient and kafka-python's KafkaAdminClient, both untyped
     @property
@@ -22,7 +23,11 @@ class GatewayHost(Protocol):
     def kafka_python(self) -> Any: ...
 
     # Gateway
-    def wait(self, futures: Mapping[Any, Any] | Iterable[Any], what: str) -> None: ...
+    def wait(self, futures: Mapping[Any, Any] | Iterable[Any], what: str, give_up_after: float | None = None,
+             any_one: bool = False) -> bool: ...
+
+    def first_answer(self, futures: Mapping[Any, Any] | Iterable[Any], fallback: Callable[[], Any], what: str
+                     ) -> tuple[bool, Any]: ...
 
     def translate(self, exc: BaseException, what: str, resource: str | None = None,
                   needs: str | None = None) -> KafkactlError: ...
@@ -38,6 +43,8 @@ class GatewayHost(Protocol):
 
     def _kp_send_many(self, requests: Sequence[tuple[Any, int | None, bool]], what: str,
                       keep: Callable[[Any], Any] = ...) -> list[Any]: ...
+
+    def _kp_ask_each(self, make: Callable[[], Any], nodes: Sequence[int]) -> dict[int, Any]: ...
 
     def _kp_broker_ids(self) -> list[int]: ...
 

@@ -461,3 +461,107 @@ def test_config_state_sets_each_brokers_own_configs(tmp_path):
     ok(run(*PATIENT, "--context", "local-admin", "configs", "apply", str(f), "--yes"))
     assert not json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "configs", "plan",
                                  str(f))).stdout)["changes"]
+
+
+# ------------------------------------------------------------------------------------------ a frozen broker (SIGSTOP)
+# A frozen broker (a long GC pause, a stopped VM) keeps its connections open and answers nothing until its session
+# times out (9 s) and the cluster stops listing it. Each read below runs with --timeout 30: waiting on the frozen
+# broker alone shows as 30 s; failing over, as the read's own time and the hedge (bench/failover.py has the figures).
+FAILOVER_BOUND_S = 10
+
+
+def _freeze(sb, node_id: int, frozen: bool) -> None:
+    import os
+    import signal
+
+    os.killpg(sb.node(node_id).pid, signal.SIGSTOP if frozen else signal.SIGCONT)
+
+
+def _answering_again(state, node_id: int) -> None:
+    """Wait until the thawed broker answers by its id and the cluster lists it (unfenced, when it had been)."""
+    deadline = time.monotonic() + 120
+    while True:
+        admin = _gateway(state, "admin", state.passwords["admin"])  # (a fresh one: its own view of the brokers)
+        try:
+            admin.describe_acls(AclFilter(principal="User:nobody"), node=node_id)
+            if node_id in {n.id for n in admin.live_brokers()}:
+                return
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+        finally:
+            admin.close()
+        time.sleep(0.2)
+
+
+def test_reads_fail_over_from_a_frozen_broker(cluster3, tmp_path):
+    """Each read, with each broker frozen in turn just before it starts, answers from the others well within
+    --timeout. `groups list` shows the groups the other brokers coordinate and names the frozen one (exit 5): no
+    broker can answer for a frozen coordinator's groups."""
+    from tests.conftest import run_process
+
+    sb, state = cluster3
+    t = token()
+    ok(run(*PATIENT, "--context", "local-admin", "topics", "create", f"{t}.fo", "--partitions", "3",
+           "--replication-factor", "3"))
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(f"scope:\n  principalPrefixes: ['User:{t}-']\nacls:\n  - principal: User:{t}-app\n    allow:\n"
+                    f"      - topic: '{t}.fo'\n        operations: [Read]\n")
+    reads = [("acls", "list"), ("topics", "list"), ("configs", "describe", "--topic", f"{t}.fo"),
+             ("acls", "plan", str(plan)), ("groups", "list")]
+    seen = []
+    for node_id in (1, 2, 3):
+        for args in reads:
+            _freeze(sb, node_id, True)
+            started = time.monotonic()
+            try:
+                r = run_process("--timeout", "30", "--context", "local-admin", "-o", "json", *args)
+            finally:
+                _freeze(sb, node_id, False)
+            took = time.monotonic() - started
+            seen.append(f"{' '.join(args[:2])} (broker {node_id} frozen): exit {r.exit_code} in {took:.2f} s")
+            assert "Traceback" not in r.stderr, r.stderr[-3000:]
+            if args == ("groups", "list"):
+                assert r.exit_code in (0, 5), r.stderr[-2000:]
+                json.loads(r.stdout)  # the groups of the brokers that answered, as a list
+                if r.exit_code == 5:
+                    assert f"broker {node_id} at" in r.stderr and "did not answer" in r.stderr, r.stderr
+            else:
+                assert r.exit_code == 0, r.stderr[-2000:]
+            assert took < FAILOVER_BOUND_S, seen[-1]
+            _answering_again(state, node_id)
+    print("\n" + "\n".join(seen))
+
+
+def test_the_apply_barrier_stops_waiting_for_a_broker_the_cluster_stops_listing(cluster3, tmp_path):
+    """An apply with a broker frozen throughout: the change is made, and its confirmation waits for the frozen
+    broker only until the cluster fences it (its session times out), then says so; it never waits out --timeout
+    on that one broker's request."""
+    from tests.conftest import run_process
+
+    sb, state = cluster3
+    t = token()
+    doc = tmp_path / "state.yaml"
+    doc.write_text(f"scope:\n  principalPrefixes: ['User:{t}-']\nacls:\n  - principal: User:{t}-app\n    allow:\n"
+                   f"      - topic: '{t}.x'\n        operations: [Read, Write]\n")
+    _freeze(sb, 3, True)
+    started = time.monotonic()
+    try:
+        r = run_process("--timeout", "60", "--context", "local-admin", "-o", "json", "acls", "apply", str(doc), "--yes")
+    finally:
+        _freeze(sb, 3, False)
+    took = time.monotonic() - started
+    print(f"\napply with broker 3 frozen: exit {r.exit_code} in {took:.2f} s")
+    assert r.exit_code == 0, r.stderr[-3000:]
+    [confirmation] = json.loads(r.stdout)["confirmations"]
+    assert confirmation["brokers"] == 2 and confirmation["left"] == [f"broker 3 at {sb.node(3).address}"], confirmation
+    assert "broker 3 at" in r.stderr and "left the cluster's list of live brokers" in r.stderr, r.stderr
+    assert took < 45, took  # fenced after its 9 s session; the barrier's own deadline is 60 s
+    _answering_again(state, 3)
+    for node in (1, 2, 3):  # and once thawed it shows the change too
+        admin = _gateway(state, "admin", state.passwords["admin"])
+        try:
+            assert len(admin.describe_acls(AclFilter(principal=f"User:{t}-app"), node=node)) == 2
+        finally:
+            admin.close()
+    ok(run(*PATIENT, "--context", "local-admin", "acls", "delete", "--principal", f"User:{t}-app", "--yes"))
