@@ -14,8 +14,10 @@ class ExitCode(IntEnum):
     NOT_FOUND = 7  # the named topic, group or context does not exist
     DENIED = 8  # `acls check`: the modelled decision is DENIED
     FINDINGS = 9  # `acls lint`: findings at or above --fail-on
+    HANGUP = 129  # SIGHUP (the terminal closed): stopped as on Ctrl-C
     INTERRUPTED = 130  # Ctrl-C
     BROKEN_PIPE = 141  # the reader of stdout went away (`| head -1`)
+    TERMINATED = 143  # SIGTERM (timeout(1), a cancelled CI job, a pod stopping): stopped as on Ctrl-C
 
 
 DESCRIPTIONS: dict[ExitCode, str] = {
@@ -31,6 +33,9 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     ExitCode.NOT_FOUND: "the named topic, group, context or file does not exist",
     ExitCode.DENIED: "acls check: the operation would be denied; acls why: a check is missing",
     ExitCode.FINDINGS: "acls lint: findings at or above --fail-on",
+    ExitCode.HANGUP: "hung up (SIGHUP): stopped as on Ctrl-C, what it did written out",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C)",
     ExitCode.BROKEN_PIPE: "the reader of standard output closed the pipe",
+    ExitCode.TERMINATED: "terminated (SIGTERM): stopped as on Ctrl-C, what it did written out (the report, the "
+                         "per-change result on stdout)",
 }

@@ -18,6 +18,7 @@ from kafkactl.cli.messages import abbreviated, error_line, one_line, stderr_line
 from kafkactl.errors import KafkactlError
 from kafkactl.exitcodes import ExitCode
 from kafkactl.formatters import OutputFormat
+from kafkactl.privatefile import interrupted_code, interrupted_word
 from kafkactl.profiles import Selection
 
 from kafkactl.cli.helpview import wrap_format_help  # isort: skip
@@ -204,7 +205,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
                               standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else 0
             if code == ExitCode.INTERRUPTED:  # typer makes a Ctrl-C in a command a silent Exit(130)
-                error_line("interrupted")
+                error_line(interrupted_word())
             return code, True
         except click_exc.NoArgsIsHelpError as exc:
             exc.show()
@@ -222,7 +223,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
         except KafkactlError as exc:
             code = _kafkactl_error(exc, debug)
         except KeyboardInterrupt:
-            error_line("interrupted")
+            error_line(interrupted_word())
             code = ExitCode.INTERRUPTED
         except BrokenPipeError:
             code = _broken_pipe()
@@ -236,7 +237,7 @@ class KafkactlGroup(_Suggesting, TyperGroup):
         except Exception as exc:  # a bug or an unexpected client failure: one line unless --debug
             spark = sys.modules.get("kafkactl.desired.spark")
             if spark is not None and spark.interrupted() and not debug:  # py4j made Ctrl-C an error of its own
-                error_line("interrupted")
+                error_line(interrupted_word())
                 code = ExitCode.INTERRUPTED
             else:
                 code = _unexpected(exc, debug)
@@ -446,7 +447,7 @@ def main() -> None:
     except SystemExit as exc:
         code = exc.code
     except KeyboardInterrupt:  # before the command's own handling began (while the command tree is built)
-        error_line("interrupted")
+        error_line(interrupted_word())
         code = int(ExitCode.INTERRUPTED)
     if "kafkactl.desired.spark" in sys.modules:  # the driver JVM ends with the command, its own files removed
         from kafkactl.desired.spark import stop_sessions
@@ -455,6 +456,8 @@ def main() -> None:
             stop_sessions()
         except KeyboardInterrupt:
             code = code or int(ExitCode.INTERRUPTED)
+    if isinstance(code, int):
+        code = interrupted_code(code)  # SIGTERM or SIGHUP ended it as Ctrl-C would: 143, 129
     if "pyspark" in sys.modules or not isinstance(code, (int, type(None))):
         sys.exit(code)  # a Spark session (or a message as the code) gets the interpreter's own shutdown
     # Nothing kafkactl runs needs the interpreter's teardown: client handles hold no unsent data (kafkactl never

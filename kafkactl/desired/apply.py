@@ -103,44 +103,58 @@ def apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[int], No
     try:
         _apply(plan, gateways, result, statuses, started, progress, on_phase, report, dry_run, sent)
     except BaseException as exc:  # an error or Ctrl-C part way: the report still holds a line for every binding
-        if report is not None and not dry_run:
-            _record_stop(plan, started, statuses, report, sent)
-        if isinstance(exc, KeyboardInterrupt):
-            raise interrupted(result, statuses, plan.changes) from None
+        if not dry_run:
+            _record_stop(plan, started, statuses, report, sent, result)
+        if isinstance(exc, KeyboardInterrupt):  # (Ctrl-C, SIGTERM, SIGHUP)
+            raise interrupted(result, plan.changes) from None
         raise
     return result
 
 
-def interrupted(result: ApplyResult, statuses: dict[AclBinding, str], total: int) -> PartialFailure:
-    """Ctrl-C part way: how many changes are made (counted, the phase in flight included), said; exit 130."""
+def interrupted(result: ApplyResult, total: int) -> PartialFailure:
+    """Ctrl-C (SIGTERM, SIGHUP) part way: how many changes are made (counted, the phase in flight included), said;
+    exit 130 (the root makes it 143, 129 for the signals)."""
     from kafkactl.exitcodes import ExitCode
     from kafkactl.limits import plural
+    from kafkactl.privatefile import interrupted_word
 
     made = sum(r.count for r in result.summary if r.status in ("created", "deleted"))
-    made += sum(1 for s in statuses.values() if s in ("created", "deleted"))
-    err = PartialFailure(f"interrupted: {made:,} of {plural(total, 'change')} made before it stopped (a request in "
-                         "flight may have made more); applying the same plan again finishes the rest", result=result)
+    err = PartialFailure(f"{interrupted_word()}: {made:,} of {plural(total, 'change')} made before it stopped (a "
+                         "request in flight may have made more); applying the same plan again finishes the rest",
+                         result=result)
     err.exit_code = ExitCode.INTERRUPTED
     return err
 
 
 def _record_stop(plan: Plan, started: list[tuple[str, int]], statuses: dict[AclBinding, str],
-                 report: Report, sent: set[AclBinding]) -> None:
+                 report: Report | None, sent: set[AclBinding], result: ApplyResult) -> None:
     """The bindings an apply that stopped did not record: of the phase it stopped in, `unknown` if a request held
-    it (it may have been on the wire), else `skipped`; of the phases after it, `skipped` (never sent)."""
+    it (it may have been on the wire), else `skipped`; of the phases after it, `skipped` (never sent). Into the
+    report, a line each; into the result's summary, counted (with the outcomes so far of the phase it stopped in)."""
+    from collections import Counter
+
     order = [(c.cluster, p) for c in plan.clusters for p in PHASES]
     at = order.index(started[-1]) if started else -1
+    if started and not any((r.cluster, r.phase) == started[-1] for r in result.summary):
+        cluster, phase = started[-1]
+        for status, n in sorted(Counter(statuses.values()).items()):
+            result.summary.append(ApplyRow(cluster, phase, PHASES[phase][0], status, n))
     out = []
+    counts: Counter[tuple[str, int, str, str]] = Counter()
     for c in plan.clusters:
         for r in c.rows:
             i = order.index((c.cluster, r.phase))
             if i == at and r.binding not in statuses and r.binding in sent:
-                out.append(acl_outcome(r.cluster, r.phase, r.action, flat_row(r.binding), "unknown",
-                                       "the apply stopped before its answer"))
+                status, why = "unknown", "the apply stopped before its answer"
             elif i > at or (i == at and r.binding not in statuses):
-                out.append(acl_outcome(r.cluster, r.phase, r.action, flat_row(r.binding), "skipped",
-                                       "the apply stopped before it was sent"))
-    report.write(out)
+                status, why = "skipped", "the apply stopped before it was sent"
+            else:
+                continue
+            counts[(r.cluster, r.phase, r.action, status)] += 1
+            out.append(acl_outcome(r.cluster, r.phase, r.action, flat_row(r.binding), status, why))
+    result.summary += [ApplyRow(*key, n) for key, n in sorted(counts.items())]
+    if report is not None:
+        report.write(out)
 
 
 def _apply(plan: Plan, gateways: dict[str, Gateway], result: ApplyResult, statuses: dict[AclBinding, str],

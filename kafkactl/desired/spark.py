@@ -222,6 +222,11 @@ def interrupted() -> bool:
     return _interrupted.is_set()
 
 
+def note_interrupt() -> None:
+    """Another signal (SIGTERM, SIGHUP) is ending the command as Ctrl-C does: py4j errors that follow are its."""
+    _interrupted.set()
+
+
 def _on_interrupt(signum: int, frame: Any) -> None:  # noqa: ARG001 (a signal handler's signature)
     """Instead of pyspark's handler, which cancels the jobs through py4j from inside the py4j read the signal cut
     (a reentrant call: a traceback per call), and whose JVM then logs every aborted task: note it, stop the JVM's

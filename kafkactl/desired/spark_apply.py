@@ -32,9 +32,7 @@ def spark_apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[in
                 watch: SparkWatch | None = None, debug: bool = False) -> ApplyResult:
     """Each phase is a Spark job; the next starts only when every binding of this one is confirmed. The rows are
     the plan's Parquet (a plan made on Spark) or its rows in memory (a saved plan, read and checked on the driver)."""
-    from pyspark.sql import functions as F
-
-    from kafkactl.desired.apply import ApplyResult, ApplyRow, phase_failure, unconfirmed
+    from kafkactl.desired.apply import ApplyResult
 
     spark = session(master, remote, debug=debug)
     if plan.location is not None:
@@ -48,6 +46,29 @@ def spark_apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[in
         results_dir = private_tempdir("kafkactl-apply-")
     result = ApplyResult()
     where = {c: deliver(gw.profile) for c, gw in gateways.items()}
+    started: list[tuple[str, int]] = []  # the phases begun, the last one in flight
+    reported: set[tuple[str, int]] = set()  # the phases whose results are in the report
+    try:
+        _phases(spark, plan, gateways, rows, results_dir, result, where, started, reported, progress, report, watch)
+    except BaseException as exc:  # an error, Ctrl-C, SIGTERM part way: the report gets a line for every binding
+        from kafkactl.desired.apply import interrupted
+        from kafkactl.desired.spark import interrupted as spark_interrupted
+
+        _record_stop(plan, started, reported, report, result)
+        if isinstance(exc, KeyboardInterrupt) or spark_interrupted():  # (py4j makes it an error of its own)
+            raise interrupted(result, plan.changes) from None
+        raise
+    return result
+
+
+def _phases(spark: SparkSession, plan: Plan, gateways: dict[str, Gateway], rows: DataFrame, results_dir: Path,
+            result: ApplyResult, where: dict[str, Delivery], started: list[tuple[str, int]],
+            reported: set[tuple[str, int]], progress: Callable[[int], None] | None, report: Report | None,
+            watch: SparkWatch | None) -> None:
+    from pyspark.sql import functions as F
+
+    from kafkactl.desired.apply import ApplyRow, phase_failure, unconfirmed
+
     for cp in plan.clusters:
         for phase, (action, _) in PHASES.items():
             part = rows.where((F.col("cluster") == cp.cluster) & (F.col("phase") == phase))
@@ -60,10 +81,12 @@ def spark_apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[in
 
             res = part.repartition(max(1, min(8, n // 2000 + 1))).mapInArrow(apply_batches, RESULT_SCHEMA)
             target = results_dir / f"cluster={cp.cluster}" / f"phase={phase}"
+            started.append((cp.cluster, phase))
             with tracking(spark, watch):
                 res.write.mode("overwrite").parquet(str(target))
             if report is not None:
                 _stream_report(target, report)
+                reported.add((cp.cluster, phase))
             done = spark.read.parquet(str(target))
             changed_before = result.changed
             for r in done.groupBy("status").agg(F.count("*").alias("n")).collect():
@@ -82,7 +105,32 @@ def spark_apply(plan: Plan, gateways: dict[str, Gateway], progress: Callable[[in
             if not seen:
                 raise unconfirmed(result, cp.cluster, phase, " within 60 s", seen)
             result.confirmed(cp.cluster, phase, seen)
-    return result
+
+
+def _record_stop(plan: Plan, started: list[tuple[str, int]], reported: set[tuple[str, int]], report: Report | None,
+                 result: ApplyResult) -> None:
+    """The bindings a stopped apply did not report: of the phase whose Spark job was running, `unknown` (its
+    executors may have sent them); of the phases after it, `skipped` (never sent). A line each into the report,
+    counted into the result's summary."""
+    from collections import Counter
+
+    from kafkactl.desired.apply import ApplyRow, acl_outcome
+
+    order = [(c.cluster, p) for c in plan.clusters for p in PHASES]
+    at = order.index(started[-1]) if started else -1
+    out = []
+    counts: Counter[tuple[str, int, str, str]] = Counter()
+    for r in plan.rows():
+        key = (r.cluster, r.phase)
+        if key in reported or order.index(key) < at:
+            continue
+        status, why = (("unknown", "the apply stopped while its Spark job was sending this phase")
+                       if order.index(key) == at else ("skipped", "the apply stopped before it was sent"))
+        counts[(r.cluster, r.phase, r.action, status)] += 1
+        out.append(acl_outcome(r.cluster, r.phase, r.action, flat_row(r.binding), status, why))
+    result.summary += [ApplyRow(*k, n) for k, n in sorted(counts.items())]
+    if report is not None:
+        report.write(out)
 
 
 def _error_code(error: str | None) -> int | None:

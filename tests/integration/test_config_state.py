@@ -647,7 +647,7 @@ def _stop_midway(sandbox, base, tmp_path, stop, when=None, nth=1):
     return proc.returncode, out, err, rows, f
 
 
-def _stopped_part_way(rows, code, err, cause) -> None:
+def _stopped_part_way(rows, code, err, cause, interrupted_code=ExitCode.INTERRUPTED) -> None:
     """Each change once in the report: applied, unknown (its request had no answer: named so) or skipped (never
     sent: named so), and not every one applied; exit 5 when some were applied, else the cause's own code."""
     from collections import Counter
@@ -662,9 +662,8 @@ def _stopped_part_way(rows, code, err, cause) -> None:
     assert "Traceback" not in err
     listed = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     lead = "" if counts["applied"] else "none confirmed applied: " if counts["unknown"] else "nothing applied: "
-    if cause == "interrupted":
-        assert code == ExitCode.INTERRUPTED and f"error: interrupted: {lead}the apply stopped ({listed})\n" in err, \
-            (code, err)
+    if cause.startswith("interrupted"):
+        assert code == interrupted_code and f"error: {cause}: {lead}the apply stopped ({listed})\n" in err, (code, err)
     else:
         assert code == (ExitCode.PARTIAL if counts["applied"] else ExitCode.UNREACHABLE), (code, err)
         assert f"error: {lead}the apply stopped ({listed}): no answer from " in err, err
@@ -677,22 +676,27 @@ def _converges(sandbox, f) -> None:
     assert plan_rows(sandbox, f) == set()
 
 
-def test_an_interrupted_apply_writes_its_report_and_exits_130(sandbox, base, tmp_path):
-    """Ctrl-C in the middle of an apply (the broker frozen once its controller took the first request's
-    creations, so that the apply waits on its answer): the report and stdout name what was applied, the request in
-    flight (unknown) and what was never sent (skipped); exit 130; the broker thawed, a re-run converges."""
+@pytest.mark.parametrize(("signame", "word", "exit_code"), [
+    ("SIGINT", "interrupted", ExitCode.INTERRUPTED), ("SIGTERM", "interrupted by SIGTERM", ExitCode.TERMINATED),
+    ("SIGHUP", "interrupted by SIGHUP", ExitCode.HANGUP)])
+def test_an_interrupted_apply_writes_its_report_and_exits_by_its_signal(sandbox, base, tmp_path, signame, word,
+                                                                        exit_code):
+    """Ctrl-C (SIGTERM: timeout(1), a cancelled CI job; SIGHUP: a closed terminal) in the middle of an apply (the
+    broker frozen once its controller took the first request's creations, so that the apply waits on its answer):
+    the report and stdout name what was applied, the request in flight (unknown) and what was never sent
+    (skipped); exit 130 (143, 129); the broker thawed, a re-run converges."""
     assert sandbox.pid is not None
 
     def interrupt(proc):
         os.kill(sandbox.pid, signal.SIGSTOP)
         time.sleep(0.5)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(getattr(signal, signame))
 
     try:
         code, out, err, rows, f = _stop_midway(sandbox, base, tmp_path, interrupt)
     finally:
         os.kill(sandbox.pid, signal.SIGCONT)
-    _stopped_part_way(rows, code, err, "interrupted")
+    _stopped_part_way(rows, code, err, word, exit_code)
     assert json.loads(out)["results"] == rows
     _wait_for_the_broker(sandbox)
     _converges(sandbox, f)

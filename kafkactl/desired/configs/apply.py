@@ -260,8 +260,10 @@ PERMITTED = "not validated: there is no validate-only request for it (the caller
 
 def _said(gw: Gateway, exc: BaseException, revealed: Iterable[str] = ()) -> str:
     """What stopped an apply, in one line, any secret it sent masked."""
+    from kafkactl.privatefile import interrupted_word
+
     try:
-        said = _text(gw, exc) if isinstance(exc, Exception) else "interrupted"
+        said = _text(gw, exc) if isinstance(exc, Exception) else interrupted_word()
     except Exception:  # noqa: BLE001 - the error that stopped it is what counts
         said = type(exc).__name__
     for secret in sorted(revealed, key=len, reverse=True):

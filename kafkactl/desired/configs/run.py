@@ -156,8 +156,10 @@ def _stopped(gw: Gateway, stop: Any, dry_run: bool, unwritten: str | None) -> No
     stopped = f"{lead}the {'dry run' if dry_run else 'apply'} stopped ({said})"
     if unwritten:
         stopped += f" and its report was not written ({unwritten})"
-    if not isinstance(stop.cause, Exception):  # Ctrl-C
-        err = PartialFailure(f"interrupted: {stopped}", result=stop.result,
+    if not isinstance(stop.cause, Exception):  # Ctrl-C, SIGTERM, SIGHUP
+        from kafkactl.privatefile import interrupted_word
+
+        err = PartialFailure(f"{interrupted_word()}: {stopped}", result=stop.result,
                              hint="plan again to see what the cluster holds now")
         err.exit_code = ExitCode.INTERRUPTED
         raise err from None
