@@ -16,14 +16,16 @@ app = typer.Typer(help="Describe the cluster.", no_args_is_help=True)
 
 @app.command("describe")
 def cluster_describe(ctx: typer.Context, authorized_ops: AuthorizedOpsFlag = False) -> None:
-    """Show the cluster id, the active controller and the brokers.
+    """Show the cluster id, the active controller, the metadata quorum and the brokers.
 
     Example:  kafkactl cluster describe --authorized-ops -o json
     """
     from kafkactl.describe import cluster
 
     app_ctx: AppContext = ctx.obj
-    info = cluster.describe_cluster(app_ctx.gateway(), authorized_operations=authorized_ops)
+    info = cluster.describe_cluster(app_ctx.gateway(), authorized_operations=authorized_ops, quorum=True)
+    if info.quorum_note:
+        app_ctx.warn(info.quorum_note)
     if authorized_ops:
         from kafkactl.formatters.views import AuthorizedOpsView
 

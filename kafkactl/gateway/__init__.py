@@ -492,6 +492,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         there was one, is over (it says so again, when every broker is down again)."""
         for f in futures:
             exc = f.exception()
+            if isinstance(exc, (UnreachableError, AuthenticationError)):
+                continue  # kafka-python's read beside librdkafka's (first_answer) met no broker either
             if exc is None or error_info(exc).code not in _UNREACHABLE:
                 self._saw_answer()
                 return

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafkactl.errors import PartialAnswer
 from kafkactl.gateway._base import ErrorInfo
-from kafkactl.gateway.records import GroupRecord, ListedGroup, MemberRecord
+from kafkactl.gateway.records import GroupRecord, ListedGroup, MemberRecord, QuorumRecord, ReplicaRecord
 
 if TYPE_CHECKING:
     from kafkactl.gateway._host import GatewayHost as _Host
@@ -39,6 +39,27 @@ class DescribeRpcs(_Host):
             raise self.code_error(resp.error_code, resp.error_message, "describe the cluster")
         self._saw_brokers((b.broker_id, b.host, b.port) for b in resp.brokers)
         return resp
+
+    def describe_quorum(self) -> QuorumRecord:
+        """The metadata quorum, as kafka-metadata-quorum.sh describes it: DescribeQuorum, which a broker passes on to
+        the active controller. It needs Describe on the cluster."""
+        from kafka.protocol.admin import DescribeQuorumRequest as R
+
+        what = "describe the metadata quorum"
+        resp = self._kp_send(R(topics=[R.TopicData(topic_name="__cluster_metadata",
+                                                   partitions=[R.TopicData.PartitionData(partition_index=0)])]), what)
+        if resp.error_code:
+            raise self.code_error(resp.error_code, resp.error_message, what, needs="Describe on the Cluster")
+        p = resp.topics[0].partitions[0]
+        if p.error_code:
+            raise self.code_error(p.error_code, p.error_message, what, needs="Describe on the Cluster")
+
+        def replicas(states: Sequence[Any]) -> tuple[ReplicaRecord, ...]:
+            return tuple(sorted((ReplicaRecord(s.replica_id, s.log_end_offset, s.last_fetch_timestamp,
+                                               s.last_caught_up_timestamp) for s in states), key=lambda r: r.id))
+
+        return QuorumRecord(p.leader_id if p.leader_id >= 0 else None, p.leader_epoch, p.high_watermark,
+                            replicas(p.current_voters), replicas(p.observers))
 
     def _topic_metadata(self, names: Sequence[str] | None, include_authorized_operations: bool,
                         node: int | None = None) -> Any:

@@ -69,3 +69,24 @@ class GroupRecord:
     coordinator: int | None
     members: tuple[MemberRecord, ...]
     authorized_operations: int | None  # the raw KIP-430 bitfield; None when not asked for or not supplied
+
+
+@dataclass(frozen=True)
+class ReplicaRecord:
+    """A voter or observer of the metadata log, as DescribeQuorum reports it (-1: not known)."""
+
+    id: int
+    log_end_offset: int
+    last_fetch_ms: int  # epoch milliseconds of its last fetch from the leader
+    last_caught_up_ms: int
+
+
+@dataclass(frozen=True)
+class QuorumRecord:
+    """The KRaft metadata quorum: its leader (the active controller), epoch, high watermark, voters, observers."""
+
+    leader_id: int | None
+    leader_epoch: int
+    high_watermark: int
+    voters: tuple[ReplicaRecord, ...]
+    observers: tuple[ReplicaRecord, ...]

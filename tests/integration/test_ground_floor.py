@@ -41,9 +41,24 @@ def test_admin_creates_lists_and_deletes_a_topic(sandbox):
 def test_admin_sees_the_cluster(sandbox):
     info = json.loads(sandbox.as_user("admin", "-o", "json", "cluster", "describe").stdout)
     host, port = sandbox.bootstrap.split(":")
-    assert info["controller_id"] == 1
+    assert info["controller_id"] == 1  # (one node, broker and controller: it leads the quorum)
     assert info["brokers"] == [{"id": 1, "host": host, "port": int(port), "rack": None, "controller": True}]
     assert info["cluster_id"]
+    quorum = info["quorum"]
+    assert quorum["leader_id"] == 1 and [(m["id"], m["role"]) for m in quorum["members"]] == [(1, "leader")]
+    assert quorum["members"][0]["lag"] == 0 and quorum["high_watermark"] > 0 and info["quorum_note"] is None
+
+
+def test_a_caller_without_describe_on_the_cluster_is_told_the_quorum_is_hidden(sandbox):
+    """Issue 31, item 5: in KRaft, DescribeCluster names a random live broker as "controller"; only DescribeQuorum
+    (Describe on the cluster) names the active one. alice holds no ACL: no controller, and a warning that says why."""
+    r = sandbox.as_user("alice", "-o", "json", "cluster", "describe")
+    assert r.exit_code == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert info["controller_id"] is None and info["quorum"] is None
+    assert not any(b["controller"] for b in info["brokers"])
+    assert r.stderr == ("warning: the active controller and the metadata quorum are shown only to principals with "
+                        "Describe on the cluster\n")
 
 
 def test_alice_without_acls_sees_no_topics_and_a_hint(sandbox):

@@ -88,6 +88,19 @@ def test_status_lists_every_node_and_contexts_bootstrap_from_every_broker(cluste
     assert r.exit_code == 2 and "3 brokers, 3 controllers" in r.stderr and "--purge" in r.stderr
 
 
+def test_cluster_describe_names_the_active_controller_as_kafka_metadata_quorum_does(cluster3):
+    """Issue 31, item 5: DescribeCluster names a random broker as "controller" in KRaft; the quorum's leader, as Kafka's
+    own kafka-metadata-quorum.sh reports it, is the active controller. Voters are the 3 controllers, observers the 3
+    brokers."""
+    sb, state = cluster3
+    info = json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "cluster", "describe")).stdout)
+    assert info["controller_id"] == _controller_leader(sb, state) and info["controller_id"] in (3001, 3002, 3003)
+    assert not any(b["controller"] for b in info["brokers"])  # a quorum of its own: no broker is the controller
+    roles = {m["id"]: m["role"] for m in info["quorum"]["members"]}
+    assert roles == {3001: "voter", 3002: "voter", 3003: "voter", 1: "observer", 2: "observer", 3: "observer",
+                     info["controller_id"]: "leader"}, roles
+
+
 def test_apply_and_create_are_confirmed_by_every_broker(cluster3, tmp_path):
     sb, state = cluster3
     t = token()

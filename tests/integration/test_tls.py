@@ -492,10 +492,12 @@ def test_a_listener_of_another_protocol_is_said_to_hang_up_not_to_be_silent():
     state = Sandbox().load_state()
     # (issue 31, item 5: each gives up once every address has hung up for a second, not at --timeout)
     for context, address in (("local-admin", state.tls_bootstrap), ("local-tls-admin", state.bootstrap),
-                             ("local-mtls-admin", state.bootstrap), ("local-admin", state.mtls_bootstrap)):
+                             ("local-mtls-admin", state.bootstrap), ("local-admin", state.mtls_bootstrap),
+                             ("local-mtls-admin", state.tls_bootstrap)):
         started = time.monotonic()
         r = run("--context", context, "-b", address, "--timeout", "30", "topics", "list")
         took = time.monotonic() - started
+        print(f"{context} at the listener {address}: exit {r.exit_code} in {took:.2f} s")
         assert r.exit_code == 4 and f"{address} closed every connection while trying to list topics" in r.stderr, \
             r.stderr
         assert "no answer" not in r.stderr and "hint: a listener of another security protocol" in r.stderr
