@@ -109,12 +109,25 @@ class DescribeRpcs(_Host):
 
     def _ask_every_broker(self, make: Any, what: str) -> tuple[dict[int, Any], list[Any]]:
         """make()'s request sent to every broker side by side: (answer or lost-connection error per broker id, the
-        brokers); any other error is raised."""
+        brokers); any other error is raised. A broker whose coordinator is not ready (loading the groups it has just
+        taken over from a broker that stopped, say) is asked again, with backoff, within --timeout."""
+        import time
+
         kp = self.kafka_python
+        deadline = time.monotonic() + self.profile.timeout
         try:
             brokers = sorted(kp._manager.cluster.brokers(), key=lambda b: b.node_id)
             self._saw_brokers((b.node_id, b.host, b.port) for b in brokers)
             answers = self._kp_ask_each(make, [b.node_id for b in brokers])
+            delay = 0.1
+            while True:
+                loading = [n for n, a in answers.items()
+                           if not isinstance(a, BaseException) and a.error_code in COORDINATOR_NOT_READY]
+                if not loading or time.monotonic() + delay >= deadline:
+                    break
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+                answers.update(self._kp_ask_each(make, loading))
         except Exception as exc:
             raise self._translate_kp(exc, what) from None
         for answer in answers.values():
@@ -139,8 +152,8 @@ class DescribeRpcs(_Host):
         for resp in answers.values():
             if isinstance(resp, BaseException):
                 continue
-            if resp.error_code and resp.error_code not in COORDINATOR_NOT_READY:
-                raise self.code_error(resp.error_code, None, "list transactional ids")
+            if resp.error_code and resp.error_code not in COORDINATOR_NOT_READY:  # (still loading at --timeout: it
+                raise self.code_error(resp.error_code, None, "list transactional ids")  # lists none, as before)
             ids.update(t.transactional_id for t in resp.transaction_states)
         if silent:
             err = self.brokers_down("list transactional ids", silent, len(brokers),

@@ -578,3 +578,55 @@ def test_the_apply_barrier_stops_waiting_for_a_broker_the_cluster_stops_listing(
         finally:
             admin.close()
     ok(run(*PATIENT, "--context", "local-admin", "acls", "delete", "--principal", f"User:{t}-app", "--yes"))
+
+
+def _group_with_offsets(state, group: str, topic: str) -> None:
+    """A real consumer joins `group`, is assigned `topic`, commits and leaves: an Empty group with offsets."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    c = Consumer({"bootstrap.servers": state.bootstrap, "security.protocol": "SASL_PLAINTEXT",
+                  "sasl.mechanism": "SCRAM-SHA-512", "sasl.username": "admin",
+                  "sasl.password": state.passwords["admin"], "group.id": group, "enable.auto.commit": False})
+    try:
+        c.subscribe([topic])
+        deadline = time.monotonic() + 60
+        while not c.assignment():
+            assert time.monotonic() < deadline, "the consumer was never assigned"
+            c.poll(0.2)
+        c.commit(offsets=[TopicPartition(topic, p.partition, 0) for p in c.assignment()], asynchronous=False)
+    finally:
+        c.close()
+
+
+def test_groups_describe_follows_a_coordinator_that_moves(cluster3):
+    """Issue 31, item 4: a group's coordinator killed (SIGKILL) just before `groups describe`. The group moves once
+    the cluster fences that broker (its 9 s session); until then its coordinator refuses connections, and then the
+    new one answers COORDINATOR_LOAD_IN_PROGRESS or NOT_COORDINATOR while it loads the group: each is asked again
+    within --timeout, and the describe answers from the new coordinator."""
+    import os
+    import signal
+
+    sb, state = cluster3
+    t = token()
+    ok(run(*PATIENT, "--context", "local-admin", "topics", "create", f"{t}.g", "--partitions", "3",
+           "--replication-factor", "3"))
+    group = f"{t}-group"
+    _group_with_offsets(state, group, f"{t}.g")
+    [before] = json.loads(ok(run(*PATIENT, "--context", "local-admin", "-o", "json", "groups", "describe",
+                                 group)).stdout)
+    moved_from = before["coordinator"]
+    os.killpg(sb.node(moved_from).pid, signal.SIGKILL)
+    try:
+        started = time.monotonic()
+        r = run("--timeout", "60", "--context", "local-admin", "-o", "json", "groups", "describe", group)
+        took = time.monotonic() - started
+        print(f"\ncoordinator {moved_from} killed: groups describe exit {r.exit_code} in {took:.1f} s")
+        assert r.exit_code == 0, r.stderr[-2000:]
+        [after] = json.loads(r.stdout)
+        assert after["coordinator"] != moved_from and after["state"] == "Empty", after
+        listed = run(*PATIENT, "--context", "local-admin", "-o", "json", "groups", "list")
+        assert listed.exit_code == 0, listed.stderr  # the group's new coordinator lists it, loaded
+        assert group in {g["group"] for g in json.loads(listed.stdout)}
+    finally:
+        ok(run("local", "up", "--wait", "240"))  # starts the killed broker again
+        _answering_again(state, moved_from)
