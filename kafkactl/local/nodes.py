@@ -61,6 +61,10 @@ class NodeState:
     oauth_port: int | None = None  # SASL_PLAINTEXT with OAUTHBEARER (brokers of an --oauth sandbox)
     krb_port: int | None = None  # SASL_PLAINTEXT with GSSAPI (brokers of a --kerberos sandbox)
     krb_tls_port: int | None = None  # SASL_SSL with GSSAPI (brokers of a --kerberos --tls sandbox)
+    # a SASL_PLAINTEXT listener on proxied_port advertised at proxy_port, where a fault proxy listens and forwards
+    # to it: the metadata names the proxy, so every connection a client makes goes through it (the tests' faults)
+    proxied_port: int | None = None
+    proxy_port: int | None = None
 
     @property
     def is_broker(self) -> bool:
@@ -77,7 +81,7 @@ class NodeState:
     @property
     def ports(self) -> tuple[int, ...]:
         return tuple(p for p in (self.port, self.controller_port, self.tls_port, self.mtls_port, self.oauth_port,
-                                 self.krb_port, self.krb_tls_port) if p is not None)
+                                 self.krb_port, self.krb_tls_port, self.proxied_port) if p is not None)
 
 
 @dataclass
@@ -96,6 +100,7 @@ class SandboxState:
     kerberos: bool = False  # a KDC, and a GSSAPI listener on every broker (two with --tls)
     kdc_port: int | None = None
     kdc_pid: int | None = None
+    proxied: bool = False  # every broker has a listener advertised at a fault proxy's port (NodeState.proxy_port)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SandboxState:
@@ -147,6 +152,8 @@ class SandboxState:
             port(n.oauth_port, "oauth_port", optional=not (self.oauth and n.is_broker))
             port(n.krb_port, "krb_port", optional=not (self.kerberos and n.is_broker))
             port(n.krb_tls_port, "krb_tls_port", optional=not (self.kerberos and self.tls and n.is_broker))
+            port(n.proxied_port, "proxied_port", optional=not (self.proxied and n.is_broker))
+            port(n.proxy_port, "proxy_port", optional=not (self.proxied and n.is_broker))
             if n.directory_id is not None and not isinstance(n.directory_id, str):
                 raise bad("directory_id")
 
@@ -155,8 +162,8 @@ class SandboxState:
         lifetime = self.token_lifetime
         if type(self.oauth) is not bool or type(lifetime) is not int or not 1 <= lifetime <= 86400:
             raise ValueError("bad oauth or token_lifetime")
-        if type(self.kerberos) is not bool:
-            raise ValueError("bad kerberos")
+        if type(self.kerberos) is not bool or type(self.proxied) is not bool:
+            raise ValueError("bad kerberos or proxied")
         port(self.idp_port, "idp_port", optional=not self.oauth)
         port(self.kdc_port, "kdc_port", optional=not self.kerberos)
         for name, pid in (("idp_pid", self.idp_pid), ("kdc_pid", self.kdc_pid)):
@@ -235,7 +242,7 @@ class SandboxState:
 
 
 def plan_nodes(brokers: int, controllers: int | None, pick_port: Any, tls: bool = False,
-               oauth: bool = False, kerberos: bool = False) -> list[NodeState]:
+               oauth: bool = False, kerberos: bool = False, proxied: bool = False) -> list[NodeState]:
     """The nodes of a new sandbox. `controllers` None: one combined node when there is one broker, else one
     separate controller. `pick_port(preferred)` returns a free port (the preferred one when it is free). `tls`:
     every broker also gets a SASL_SSL and an mTLS port; `oauth`: an OAUTHBEARER port; `kerberos`: a GSSAPI port
@@ -252,6 +259,8 @@ def plan_nodes(brokers: int, controllers: int | None, pick_port: Any, tls: bool 
             ports["krb_port"] = pick_port(DEFAULT_KRB_PORT if first else None)
         if kerberos and tls:
             ports["krb_tls_port"] = pick_port(DEFAULT_KRB_TLS_PORT if first else None)
+        if proxied:
+            ports |= {"proxied_port": pick_port(None), "proxy_port": pick_port(None)}
         return ports
 
     if controllers is None and brokers == 1:
@@ -317,13 +326,17 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
         listeners.append(f"KRB://{HOST}:{node.krb_port}")
         if tls:
             listeners.append(f"KRBS://{HOST}:{node.krb_tls_port}")
+    proxied = state.proxied and node.is_broker
+    if proxied:
+        listeners.append(f"PROXIED://{HOST}:{node.proxied_port}")
     if node.is_controller:
         listeners.append(f"CONTROLLER://{HOST}:{node.controller_port}")
     from kafkactl.local.kdc import SERVICE_HOST
 
     # a Kerberos listener is advertised by the host name of the brokers' service principal: clients build the
     # service principal they ask the KDC for from the name they connect to
-    advertised = [ln.replace(f"//{HOST}:", f"//{SERVICE_HOST}:") if ln.startswith("KRB") else ln
+    advertised = [ln.replace(f"//{HOST}:", f"//{SERVICE_HOST}:") if ln.startswith("KRB")
+                  else f"PROXIED://{HOST}:{node.proxy_port}" if ln.startswith("PROXIED") else ln
                   for ln in listeners]
     replicas = min(3, len(state.brokers))
     lines = [
@@ -334,7 +347,7 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
         f"listeners={','.join(listeners)}",
         f"advertised.listeners={','.join(advertised)}",
         "listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,"
-        "OAUTH:SASL_PLAINTEXT,KRB:SASL_PLAINTEXT,KRBS:SASL_SSL",
+        "OAUTH:SASL_PLAINTEXT,KRB:SASL_PLAINTEXT,KRBS:SASL_SSL,PROXIED:SASL_PLAINTEXT",
         "controller.listener.names=CONTROLLER",
         # the default is GSSAPI; SCRAM stays off the controller listener (its credentials live in the metadata log)
         "sasl.mechanism.controller.protocol=PLAIN",
@@ -383,6 +396,10 @@ def render_server_properties(state: SandboxState, node: NodeState, data_dir: Pat
             f"sasl.oauthbearer.expected.audience={OAUTH_AUDIENCE}",
             f"sasl.oauthbearer.expected.issuer={state.idp_url}",
         ]
+    if proxied:
+        lines += [f"listener.name.proxied.plain.sasl.jaas.config={plain}",
+                  f"listener.name.proxied.scram-sha-256.sasl.jaas.config={scram}",
+                  f"listener.name.proxied.scram-sha-512.sasl.jaas.config={scram}"]
     if kerberos:
         from kafkactl.local import kdc
 

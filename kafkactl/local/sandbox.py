@@ -215,7 +215,7 @@ class Sandbox:
     def up(self, ready_probe: Callable[[str, dict[str, str]], None] | None = None, timeout: float = 120.0,
            brokers: int | None = None, controllers: int | None = None, kafka_version: str | None = None,
            tls: bool | None = None, oauth: bool | None = None, token_lifetime: int | None = None,
-           kerberos: bool | None = None) -> SandboxUp:
+           kerberos: bool | None = None, proxied: bool | None = None) -> SandboxUp:
         """Start every node (idempotent) and wait until `ready_probe(bootstrap, passwords)` succeeds on each broker.
         `brokers`/`controllers`/`kafka_version`/`tls`: the shape of a new sandbox (a kept one must be asked for as
         it is, or not at all)."""
@@ -231,7 +231,7 @@ class Sandbox:
                 raise UsageError(f"the kept sandbox runs Kafka {state.kafka_version}; run kafkactl local down --purge "
                                  f"first to start {kafka_version}")
             for flag, asked, made in (("--tls", tls, state.tls), ("--oauth", oauth, state.oauth),
-                                      ("--kerberos", kerberos, state.kerberos)):
+                                      ("--kerberos", kerberos, state.kerberos), ("proxied", proxied, state.proxied)):
                 if asked is not None and asked != made:
                     raise UsageError(f"the kept sandbox was made {'with' if made else 'without'} {flag}; run kafkactl "
                                      f"local down --purge first to start it {'with' if asked else 'without'} it")
@@ -247,7 +247,7 @@ class Sandbox:
             return _up(self.status(), already_running=True)
         with _port_claim():  # until the nodes listen: then no other start can pick their ports
             state, stopped = self._prepare(libs, state, brokers, controllers, version, tls, oauth, token_lifetime,
-                                           kerberos)
+                                           kerberos, proxied)
             if state.oauth and not self._idp_running(state):
                 state.idp_pid = self._spawn_idp(state)  # first: a broker reads its keys as it starts
             if state.kerberos and not self._kdc_running(state):
@@ -265,7 +265,7 @@ class Sandbox:
     def _prepare(self, libs: Path, state: SandboxState | None, brokers: int | None, controllers: int | None,
                  version: str, tls: bool | None, oauth: bool | None = None,
                  token_lifetime: int | None = None,
-                 kerberos: bool | None = None) -> tuple[SandboxState, list[NodeState]]:
+                 kerberos: bool | None = None, proxied: bool | None = None) -> tuple[SandboxState, list[NodeState]]:
         """A new sandbox's state, configs and formatted storage, or a kept one's configs: (state, nodes to start)."""
         formatted = state is not None and all(
             (self._paths(n, state)[1] / "meta.properties").exists() for n in state.nodes)
@@ -273,7 +273,7 @@ class Sandbox:
             if state is not None:
                 self._stop_nodes(state, 30.0)
             state = self._fresh_state(brokers or 1, controllers, version, bool(tls), bool(oauth),
-                                      token_lifetime or DEFAULT_TOKEN_LIFETIME, bool(kerberos))
+                                      token_lifetime or DEFAULT_TOKEN_LIFETIME, bool(kerberos), bool(proxied))
             if state.tls:
                 self._make_tls(state)
             if state.kerberos:
@@ -329,7 +329,7 @@ class Sandbox:
 
     def _fresh_state(self, brokers: int, controllers: int | None, version: str, tls: bool = False,
                      oauth: bool = False, token_lifetime: int = DEFAULT_TOKEN_LIFETIME,
-                     kerberos: bool = False) -> SandboxState:
+                     kerberos: bool = False, proxied: bool = False) -> SandboxState:
         taken: set[int] = set()
 
         def pick(preferred: int | None) -> int:
@@ -341,11 +341,12 @@ class Sandbox:
         # fresh random passwords per sandbox, with nothing guessable in them (no user name: a 6-character piece
         # of one in any output is then a leak, not a coincidence); they live in 0600 files only
         passwords = {u: secrets.token_urlsafe(18) for u in USERS}
-        nodes = plan_nodes(brokers, controllers, pick, tls, oauth, kerberos)
+        nodes = plan_nodes(brokers, controllers, pick, tls, oauth, kerberos, proxied)
         return SandboxState(cluster_id=new_uuid(), passwords=passwords, nodes=nodes, kafka_version=version, tls=tls,
                             keystore_password=secrets.token_urlsafe(18) if tls else None, oauth=oauth,
                             idp_port=pick(DEFAULT_IDP_PORT) if oauth else None, token_lifetime=token_lifetime,
-                            kerberos=kerberos, kdc_port=pick(DEFAULT_KDC_PORT) if kerberos else None)
+                            kerberos=kerberos, kdc_port=pick(DEFAULT_KDC_PORT) if kerberos else None,
+                            proxied=proxied)
 
     def _write_configs(self, state: SandboxState) -> None:
         self.home.mkdir(parents=True, exist_ok=True, mode=0o700)

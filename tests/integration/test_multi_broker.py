@@ -45,7 +45,7 @@ def cluster3(tmp_path_factory):
     sb = Sandbox()
     try:
         started = time.monotonic()
-        status = sb.up(timeout=240, brokers=3, controllers=3, oauth=True, kerberos=True)
+        status = sb.up(timeout=240, brokers=3, controllers=3, oauth=True, kerberos=True, proxied=True)
         print(f"\n3 brokers + 3 controllers up in {time.monotonic() - started:.1f} s")
         state = sb.load_state()
         assert state is not None and status.running
@@ -630,3 +630,105 @@ def test_groups_describe_follows_a_coordinator_that_moves(cluster3):
     finally:
         ok(run("local", "up", "--wait", "240"))  # starts the killed broker again
         _answering_again(state, moved_from)
+
+
+# ------------------------------------------------------------------------------------------ a network that misbehaves
+# Every broker also listens on a listener it advertises at a port of tests/faultproxy.py's, so that a client given
+# those addresses makes every connection through the proxy, which adds latency, closes or resets connections part
+# way, or stops forwarding, per broker. Each command, under each fault: its documented exit code, within its bound
+# (--timeout 5), one line and no traceback (the secrets sweep reads every output); a write completes, or its report
+# says exactly what it did.
+
+@pytest.fixture(scope="module")
+def proxy(cluster3):
+    from tests.faultproxy import FaultProxy
+
+    sb, state = cluster3
+    p = FaultProxy({n.proxy_port: n.proxied_port for n in state.nodes if n.is_broker}).start()
+    try:
+        yield p
+    finally:
+        p.stop()
+
+
+def _through(state, proxy, tmp_path) -> list[str]:
+    props = tmp_path / "proxied-admin.properties"
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
+                     "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+                     f'username="admin" password="{state.passwords["admin"]}";\n')
+    props.chmod(0o600)
+    return ["-b", ",".join(f"127.0.0.1:{port}" for port in proxy.routes), "--command-config", str(props),
+            "--timeout", "5"]
+
+
+def _fault_cases():
+    from tests import faultproxy as fp
+
+    # (fault, on the first broker only?, the exit codes each command may give)
+    return [(fp.latency(0.1), False, {"*": {0}}),
+            (fp.BLACKHOLE, True, {"*": {0}, "groups list": {5}}),
+            (fp.BLACKHOLE, False, {"*": {4}}),
+            (fp.drop_after(100), False, {"*": {4}}),
+            (fp.reset_after(3000), False, {"*": {0, 4}, "groups list": {0, 4, 5}, "acls apply": {0, 4, 5}})]
+# (latency is added to each chunk each way: 100 ms makes a round trip 200 ms, and the SASL login alone six of them)
+
+
+@pytest.mark.parametrize("case", range(5), ids=["latency", "blackhole-one", "blackhole-all", "drop", "reset"])
+def test_commands_under_network_faults(cluster3, proxy, tmp_path, case):
+    from collections import Counter
+
+    from tests.conftest import run_process
+
+    sb, state = cluster3
+    fault, one, allowed = _fault_cases()[case]
+    t = token()
+    ok(run(*PATIENT, "--context", "local-admin", "topics", "create", f"{t}.f", "--replication-factor", "3"))
+    doc = tmp_path / "state.jsonl"
+    want = [{"principal": f"User:{t}-p{i % 5}", "host": "*", "operation": "READ", "permission": "ALLOW",
+             "resource_type": "TOPIC", "resource_name": f"{t}.{i}", "pattern_type": "LITERAL"} for i in range(300)]
+    doc.write_text(json.dumps({"kind": "scope", "principalPrefixes": [f"User:{t}-"]}) + "\n"
+                   + "".join(json.dumps(w) + "\n" for w in want))
+    report = tmp_path / "report.jsonl"
+    commands = {"acls list": ["acls", "list"], "topics list": ["topics", "list"],
+                "configs describe": ["configs", "describe", "--topic", f"{t}.f"], "groups list": ["groups", "list"],
+                "cluster describe": ["cluster", "describe"], "acls plan": ["acls", "plan", str(doc)]}
+    if not one:  # (a broker the client cannot reach but the cluster lists is waited for by the barrier: 60 s)
+        commands["acls apply"] = ["acls", "apply", str(doc), "--yes", "--report", str(report)]
+    base = _through(state, proxy, tmp_path)
+    seen = []
+    proxy.set(fault, [next(iter(proxy.routes))] if one else None)
+    try:
+        for name, args in commands.items():
+            started = time.monotonic()
+            r = run_process(*base, "-o", "json", *args, env={"KAFKACTL_CONTEXT": ""})
+            took = time.monotonic() - started
+            line = next((x for x in r.stderr.splitlines() if x.startswith("error: ")),
+                        r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "")
+            seen.append(f"{fault.name}{' (broker 1)' if one else ''} | {name} | exit {r.exit_code} | {took:.1f} s | "
+                        f"{line[:110]}")
+            assert r.exit_code in allowed.get(name, allowed["*"]), seen[-1] + "\n" + r.stderr[-2000:]
+            assert "Traceback" not in r.stderr and took < 20, seen[-1]  # (--timeout 5, and the barrier's patience)
+            if r.exit_code:
+                assert [x for x in r.stderr.splitlines() if x.startswith("error: ")], r.stderr
+    finally:
+        proxy.clear()
+        print("\n" + "\n".join(seen))
+    if "acls apply" in commands:  # what the broker holds now: never more than the file, and what the report says
+        admin = _gateway(state, "admin", state.passwords["admin"])
+        try:
+            held = {(b.principal, b.resource_name) for b in
+                    admin.describe_acls(AclFilter(resource_type=ResourceType.TOPIC), bulk=True)
+                    if b.principal.startswith(f"User:{t}-")}
+        finally:
+            admin.close()
+        assert held <= {(w["principal"], w["resource_name"]) for w in want}
+        rows = [json.loads(x) for x in report.read_text().splitlines()] if report.exists() else []
+        statuses = Counter(x["status"] for x in rows)
+        created = {(x["principal"], x["resource_name"]) for x in rows if x["status"] == "created"}
+        assert created <= held, "the report says created what the broker does not hold"
+        if rows:
+            assert len(rows) == len(want) and set(statuses) <= {"created", "unknown", "skipped"}, statuses
+        ok(run(*PATIENT, "--context", "local-admin", "acls", "apply", str(doc), "--yes"))
+        empty = tmp_path / "empty.jsonl"
+        empty.write_text(json.dumps({"kind": "scope", "principalPrefixes": [f"User:{t}-"]}) + "\n")
+        ok(run(*PATIENT, "--context", "local-admin", "acls", "apply", str(empty), "--yes"))
