@@ -103,10 +103,32 @@ def create_acls(gw: AclClient | None, bindings: Sequence[AclBinding], dry_run: b
             progress(len(chunk))
     result = ChangeResult("AclCreateResult", tuple(outcome[b] for b in bindings))
     _raise_on_failures(gw, result, "create ACLs", "Alter on the Cluster")
-    seen = await_visible(gw, [r.binding for r in result.results if r.status == "created"], [], timeout=BARRIER_S)
+    seen = _confirm(lambda: await_visible(gw, [r.binding for r in result.results if r.status == "created"], [],
+                                          timeout=BARRIER_S, patience=_patience(gw)), result, "created")
     if not seen:
         raise _unconfirmed(result, seen, "created", "do not list them yet")
     return result
+
+
+def _patience(gw: AclClient) -> float | None:
+    """How long the barrier waits when no broker can be asked at all: the client's --timeout."""
+    profile = getattr(gw, "profile", None)
+    return getattr(profile, "timeout", None)
+
+
+def _confirm(wait: Callable[[], Confirmation], result: ChangeResult, done: str) -> Confirmation:
+    """The barrier after a create or delete; interrupted (Ctrl-C, SIGTERM, SIGHUP) while it waits, the change is
+    made all the same: said, with the per-binding result on stdout."""
+    try:
+        return wait()
+    except KeyboardInterrupt:
+        from kafkactl.exitcodes import ExitCode
+        from kafkactl.privatefile import interrupted_word
+
+        err = PartialFailure(f"{interrupted_word()} while waiting for every broker to show them: the ACLs were "
+                             f"{done}", result=result)
+        err.exit_code = ExitCode.INTERRUPTED
+        raise err from None
 
 
 @dataclass(frozen=True)
@@ -195,8 +217,9 @@ def delete_acls(gw: AclClient, preview: DeletePreview, dry_run: bool = False,
             progress(sum(len(p.expected) for p in request))
     result = ChangeResult("AclDeleteResult", tuple(outcome[b] for b in wanted) + tuple(extra[b] for b in sorted(extra)))
     _raise_on_failures(gw, result, "delete ACLs", "Alter on the Cluster")
-    seen = await_visible(gw, [], [r.binding for r in result.results if r.status.startswith("deleted")],
-                         timeout=BARRIER_S)
+    seen = _confirm(lambda: await_visible(gw, [], [r.binding for r in result.results
+                                                   if r.status.startswith("deleted")],
+                                          timeout=BARRIER_S, patience=_patience(gw)), result, "deleted")
     if not seen:
         raise _unconfirmed(result, seen, "deleted", "still list some of them")
     return result

@@ -69,7 +69,7 @@ def lookup_filters(bindings: Sequence[AclBinding]) -> list[AclFilter]:
 
 
 def await_visible(gw: AclClient, present: Sequence[AclBinding], absent: Sequence[AclBinding], timeout: float = 10.0,
-                  sample_every: int = 0) -> Confirmation:
+                  sample_every: int = 0, patience: float | None = None) -> Confirmation:
     """Wait until every live broker lists `present` and none lists `absent`. Bounded by `timeout`.
 
     With sample_every=N, a few bindings (one per N, as sent in requests of N) are awaited first with narrow reads:
@@ -88,15 +88,18 @@ def await_visible(gw: AclClient, present: Sequence[AclBinding], absent: Sequence
             return False
         return _settle(gw, node, want, gone, deadline, bulk)
 
-    return on_every_broker(gw, shows, timeout)
+    return on_every_broker(gw, shows, timeout, patience)
 
 
-def on_every_broker(gw: AclClient, shows: Callable[[int, float], bool], timeout: float) -> Confirmation:
+def on_every_broker(gw: AclClient, shows: Callable[[int, float], bool], timeout: float,
+                    patience: float | None = None) -> Confirmation:
     """Wait until shows(broker id, deadline) is true of every live broker (each asked in a thread of its own, again
     until the deadline while it is false; the brokers listed afresh every ROUND_S). Bounded by `timeout`. A broker
     that answers nothing (frozen: its connections stay open) holds up only its own thread: once the cluster stops
     listing it (its session timed out) it is no longer waited for. Also the wait after `topics create` and
-    `topics delete`: a broker answers Metadata from its own copy of the metadata log."""
+    `topics delete`: a broker answers Metadata from its own copy of the metadata log. `patience`: give up sooner
+    when, for that long, no listed broker could be asked at all (each one's request failed: the network, not a
+    broker catching up)."""
     from concurrent.futures import FIRST_COMPLETED, wait as wait_futures
 
     started = time.monotonic()
@@ -106,6 +109,7 @@ def on_every_broker(gw: AclClient, shows: Callable[[int, float], bool], timeout:
     asking: dict[int, Future[bool]] = {}
     not_before: dict[int, float] = {}  # a broker that could not be asked is asked again after a pause
     listed: dict[int, str] = {}  # every broker listed meanwhile
+    cut_off_since: float | None = None  # since when every listed broker's request has failed
     while True:
         brokers = {n.id: f"broker {n.id} at {n.host}:{n.port}" for n in gw.live_brokers()}
         listed.update(brokers)
@@ -125,7 +129,7 @@ def on_every_broker(gw: AclClient, shows: Callable[[int, float], bool], timeout:
             try:
                 if asked.result():
                     confirmed[node] = time.monotonic() - started
-                    trouble.pop(node, None)
+                trouble.pop(node, None)  # it answered
             except UnreachableError as exc:  # stopped or cut off: still listed, so still waited for
                 trouble[node] = exc.message
                 not_before[node] = time.monotonic() + 0.2
@@ -135,9 +139,13 @@ def on_every_broker(gw: AclClient, shows: Callable[[int, float], bool], timeout:
             slowest = max(ids, key=lambda n: confirmed[n])
             left = tuple(listed[n] for n in sorted(set(listed) - set(brokers) - set(confirmed)))
             return Confirmation(True, len(ids), (slowest, confirmed[slowest]), left=left)
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        cut_off = set(brokers) <= set(trouble)
+        cut_off_since = (cut_off_since or now) if cut_off else None
+        if now >= deadline or (patience is not None and cut_off_since is not None and now - cut_off_since >= patience):
             return Confirmation(False, len(set(confirmed) & set(brokers)), None, tuple(brokers[n] for n in pending),
-                                "; ".join(trouble[n] if n in trouble else "no answer yet" for n in pending))
+                                "; ".join(trouble[n] if n in trouble else "no answer yet" for n in pending
+                                          if n in trouble or n in asking))
 
 
 def _in_thread(fn: Callable[[int, float], bool], node: int, deadline: float) -> Future[bool]:

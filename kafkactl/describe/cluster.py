@@ -80,8 +80,8 @@ def describe_cluster(gw: Gateway, authorized_operations: bool = False, quorum: b
             info = _quorum(gw.describe_quorum())
         except NotAuthorizedError:
             note = QUORUM_NOT_AUTHORIZED
-        except KafkactlError as exc:  # (an older broker's UNSUPPORTED_VERSION, a quorum without a leader)
-            note = f"the metadata quorum could not be read: {exc.message}"
+        except KafkactlError as exc:  # (no leader answering, an older broker's UNSUPPORTED_VERSION)
+            note = f"the active controller is not shown: {exc.message}"
     leader = info.leader_id if info else None
     rows = tuple(sorted((BrokerInfo(id=n.id, host=n.host, port=n.port, rack=n.rack or None, controller=n.id == leader)
                          for n in r.nodes), key=lambda b: b.id))

@@ -119,9 +119,13 @@ def interrupted(result: ApplyResult, total: int) -> PartialFailure:
     from kafkactl.privatefile import interrupted_word
 
     made = sum(r.count for r in result.summary if r.status in ("created", "deleted"))
-    err = PartialFailure(f"{interrupted_word()}: {made:,} of {plural(total, 'change')} made before it stopped (a "
-                         "request in flight may have made more); applying the same plan again finishes the rest",
-                         result=result)
+    if made >= total:
+        said = (f"{interrupted_word()} once all {plural(total, 'change')} were made, before every broker confirmed "
+                "them: plan again to check")
+    else:
+        said = (f"{interrupted_word()}: {made:,} of {plural(total, 'change')} made before it stopped (a request in "
+                "flight may have made more); applying the same plan again finishes the rest")
+    err = PartialFailure(said, result=result)
     err.exit_code = ExitCode.INTERRUPTED
     return err
 
@@ -198,7 +202,7 @@ def _apply(plan: Plan, gateways: dict[str, Gateway], result: ApplyResult, status
                 result.unconfirmed = (f"{cp.cluster} phase {phase}: applied, not confirmed: the changes taking the "
                                       "caller's own access on the cluster came last (--allow-lockout)")
             elif present or absent:
-                seen = await_visible(gw, present, absent, timeout=60, sample_every=batch)
+                seen = await_visible(gw, present, absent, timeout=60, sample_every=batch, patience=gw.profile.timeout)
                 if not seen:
                     raise unconfirmed(result, cp.cluster, phase, " within 60 s", seen)
                 result.confirmed(cp.cluster, phase, seen)
@@ -233,8 +237,10 @@ def unconfirmed(result: ApplyResult, cluster: str, phase: int, waited: str = "",
     result.stopped_at = f"{cluster} phase {phase} ({PHASE_NAMES[phase]})"
     who = ", ".join(seen.missing) if seen is not None and seen.missing else "the broker"
     why = f" ({seen.why})" if seen is not None and seen.why else ""
-    err = BrokerError(f"{result.stopped_at}: {who} did not confirm the changes{waited}{why}; later phases were "
-                      "not started (re-run apply to converge)")
+    # exit 4 when the brokers could not be asked (the network, a broker down), 1 when they answered without it
+    kind = UnreachableError if seen is not None and seen.why else BrokerError
+    err = kind(f"{result.stopped_at}: {who} did not confirm the changes{waited}{why}; later phases were "
+               "not started (re-run apply to converge)")
     err.result = result  # printed with the error (cli.root)
     return err
 

@@ -77,7 +77,8 @@ _AUTHZ = {29: "TOPIC_AUTHORIZATION_FAILED", 30: "GROUP_AUTHORIZATION_FAILED", 31
 _AUTHN = {58, -169}  # SASL_AUTHENTICATION_FAILED, _AUTHENTICATION
 _SSL = -181  # a TLS handshake failed: the certificates, never the network; waiting longer cannot help
 _UNREACHABLE = {-185, -195, -187, -193, 7}  # _TIMED_OUT, _TRANSPORT, _ALL_BROKERS_DOWN, _RESOLVE, REQUEST_TIMED_OUT
-_ALL_BROKERS_DOWN, _RESOLVE = -187, -193
+_ALL_BROKERS_DOWN, _RESOLVE, _TRANSPORT = -187, -193, -195
+_AFTER_STATE = re.compile(r"\s*\(after \d+ms in state [^)]*\)\s*$")
 # every bootstrap address refused (or did not resolve) for this long: give up before --timeout. librdkafka
 # retries about every 50 ms, so this is several refusals per address; a silent address never refuses.
 _REFUSED_GRACE_S = 0.5
@@ -423,15 +424,16 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
 
     # ------------------------------------------------------------------ waiting and errors
     def wait(self, futures: Mapping[Any, Any] | Iterable[Any], what: str, give_up_after: float | None = None,
-             any_one: bool = False) -> bool:
-        """Wait for futures until --timeout, failing fast on authentication errors. `give_up_after`: return False
-        when they are not all done by then (True when they are); `any_one`: return as soon as one is done."""
+             any_one: bool = False, deadline: float | None = None) -> bool:
+        """Wait for futures until --timeout (or `deadline`, a time.monotonic()), failing fast on authentication
+        errors. `give_up_after`: return False when they are not all done by then (True when they are); `any_one`:
+        return as soon as one is done."""
         from concurrent.futures import wait as wait_futures
 
         every = list(futures.values()) if isinstance(futures, Mapping) else list(futures)
         pending: Any = every
         started = time.monotonic()
-        deadline = started + self.profile.timeout
+        deadline = started + self.profile.timeout if deadline is None else deadline
         while True:
             # short slices: return the moment the futures are done, yet notice SASL failures quickly; each slice
             # waits for those still pending only (20,000 futures, one per topic, made each slice cost 0.2 s)
@@ -458,8 +460,9 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         from concurrent.futures import Future
 
         mine = list(futures.values()) if isinstance(futures, Mapping) else list(futures)
+        deadline = time.monotonic() + self.profile.timeout  # one --timeout for both reads
         # once librdkafka's broker left a read unanswered, kafka-python is asked at once for the process's other reads
-        if self.wait(mine, what, give_up_after=0.0 if self._librdkafka_stuck else HEDGE_S):
+        if self.wait(mine, what, give_up_after=0.0 if self._librdkafka_stuck else HEDGE_S, deadline=deadline):
             return True, None
         everything: Future[None] = Future()  # done when all of librdkafka's are
         left = [len(mine)]
@@ -474,13 +477,13 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
         for f in mine:
             f.add_done_callback(one_done)
         theirs = _run_in_thread(fallback)
-        self.wait([everything, theirs], what, any_one=True)
+        self.wait([everything, theirs], what, any_one=True, deadline=deadline)
         if theirs.done() and theirs.exception() is None:
             self._librdkafka_stuck = True
             return False, theirs.result()
         if everything.done() and not any(_exception_of(f) for f in mine):
             return True, None
-        self.wait([everything, theirs], what)
+        self.wait([everything, theirs], what, deadline=deadline)
         if not any(_exception_of(f) for f in mine):
             return True, None
         if theirs.exception() is None:
@@ -612,6 +615,11 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             return NotAuthorizedError(f"{self.who()} is not authorized to {what}{need} ({info.name})")
         if info.code in _AUTHN:
             return AuthenticationError(f"authentication failed for {self.who()}: {info.message}")
+        if info.code == _TRANSPORT and not self._reach().every_member_closes(
+                time.monotonic() - self.profile.timeout - 1.0):
+            # the connection went down under this request (reset, closed part way): not a wait that ran out
+            said = _AFTER_STATE.sub("", info.message.split(": ", 1)[-1]).strip()
+            return UnreachableError(f"cannot {what}: the connection was lost before the answer ({said})")
         if info.code in _UNREACHABLE:
             return self._unreachable(what)
         if info.code in _NOT_FOUND:

@@ -84,10 +84,13 @@ class ConfigRpcs(_Host):
         for start in range(0, len(listed), DESCRIBE_CHUNK):
             futures.update(self.admin.describe_configs(listed[start:start + DESCRIBE_CHUNK],
                                                        request_timeout=self.profile.timeout))
-        ours, theirs = self.first_answer(futures, lambda: self._describe_configs_kp(resources, False, sources),
-                                         "describe configs")
-        if not ours:
-            return theirs  # type: ignore[no-any-return]
+        if any(r[0] == BROKER for r in resources):  # a broker's own configs: only that broker answers
+            self.wait(futures, "describe configs")
+        else:
+            ours, theirs = self.first_answer(futures, lambda: self._describe_configs_kp(resources, False, sources),
+                                             "describe configs")
+            if not ours:
+                return theirs  # type: ignore[no-any-return]
         by_key = {(_res_key(res)): fut for res, fut in futures.items()}
         out: dict[tuple[int, str], list[RawConfig] | Exception] = {}
         for r, obj in objs.items():

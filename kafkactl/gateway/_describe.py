@@ -23,6 +23,9 @@ else:
     _Host = object
 
 
+# a broker passes DescribeQuorum on to the quorum's leader: when that one is frozen, no broker answers until a new
+# leader is elected; `cluster describe` shows the rest without the quorum after this long
+QUORUM_PATIENCE_S = 5.0
 # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR: the coordinator is not ready yet
 COORDINATOR_NOT_READY = frozenset({14, 15, 16})
 
@@ -45,9 +48,17 @@ class DescribeRpcs(_Host):
         the active controller. It needs Describe on the cluster."""
         from kafka.protocol.admin import DescribeQuorumRequest as R
 
+        from kafkactl.errors import UnreachableError
+
         what = "describe the metadata quorum"
-        resp = self._kp_send(R(topics=[R.TopicData(topic_name="__cluster_metadata",
-                                                   partitions=[R.TopicData.PartitionData(partition_index=0)])]), what)
+        patience = min(self.profile.timeout, QUORUM_PATIENCE_S)
+        try:
+            resp = self._kp_send(R(topics=[R.TopicData(
+                topic_name="__cluster_metadata", partitions=[R.TopicData.PartitionData(partition_index=0)])]),
+                what, timeout_s=patience)
+        except UnreachableError:
+            raise UnreachableError(f"the metadata quorum did not answer within {patience:g} s (its leader stopped? "
+                                   "an election takes a few seconds)") from None
         if resp.error_code:
             raise self.code_error(resp.error_code, resp.error_message, what, needs="Describe on the Cluster")
         p = resp.topics[0].partitions[0]

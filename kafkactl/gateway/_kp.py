@@ -26,7 +26,7 @@ STRAGGLER_S = 1.0
 
 
 class KafkaPythonTransport(_Host):
-    def _kp_send(self, request: Any, what: str, node: int | None = None) -> Any:
+    def _kp_send(self, request: Any, what: str, node: int | None = None, timeout_s: float | None = None) -> Any:
         """One request through kafka-python, to `node` (a broker id), or to whichever broker is least loaded and, when
         it has not answered within HEDGE_S, to another (see _kp_hedged)."""
         import kafka.errors as kp_errors
@@ -35,7 +35,7 @@ class KafkaPythonTransport(_Host):
         manager = kp._manager
         try:
             if node is None:
-                return manager.run(self._kp_hedged, manager, request)
+                return manager.run(self._kp_hedged, manager, request, timeout_s)
             try:
                 return manager.run(manager.send, request, node)
             except kp_errors.UnknownBrokerIdError:
@@ -49,7 +49,7 @@ class KafkaPythonTransport(_Host):
         except Exception as exc:
             raise self._translate_kp(exc, what) from None
 
-    async def _kp_hedged(self, manager: Any, request: Any) -> Any:
+    async def _kp_hedged(self, manager: Any, request: Any, timeout_s: float | None = None) -> Any:
         """The first answer to `request`, sent to the least loaded broker and, each HEDGE_S without an answer (or at
         once when a connection is lost), to one more broker not yet asked; fails with the first failure that is an
         answer (an error the broker sent), else once every broker asked failed. Runs on kafka-python's loop."""
@@ -58,7 +58,7 @@ class KafkaPythonTransport(_Host):
         answer = Future()
         asked: list[int] = []
         failed: list[BaseException] = []
-        deadline = time.monotonic() + self.profile.timeout
+        deadline = time.monotonic() + (self.profile.timeout if timeout_s is None else timeout_s)
 
         def ask() -> bool:
             node = _next_node(manager, asked)
