@@ -95,7 +95,7 @@ def _describe_configs(gw: Gateway, entity: Entity, names: list[str], all_values:
 
         ids = sorted(str(b.id) for b in describe_cluster(gw).brokers)
         for n in [n for n in names if n and n not in ids]:
-            errors.append(EntityError(n, NotFoundError(f"broker {n} does not exist (brokers: {', '.join(ids)})")))
+            errors.append(EntityError(n, NotFoundError(_no_broker(n, ids))))
         names = [n for n in names if not n or n in ids]
     results = gw.describe_configs([(ctype, n) for n in names], synonyms=verbose) if names else {}
     row_cls = VerboseConfigRow if verbose else ConfigRow
@@ -254,7 +254,7 @@ def _check_broker_exists(gw: Gateway, entity: Entity) -> None:
 
     ids = [str(b.id) for b in describe_cluster(gw).brokers]
     if entity.name not in ids:
-        raise NotFoundError(f"broker {entity.name} does not exist (brokers: {', '.join(ids) or 'none'})")
+        raise NotFoundError(_no_broker(entity.name, ids))
 
 
 def _not_sensitive(gw: Gateway, ctype: int, name: str, keys: list[str]) -> set[str]:
@@ -377,3 +377,9 @@ def _quota_op(key: str, value: str | None, op: str) -> tuple[str, float | None]:
 
 def _scram_shown(c: ScramChange | None) -> str | None:
     return None if c is None else f"iterations={c.iterations}"
+
+
+def _no_broker(name: object, ids: list[str]) -> str:
+    """A broker id the cluster does not list: none such, or one that stopped (fenced once its session timed out)."""
+    return (f"broker {name} is not among the live brokers ({', '.join(ids) or 'none'}): it does not exist, or it "
+            "stopped and the cluster fenced it")

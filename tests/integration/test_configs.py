@@ -306,7 +306,7 @@ def test_a_broker_id_the_cluster_lacks_is_not_found_at_once(sandbox):
 
     t0 = time.monotonic()
     r = sandbox.as_user("admin", "--timeout", "5", "configs", "describe", "--broker", "2")
-    assert r.exit_code == ExitCode.NOT_FOUND and "broker 2 does not exist (brokers: 1)" in r.stderr, r.output
+    assert r.exit_code == ExitCode.NOT_FOUND and "broker 2 is not among the live brokers (1)" in r.stderr, r.output
     assert time.monotonic() - t0 < 5
 
 
