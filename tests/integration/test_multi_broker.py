@@ -8,6 +8,7 @@ refused, one both refuse is never allowed) is asked of every broker, by the brok
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import threading
 import time
@@ -732,3 +733,25 @@ def test_commands_under_network_faults(cluster3, proxy, tmp_path, case):
         empty = tmp_path / "empty.jsonl"
         empty.write_text(json.dumps({"kind": "scope", "principalPrefixes": [f"User:{t}-"]}) + "\n")
         ok(run(*PATIENT, "--context", "local-admin", "acls", "apply", str(empty), "--yes"))
+
+
+# ------------------------------------------------------------------------------------------ the soak, short form
+SOAK_SECONDS = float(os.environ.get("KAFKACTL_SOAK_SECONDS", "300"))
+
+
+@pytest.mark.timeout(SOAK_SECONDS + 600)
+def test_a_soak_of_applies_under_chaos_loses_nothing_and_adds_nothing(cluster3, proxy):
+    """bench/soak.py's short form: small applies of every kind, one after another, for SOAK_SECONDS while brokers
+    and the active controller are frozen, killed and started again and the network misbehaves; after each, a plan
+    names only what the apply's report says was not applied."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from soak import soak
+
+    sb, state = cluster3
+    result = soak(sb, state, proxy, seconds=SOAK_SECONDS)
+    print("\nsoak: " + "\nsoak: ".join(result.lines()))
+    assert result.lost == [] and result.extra == [], (result.lost[:10], result.extra[:10])
+    assert result.tracebacks == 0
+    assert result.applies >= 20 and sum(result.faults.values()) >= 10, result.lines()
