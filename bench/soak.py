@@ -207,12 +207,15 @@ def _run(args: list[str], env: dict[str, str], timeout: float = 300) -> subproce
     return p
 
 
-def _check(noun: str, doc: Path, report: Path, direct: list[str], env: dict[str, str], result: SoakResult) -> None:
+def _check(noun: str, doc: Path, report: Path, direct: list[str], env: dict[str, str], result: SoakResult,
+           asked: set[str]) -> None:
     """Plan again (directly, not through the proxy) until a plan answers and agrees with the report, a few times
-    (a broker just thawed may answer from its copy of the metadata before it catches up)."""
+    (a broker just thawed may answer from its copy of the metadata before it catches up). `asked`: every target an
+    apply or plan of the run has meant to create or set; a planned deletion of anything else is extra (an apply
+    that failed before it planned writes no report, and the next plan deletes what earlier files made)."""
     rows = [json.loads(x) for x in report.read_text().splitlines()] if report.exists() else []
     done = {r["target"] for r in rows if r["status"] in DONE}
-    named = {r["target"] for r in rows}
+    asked |= {r["target"] for r in rows if r["action"] not in DELETIONS}
     lost: list[str] = []
     extra: list[str] = []
     for _ in range(20):
@@ -223,8 +226,9 @@ def _check(noun: str, doc: Path, report: Path, direct: list[str], env: dict[str,
             time.sleep(1.0)
             continue
         changes = json.loads(p.stdout).get("changes", [])
+        asked |= {c["target"] for c in changes if c["action"] not in DELETIONS}
         lost = [c["target"] for c in changes if c["target"] in done]
-        extra = [c["target"] for c in changes if c["target"] not in named and c["action"] in DELETIONS]
+        extra = [c["target"] for c in changes if c["target"] not in asked and c["action"] in DELETIONS]
         if not lost and not extra:
             return
         time.sleep(1.0)
@@ -255,6 +259,7 @@ def soak(sb: Any, state: Any, proxy: Any, applies: int | None = None, seconds: f
     direct = ["-b", state.bootstrap, "--command-config", str(props), "--timeout", "10"]
     for t in load.topics:
         _run([*direct, "topics", "create", t, "--partitions", "1"], env)
+    asked: set[str] = set()
     chaos = Chaos(sb, state, proxy, result, seed)
     started = time.monotonic()
     chaos.start()
@@ -274,7 +279,7 @@ def soak(sb: Any, state: Any, proxy: Any, applies: int | None = None, seconds: f
                 result.exits[p.returncode] += 1
                 if "Traceback" in p.stderr:
                     result.tracebacks += 1
-                _check(noun, doc, report, direct, env, result)
+                _check(noun, doc, report, direct, env, result, asked)
                 doc.unlink(missing_ok=True)
                 report.unlink(missing_ok=True)
             result.applies += 1

@@ -615,6 +615,12 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             return NotAuthorizedError(f"{self.who()} is not authorized to {what}{need} ({info.name})")
         if info.code in _AUTHN:
             return AuthenticationError(f"authentication failed for {self.who()}: {info.message}")
+        if info.code == _TRANSPORT:
+            # the connection failures this one may be among reach us from poll, a moment after the request's error
+            since = time.monotonic() - self.profile.timeout - 1.0
+            until = time.monotonic() + 0.5
+            while self._admin is not None and time.monotonic() < until and not self._reach().every_member_closes(since):
+                self._admin.poll(0.1)
         if info.code == _TRANSPORT and not self._reach().every_member_closes(
                 time.monotonic() - self.profile.timeout - 1.0):
             # the connection went down under this request (reset, closed part way): not a wait that ran out
