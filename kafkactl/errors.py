@@ -90,9 +90,4 @@ class SandboxError(KafkactlError):
 class Terminated(KeyboardInterrupt):
     """SIGTERM (timeout(1), a cancelled CI job, a pod stopping) or SIGHUP (a closed terminal), raised in the main
     thread as Ctrl-C's KeyboardInterrupt is: a command stops the same way (its report and per-change result
-    written) and exits 128 + the signal's number (143, 129)."""
-
-    def __init__(self, signum: int, name: str) -> None:
-        super().__init__(name)
-        self.signum = signum
-        self.name = name
+    written) and exits 143 or 129 (kafkactl/signals.py)."""

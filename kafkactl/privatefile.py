@@ -9,7 +9,6 @@ the path (a link planted there by someone else) and creates the file anew.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -125,62 +124,12 @@ def private_tempdir(prefix: str) -> Path:
     path = Path(tempfile.mkdtemp(prefix=prefix))
     if not _TEMP_DIRS:
         atexit.register(remove_tempdirs)
-        _remove_on_signals()
+        remove_on_signals()
     _TEMP_DIRS.append(path)
     return path
 
 
-_TERMINATED_BY: list[int] = []  # the SIGTERM or SIGHUP that is ending the command, once one came
-
-
-def arm_signals() -> None:
-    """From the main thread, as a command starts: the first SIGTERM or SIGHUP raises Terminated there (the command
-    stops as on Ctrl-C: its report and per-change result written, its private files removed on the way out); a
-    second one, or SIGQUIT, removes the files and ends the process at once (no handler can be set on another
-    thread, where the first private file may be made)."""
-    import signal
-
-    def terminate(signum: int, frame: object) -> None:  # noqa: ARG001 (a signal handler's signature)
-        _TERMINATED_BY.append(signum)
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, _remove_and_die)
-        spark = sys.modules.get("kafkactl.desired.spark")
-        if spark is not None:  # py4j turns the exception into its own: the engine is told, as for Ctrl-C
-            spark.note_interrupt()
-        from kafkactl.errors import Terminated
-
-        raise Terminated(signum, signal.Signals(signum).name)
-
-    try:
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            if signal.getsignal(sig) is signal.SIG_DFL:  # never over a handler someone else set
-                signal.signal(sig, terminate)
-    except ValueError:  # not the main thread
-        pass
-    _remove_on_signals()
-
-
-def terminated_by() -> int | None:
-    """The SIGTERM or SIGHUP that is ending this command (None: none came)."""
-    return _TERMINATED_BY[0] if _TERMINATED_BY else None
-
-
-def interrupted_word() -> str:
-    """How an interrupted command says it stopped: 'interrupted', or 'interrupted by SIGTERM' (or SIGHUP)."""
-    import signal
-
-    signum = terminated_by()
-    return "interrupted" if signum is None else f"interrupted by {signal.Signals(signum).name}"
-
-
-def interrupted_code(code: int) -> int:
-    """An interrupted command's exit code: 130 for Ctrl-C, 128 + the signal's number for SIGTERM (143) and SIGHUP
-    (129), as a shell reports a process the signal ended."""
-    signum = terminated_by()
-    return 128 + signum if code == 130 and signum is not None else code
-
-
-def _remove_and_die(signum: int, frame: object) -> None:  # noqa: ARG001 (a signal handler's signature)
+def remove_and_die(signum: int, frame: object) -> None:  # noqa: ARG001 (a signal handler's signature)
     import signal
 
     remove_tempdirs()
@@ -188,7 +137,7 @@ def _remove_and_die(signum: int, frame: object) -> None:  # noqa: ARG001 (a sign
     os.kill(os.getpid(), signum)
 
 
-def _remove_on_signals() -> None:
+def remove_on_signals() -> None:
     """SIGTERM (timeout, systemd, a CI cancel), SIGHUP (a closed terminal) and SIGQUIT (Ctrl-\\) end Python without
     atexit: remove the directories first, then die of the same signal, so the caller still sees 143, 129 or 131."""
     import signal
@@ -196,7 +145,7 @@ def _remove_on_signals() -> None:
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         try:
             if signal.getsignal(sig) is signal.SIG_DFL:  # never over a handler someone else set
-                signal.signal(sig, _remove_and_die)
+                signal.signal(sig, remove_and_die)
         except ValueError:  # not the main thread: atexit is all there is
             pass
 

@@ -123,7 +123,7 @@ def _confirm(wait: Callable[[], Confirmation], result: ChangeResult, done: str) 
         return wait()
     except KeyboardInterrupt:
         from kafkactl.exitcodes import ExitCode
-        from kafkactl.privatefile import interrupted_word
+        from kafkactl.signals import interrupted_word
 
         err = PartialFailure(f"{interrupted_word()} while waiting for every broker to show them: the ACLs were "
                              f"{done}", result=result)

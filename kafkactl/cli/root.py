@@ -18,8 +18,8 @@ from kafkactl.cli.messages import abbreviated, error_line, one_line, stderr_line
 from kafkactl.errors import KafkactlError
 from kafkactl.exitcodes import ExitCode
 from kafkactl.formatters import OutputFormat
-from kafkactl.privatefile import interrupted_code, interrupted_word
 from kafkactl.profiles import Selection
+from kafkactl.signals import interrupted_code, interrupted_word
 
 from kafkactl.cli.helpview import wrap_format_help  # isort: skip
 
@@ -438,9 +438,9 @@ def main() -> None:
     import gc
 
     gc.set_threshold(100_000, 10, 10)
-    from kafkactl.privatefile import arm_signals
+    from kafkactl import signals
 
-    arm_signals()  # (here, on the main thread: the files a command makes may be made on another)
+    signals.arm()  # (here, on the main thread: the files a command makes may be made on another)
     try:
         app(prog_name="kafkactl")
         code: Any = 0
@@ -456,6 +456,7 @@ def main() -> None:
             stop_sessions()
         except KeyboardInterrupt:
             code = code or int(ExitCode.INTERRUPTED)
+    signals.disarm()  # (a SIGTERM from here on, in the teardown, ends the process at once)
     if isinstance(code, int):
         code = interrupted_code(code)  # SIGTERM or SIGHUP ended it as Ctrl-C would: 143, 129
     if "pyspark" in sys.modules or not isinstance(code, (int, type(None))):

@@ -116,7 +116,7 @@ def interrupted(result: ApplyResult, total: int) -> PartialFailure:
     exit 130 (the root makes it 143, 129 for the signals)."""
     from kafkactl.exitcodes import ExitCode
     from kafkactl.limits import plural
-    from kafkactl.privatefile import interrupted_word
+    from kafkactl.signals import interrupted_word
 
     made = sum(r.count for r in result.summary if r.status in ("created", "deleted"))
     if made >= total:

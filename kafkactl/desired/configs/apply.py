@@ -260,7 +260,7 @@ PERMITTED = "not validated: there is no validate-only request for it (the caller
 
 def _said(gw: Gateway, exc: BaseException, revealed: Iterable[str] = ()) -> str:
     """What stopped an apply, in one line, any secret it sent masked."""
-    from kafkactl.privatefile import interrupted_word
+    from kafkactl.signals import interrupted_word
 
     try:
         said = _text(gw, exc) if isinstance(exc, Exception) else interrupted_word()

@@ -157,7 +157,7 @@ def _stopped(gw: Gateway, stop: Any, dry_run: bool, unwritten: str | None) -> No
     if unwritten:
         stopped += f" and its report was not written ({unwritten})"
     if not isinstance(stop.cause, Exception):  # Ctrl-C, SIGTERM, SIGHUP
-        from kafkactl.privatefile import interrupted_word
+        from kafkactl.signals import interrupted_word
 
         err = PartialFailure(f"{interrupted_word()}: {stopped}", result=stop.result,
                              hint="plan again to see what the cluster holds now")

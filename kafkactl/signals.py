@@ -1,0 +1,65 @@
+"""SIGTERM and SIGHUP end a command as Ctrl-C does: its report and per-change result written, then exit 143 or 129.
+
+`arm` (the CLI calls it on the main thread as a command starts) makes the first SIGTERM or SIGHUP raise
+`Terminated`, a KeyboardInterrupt, in the main thread, so every path that handles Ctrl-C handles them too. A second
+one, or SIGQUIT, or one that comes after the command has ended (`disarm`), removes the private files and ends the
+process at once, of that signal.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+from kafkactl.exitcodes import ExitCode
+
+_CODES = {signal.SIGTERM: ExitCode.TERMINATED, signal.SIGHUP: ExitCode.HANGUP}
+_ended_by: list[signal.Signals] = []  # the SIGTERM or SIGHUP that is ending the command, once one came
+
+
+def arm() -> None:
+    """From the main thread, as a command starts (no handler can be set on another thread)."""
+    from kafkactl.privatefile import remove_and_die, remove_on_signals
+
+    def terminate(signum: int, frame: object) -> None:  # noqa: ARG001 (a signal handler's signature)
+        _ended_by.append(signal.Signals(signum))
+        for sig in _CODES:
+            signal.signal(sig, remove_and_die)
+        spark = sys.modules.get("kafkactl.desired.spark")
+        if spark is not None:  # py4j turns the exception into its own: the engine is told, as for Ctrl-C
+            spark.note_interrupt()
+        from kafkactl.errors import Terminated
+
+        raise Terminated(signal.Signals(signum).name)
+
+    try:
+        for sig in _CODES:
+            if signal.getsignal(sig) is signal.SIG_DFL:  # never over a handler someone else set
+                signal.signal(sig, terminate)
+    except ValueError:  # not the main thread
+        pass
+    remove_on_signals()
+
+
+def disarm() -> None:
+    """The command has ended: a SIGTERM or SIGHUP from now on ends the process at once (nothing is left to report),
+    its private files removed."""
+    from kafkactl.privatefile import remove_and_die
+
+    try:
+        for sig in _CODES:
+            if getattr(signal.getsignal(sig), "__name__", "") == "terminate":
+                signal.signal(sig, remove_and_die)
+    except ValueError:  # not the main thread
+        pass
+
+
+def interrupted_word() -> str:
+    """How an interrupted command says it stopped: 'interrupted', or 'interrupted by SIGTERM' (or SIGHUP)."""
+    return f"interrupted by {_ended_by[0].name}" if _ended_by else "interrupted"
+
+
+def interrupted_code(code: int) -> int:
+    """An interrupted command's exit code: 130 for Ctrl-C, 143 for SIGTERM and 129 for SIGHUP (as a shell reports
+    a process the signal ended)."""
+    return int(_CODES[_ended_by[0]]) if code == ExitCode.INTERRUPTED and _ended_by else code
