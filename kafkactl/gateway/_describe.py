@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from kafkactl.errors import PartialAnswer
+from kafkactl.errors import KafkactlError, PartialAnswer
 from kafkactl.gateway._base import ErrorInfo
 from kafkactl.gateway.records import GroupRecord, ListedGroup, MemberRecord, QuorumRecord, ReplicaRecord
 
@@ -99,29 +99,22 @@ class DescribeRpcs(_Host):
     def _list_groups_raw(self) -> list[Any]:
         from kafka.protocol.admin import ListGroupsRequest
 
-        answers, brokers = self._ask_every_broker(ListGroupsRequest, "list groups")
+        answered, down = self._ask_every_broker(ListGroupsRequest, "list groups", "groups")
         groups: list[Any] = []
-        silent: list[tuple[int, str, BaseException]] = []  # brokers that did not answer: (id, address, error)
-        for b in brokers:
-            resp = answers[b.node_id]
-            if isinstance(resp, BaseException):
-                silent.append((b.node_id, f"{b.host}:{b.port}", resp))
-            elif resp.error_code:
+        for resp in answered:
+            if resp.error_code:
                 raise self.code_error(resp.error_code, None, "list groups")
-            else:
-                groups.extend(resp.groups)
-        if silent and len(silent) == len(brokers):
-            raise self._translate_kp(silent[0][2], "list groups") from None  # the whole cluster: diagnose it
-        if silent:
-            err = self.brokers_down("list groups", [(node, address) for node, address, _ in silent], len(brokers),
-                                    "each broker lists only the groups it coordinates")
-            raise PartialAnswer(err.message, groups)
+            groups.extend(resp.groups)
+        if down is not None:
+            raise PartialAnswer(down.message, groups)
         return groups
 
-    def _ask_every_broker(self, make: Any, what: str) -> tuple[dict[int, Any], list[Any]]:
-        """make()'s request sent to every broker side by side: (answer or lost-connection error per broker id, the
-        brokers); any other error is raised. A broker whose coordinator is not ready (loading the groups it has just
-        taken over from a broker that stopped, say) is asked again, with backoff, within --timeout."""
+    def _ask_every_broker(self, make: Any, what: str, listed: str) -> tuple[list[Any], KafkactlError | None]:
+        """make()'s request sent to every broker side by side, each of which lists only the `listed` it coordinates:
+        the answers, and the error naming the brokers that gave none (None: every broker answered; the caller
+        raises it as a PartialAnswer with what the others listed). When no broker answered, or another error came,
+        that is raised. A broker whose coordinator is not ready (loading the groups it has just taken over from a
+        broker that stopped, say) is asked again, with backoff, within --timeout."""
         import time
 
         kp = self.kafka_python
@@ -144,7 +137,14 @@ class DescribeRpcs(_Host):
         for answer in answers.values():
             if isinstance(answer, BaseException) and not self._kp_lost(answer):
                 raise self._translate_kp(answer, what) from None
-        return answers, brokers
+        silent = [b for b in brokers if isinstance(answers[b.node_id], BaseException)]
+        if silent and len(silent) == len(brokers):
+            raise self._translate_kp(answers[silent[0].node_id], what) from None  # the whole cluster: diagnose it
+        answered = [answers[b.node_id] for b in brokers if b not in silent]
+        if not silent:
+            return answered, None
+        return answered, self.brokers_down(what, [(b.node_id, f"{b.host}:{b.port}") for b in silent], len(brokers),
+                                           f"each broker lists only the {listed} it coordinates")
 
     def list_transactional_ids(self) -> list[str]:
         """ListTransactions on every broker (each answers for the ids it coordinates): only the ids the caller may
@@ -155,21 +155,14 @@ class DescribeRpcs(_Host):
             return ListTransactionsRequest(state_filters=[], producer_id_filters=[], duration_filter=-1,
                                            transactional_id_pattern=None)
 
-        answers, brokers = self._ask_every_broker(make, "list transactional ids")
+        answered, down = self._ask_every_broker(make, "list transactional ids", "transactional ids")
         ids: set[str] = set()
-        silent = [(b.node_id, f"{b.host}:{b.port}") for b in brokers if isinstance(answers[b.node_id], BaseException)]
-        if silent and len(silent) == len(brokers):
-            raise self._translate_kp(answers[brokers[0].node_id], "list transactional ids") from None
-        for resp in answers.values():
-            if isinstance(resp, BaseException):
-                continue
+        for resp in answered:
             if resp.error_code and resp.error_code not in COORDINATOR_NOT_READY:  # (still loading at --timeout: it
                 raise self.code_error(resp.error_code, None, "list transactional ids")  # lists none, as before)
             ids.update(t.transactional_id for t in resp.transaction_states)
-        if silent:
-            err = self.brokers_down("list transactional ids", silent, len(brokers),
-                                    "each broker lists only the transactional ids it coordinates")
-            raise PartialAnswer(err.message, sorted(ids))  # type: ignore[arg-type]
+        if down is not None:
+            raise PartialAnswer(down.message, sorted(ids))  # type: ignore[arg-type]
         return sorted(ids)
 
     def describe_groups(self, group_ids: Sequence[str], include_authorized_operations: bool
