@@ -24,39 +24,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import running_sandbox, wall  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.cluster3 import answering_again, freeze  # noqa: E402
+
 BOUND_S = 2.0
 KAFKA_RUN_CLASS_OPTS = ["-Xmx256M", "-server", "-XX:+UseG1GC", "-Djava.awt.headless=true"]
-
-
-def freeze(sb, node_id: int, frozen: bool) -> None:
-    import signal
-
-    os.killpg(sb.node(node_id).pid, signal.SIGSTOP if frozen else signal.SIGCONT)
-
-
-def answering(state, node_id: int) -> None:
-    """Until the thawed broker answers by its id and the cluster lists it."""
-    from kafkactl.acl.model import AclFilter
-    from kafkactl.gateway import Gateway
-    from kafkactl.profiles import Profile
-    from kafkactl.redact import Secret
-
-    gw = Gateway(Profile(bootstrap_servers=state.bootstrap, security_protocol="SASL_PLAINTEXT",
-                         sasl_mechanism="SCRAM-SHA-512", username="admin",
-                         password=Secret(state.passwords["admin"]), timeout=10))
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                gw.describe_acls(AclFilter(principal="User:nobody"), node=node_id)
-                if node_id in {n.id for n in gw.live_brokers()}:
-                    return
-            except Exception:
-                if time.monotonic() > deadline:
-                    raise
-            time.sleep(0.2)
-    finally:
-        gw.close()
 
 
 def main() -> None:
@@ -100,14 +72,14 @@ def main() -> None:
                 frozen.setdefault(name, []).append(wall(kafkactl + cmd)[0])
             finally:
                 freeze(sb, node, False)
-            answering(state, node)
+            answering_again(state, node)
         if run < args.anchor_runs:
             freeze(sb, node, True)
             try:
                 anchor.append(wall(java)[0])
             finally:
                 freeze(sb, node, False)
-            answering(state, node)
+            answering_again(state, node)
         print(f"run {run + 1}/{args.runs}", file=sys.stderr)
     wall(kafkactl + ["topics", "delete", "bench-fo", "--yes"])
     shutil.rmtree(tmp)

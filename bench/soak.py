@@ -93,7 +93,9 @@ class Chaos(threading.Thread):
 
     def _pick(self, action: str) -> Any:
         if action.endswith("controller"):
-            leader = _quorum_leader(self.state)
+            from tests.cluster3 import quorum_leader
+
+            leader = quorum_leader(self.state)
             if leader is not None:
                 return self.sb.node(leader)
             return self.rng.choice([n for n in self.state.nodes if n.is_controller])
@@ -129,26 +131,6 @@ class Chaos(threading.Thread):
                 except ProcessLookupError:
                     pass
         self._restart()
-
-
-def _quorum_leader(state: Any) -> int | None:
-    gw = _gateway(state)
-    try:
-        return gw.describe_quorum().leader_id
-    except Exception:  # noqa: BLE001 - no leader right now: another fault is picked
-        return None
-    finally:
-        gw.close()
-
-
-def _gateway(state: Any) -> Any:
-    from kafkactl.gateway import Gateway
-    from kafkactl.profiles import Profile
-    from kafkactl.redact import Secret
-
-    return Gateway(Profile(bootstrap_servers=state.bootstrap, security_protocol="SASL_PLAINTEXT",
-                           sasl_mechanism="SCRAM-SHA-512", username="admin",
-                           password=Secret(state.passwords["admin"]), timeout=10))
 
 
 class Workload:
@@ -248,11 +230,9 @@ def soak(sb: Any, state: Any, proxy: Any, applies: int | None = None, seconds: f
     work = Path(tempfile.mkdtemp(prefix="kafkactl-soak-"))
     prefix = f"soak{rng.randrange(1 << 30):x}"
     load = Workload(work, prefix, rng)
-    props = work / "admin.properties"
-    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
-                     "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
-                     f'username="admin" password="{state.passwords["admin"]}";\n')
-    props.chmod(0o600)
+    from tests.cluster3 import admin_properties
+
+    props = admin_properties(state, work / "admin.properties")
     env = {**os.environ, "KAFKACTL_CONTEXT": "", "SOAK_PASSWORD": f"pw-{rng.randrange(1 << 60):x}"}
     proxied = ["-b", ",".join(f"127.0.0.1:{p}" for p in proxy.routes), "--command-config", str(props),
                "--timeout", "10"]

@@ -18,6 +18,7 @@ import pytest
 
 from kafkactl.acl.bitfield import decode
 from kafkactl.acl.model import AclFilter, AclOperation, ResourceType
+from tests.cluster3 import admin_properties, answering_again, freeze, gateway
 from tests.conftest import own_xdg, run
 from tests.integration.acl_helpers import token
 from tests.markers import starts
@@ -59,15 +60,6 @@ def cluster3(tmp_path_factory):
     finally:
         sb.down(purge=True)
         mp.undo()
-
-
-def _gateway(state, user: str, password: str):
-    from kafkactl.gateway import Gateway
-    from kafkactl.profiles import Profile
-    from kafkactl.redact import Secret
-
-    return Gateway(Profile(bootstrap_servers=state.bootstrap, security_protocol="SASL_PLAINTEXT",
-                           sasl_mechanism="SCRAM-SHA-512", username=user, password=Secret(password), timeout=PATIENT_S))
 
 
 def test_status_lists_every_node_and_contexts_bootstrap_from_every_broker(cluster3):
@@ -114,7 +106,7 @@ def test_apply_and_create_are_confirmed_by_every_broker(cluster3, tmp_path):
     assert [(c["phase"], c["brokers"]) for c in result["confirmations"]] == [(2, 3)]
     assert "confirmed by every live broker" in r.stderr and "slowest: broker" in r.stderr
     # right after apply returns, each broker's own authorizer lists every binding (asked by node id)
-    admin = _gateway(state, "admin", state.passwords["admin"])
+    admin = gateway(state, "admin", timeout=PATIENT_S)
     try:
         for node in (1, 2, 3):
             seen = admin.describe_acls(AclFilter(principal=f"User:{t}-app"), node=node)
@@ -154,7 +146,7 @@ def test_topics_create_and_delete_return_once_every_broker_shows_them(cluster3):
     after `topics create` (and `topics delete`) returns, every broker, asked by id, lists the topic with its
     partitions (and then none does): 20 times in a row."""
     sb, state = cluster3
-    admin = _gateway(state, "admin", state.passwords["admin"])
+    admin = gateway(state, "admin", timeout=PATIENT_S)
     t = token()
     try:
         for i in range(20):
@@ -218,7 +210,7 @@ class Probe:
     the partition that broker leads (mbp-orders, allowed by both policies; mbp-locked, refused by both)."""
 
     def __init__(self, state, principal: str, password: str, leaders: dict[str, dict[int, int]]) -> None:
-        self.gw = _gateway(state, principal, password)
+        self.gw = gateway(state, principal, password, timeout=PATIENT_S)
         self.config = {
             "bootstrap.servers": state.bootstrap, "security.protocol": "SASL_PLAINTEXT",
             "sasl.mechanism": "SCRAM-SHA-512", "sasl.username": principal, "sasl.password": password,
@@ -320,7 +312,7 @@ def probe_world(cluster3):
     for topic in TOPICS:
         ok(run(*PATIENT, "--context", "local-admin", "topics", "create", topic, "--partitions", "6",
                "--replication-factor", "3"))
-    admin = _gateway(state, "admin", state.passwords["admin"])
+    admin = gateway(state, "admin", timeout=PATIENT_S)
     deadline = time.monotonic() + 60
     while True:  # a new topic's partitions have leaders a moment after the create returns
         leaders = {t.name: {p.leader: p.partition for p in t.partitions if p.leader is not None}
@@ -387,7 +379,7 @@ def _big_state(path: Path, t: str, n: int = 25_000) -> None:
 
 
 def _views(state, t: str) -> dict[int, set]:
-    admin = _gateway(state, "admin", state.passwords["admin"])
+    admin = gateway(state, "admin", timeout=PATIENT_S)
     try:
         return {n: {b for b in admin.describe_acls(AclFilter(resource_type=ResourceType.TOPIC), bulk=True, node=n)
                     if b.principal.startswith(f"User:{t}-")} for n in (1, 2, 3)}
@@ -410,7 +402,7 @@ def test_a_node_killed_mid_apply_then_a_rerun_converges(cluster3, tmp_path, vict
     node = sb.node(node_id)
     apply = subprocess.Popen([sys.executable, "-m", "kafkactl", "--context", "local-admin", "-o", "json", "acls",
                               "apply", str(doc), "--yes"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    admin = _gateway(state, "admin", state.passwords["admin"])
+    admin = gateway(state, "admin", timeout=PATIENT_S)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and apply.poll() is None:
@@ -484,30 +476,6 @@ def test_config_state_sets_each_brokers_own_configs(tmp_path):
 FAILOVER_BOUND_S = 10
 
 
-def _freeze(sb, node_id: int, frozen: bool) -> None:
-    import os
-    import signal
-
-    os.killpg(sb.node(node_id).pid, signal.SIGSTOP if frozen else signal.SIGCONT)
-
-
-def _answering_again(state, node_id: int) -> None:
-    """Wait until the thawed broker answers by its id and the cluster lists it (unfenced, when it had been)."""
-    deadline = time.monotonic() + 120
-    while True:
-        admin = _gateway(state, "admin", state.passwords["admin"])  # (a fresh one: its own view of the brokers)
-        try:
-            admin.describe_acls(AclFilter(principal="User:nobody"), node=node_id)
-            if node_id in {n.id for n in admin.live_brokers()}:
-                return
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-        finally:
-            admin.close()
-        time.sleep(0.2)
-
-
 def test_reads_fail_over_from_a_frozen_broker(cluster3, tmp_path):
     """Each read, with each broker frozen in turn just before it starts, answers from the others well within
     --timeout. `groups list` shows the groups the other brokers coordinate and names the frozen one (exit 5): no
@@ -526,12 +494,12 @@ def test_reads_fail_over_from_a_frozen_broker(cluster3, tmp_path):
     seen = []
     for node_id in (1, 2, 3):
         for args in reads:
-            _freeze(sb, node_id, True)
+            freeze(sb, node_id, True)
             started = time.monotonic()
             try:
                 r = run_process("--timeout", "30", "--context", "local-admin", "-o", "json", *args)
             finally:
-                _freeze(sb, node_id, False)
+                freeze(sb, node_id, False)
             took = time.monotonic() - started
             seen.append(f"{' '.join(args[:2])} (broker {node_id} frozen): exit {r.exit_code} in {took:.2f} s")
             assert "Traceback" not in r.stderr, r.stderr[-3000:]
@@ -543,7 +511,7 @@ def test_reads_fail_over_from_a_frozen_broker(cluster3, tmp_path):
             else:
                 assert r.exit_code == 0, r.stderr[-2000:]
             assert took < FAILOVER_BOUND_S, seen[-1]
-            _answering_again(state, node_id)
+            answering_again(state, node_id)
     print("\n" + "\n".join(seen))
 
 
@@ -558,12 +526,12 @@ def test_the_apply_barrier_stops_waiting_for_a_broker_the_cluster_stops_listing(
     doc = tmp_path / "state.yaml"
     doc.write_text(f"scope:\n  principalPrefixes: ['User:{t}-']\nacls:\n  - principal: User:{t}-app\n    allow:\n"
                    f"      - topic: '{t}.x'\n        operations: [Read, Write]\n")
-    _freeze(sb, 3, True)
+    freeze(sb, 3, True)
     started = time.monotonic()
     try:
         r = run_process("--timeout", "60", "--context", "local-admin", "-o", "json", "acls", "apply", str(doc), "--yes")
     finally:
-        _freeze(sb, 3, False)
+        freeze(sb, 3, False)
     took = time.monotonic() - started
     print(f"\napply with broker 3 frozen: exit {r.exit_code} in {took:.2f} s")
     assert r.exit_code == 0, r.stderr[-3000:]
@@ -571,9 +539,9 @@ def test_the_apply_barrier_stops_waiting_for_a_broker_the_cluster_stops_listing(
     assert confirmation["brokers"] == 2 and confirmation["left"] == [f"broker 3 at {sb.node(3).address}"], confirmation
     assert "broker 3 at" in r.stderr and "left the cluster's list of live brokers" in r.stderr, r.stderr
     assert took < 45, took  # fenced after its 9 s session; the barrier's own deadline is 60 s
-    _answering_again(state, 3)
+    answering_again(state, 3)
     for node in (1, 2, 3):  # and once thawed it shows the change too
-        admin = _gateway(state, "admin", state.passwords["admin"])
+        admin = gateway(state, "admin", timeout=PATIENT_S)
         try:
             assert len(admin.describe_acls(AclFilter(principal=f"User:{t}-app"), node=node)) == 2
         finally:
@@ -630,7 +598,7 @@ def test_groups_describe_follows_a_coordinator_that_moves(cluster3):
         assert group in {g["group"] for g in json.loads(listed.stdout)}
     finally:
         ok(run("local", "up", "--wait", "240"))  # starts the killed broker again
-        _answering_again(state, moved_from)
+        answering_again(state, moved_from)
 
 
 # ------------------------------------------------------------------------------------------ a network that misbehaves
@@ -653,11 +621,7 @@ def proxy(cluster3):
 
 
 def _through(state, proxy, tmp_path) -> list[str]:
-    props = tmp_path / "proxied-admin.properties"
-    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
-                     "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
-                     f'username="admin" password="{state.passwords["admin"]}";\n')
-    props.chmod(0o600)
+    props = admin_properties(state, tmp_path / "proxied-admin.properties")
     return ["-b", ",".join(f"127.0.0.1:{port}" for port in proxy.routes), "--command-config", str(props),
             "--timeout", "5"]
 
@@ -715,7 +679,7 @@ def test_commands_under_network_faults(cluster3, proxy, tmp_path, case):
         proxy.clear()
         print("\n" + "\n".join(seen))
     if "acls apply" in commands:  # what the broker holds now: never more than the file, and what the report says
-        admin = _gateway(state, "admin", state.passwords["admin"])
+        admin = gateway(state, "admin", timeout=PATIENT_S)
         try:
             held = {(b.principal, b.resource_name) for b in
                     admin.describe_acls(AclFilter(resource_type=ResourceType.TOPIC), bulk=True)
