@@ -430,6 +430,20 @@ def app_group() -> Any:
     return get_group(app)
 
 
+def _buffered_stdout() -> None:
+    """Under PYTHONUNBUFFERED (python -u; many CI and container images set it) standard output writes straight to
+    the file descriptor, and a short write is not retried: into a pipe whose reader went away (`| head -c 100`) a
+    large answer is cut at 64 KiB with no error, so the command exits 0 as if it was read. A buffered writer
+    retries short writes and raises EPIPE (exit 141); it is flushed at exit, and on a terminal each line still
+    shows as it is written."""
+    import io
+
+    raw = getattr(sys.stdout, "buffer", None)
+    if isinstance(raw, io.FileIO):
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=sys.stdout.encoding, errors=sys.stdout.errors,
+                                      line_buffering=raw.isatty())
+
+
 def main() -> None:
     # Bulk commands hold hundreds of thousands of live objects (a state file's nodes, 1.3 million decoded config
     # entries of 20,000 topics): with the default threshold of 700 allocations, collections that find next to
@@ -438,6 +452,7 @@ def main() -> None:
     import gc
 
     gc.set_threshold(100_000, 10, 10)
+    _buffered_stdout()
     from kafkactl import signals
 
     signals.arm()  # (here, on the main thread: the files a command makes may be made on another)
