@@ -341,14 +341,19 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
     @property
     def kafka_python(self) -> Any:
         """kafka-python's admin client, for what librdkafka cannot express (kafka-semantics §9)."""
+        return self.kafka_python_for("connect")
+
+    def kafka_python_for(self, what: str) -> Any:
+        """kafka-python's admin client, bootstrapped on its first use: a failure to bootstrap names `what` (the
+        action that needed it: "cannot reach ... to list groups")."""
         if self._kp is not None:
             return self._kp
         with self._clients_lock:
             if self._kp is None:
-                self._kp = self._make_kafka_python()
+                self._kp = self._make_kafka_python(what)
         return self._kp
 
-    def _make_kafka_python(self) -> Any:
+    def _make_kafka_python(self, what: str) -> Any:
         import logging
 
         # kafka-python logs freely (its config, with the password, at DEBUG): only --debug's scrubbing
@@ -393,7 +398,7 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
             if not done.wait(_DIAGNOSE_AFTER_S):
                 try:
                     # raises at once for a refused or unresolvable address, or a refused login
-                    self.result(self.admin.describe_cluster(request_timeout=self.profile.timeout), "connect")
+                    self.result(self.admin.describe_cluster(request_timeout=self.profile.timeout), what)
                 except (AuthenticationError, UnreachableError):
                     raise
                 except KafkactlError:
@@ -408,8 +413,8 @@ class Gateway(AclRpcs, ConfigRpcs, DescribeRpcs, KafkaPythonTransport):
                 return built["client"]
             built["abandoned"] = True
         if "error" in built:
-            raise self._translate_kp(built["error"], "connect") from None
-        raise self._unreachable("connect")
+            raise self._translate_kp(built["error"], what) from None
+        raise self._unreachable(what)
 
     @property
     def admin(self) -> Any:

@@ -224,7 +224,7 @@ class ConfigRpcs(_Host):
         """(negotiated version, broker's max, client's max, resources), or ListConfigResourcesError."""
         from kafka.protocol.admin import ListConfigResourcesRequest
 
-        kp = self.kafka_python
+        kp = self.kafka_python_for("list config resources")
         versions = kp._manager.broker_version_data.api_versions or {}
         broker_max = versions.get(ListConfigResourcesRequest.API_KEY, (0, -1))[1]
         client_max = ListConfigResourcesRequest.max_version

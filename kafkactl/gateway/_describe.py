@@ -117,7 +117,7 @@ class DescribeRpcs(_Host):
         broker that stopped, say) is asked again, with backoff, within --timeout."""
         import time
 
-        kp = self.kafka_python
+        kp = self.kafka_python_for(what)
         deadline = time.monotonic() + self.profile.timeout
         try:
             brokers = sorted(kp._manager.cluster.brokers(), key=lambda b: b.node_id)

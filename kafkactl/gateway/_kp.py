@@ -31,7 +31,7 @@ class KafkaPythonTransport(_Host):
         it has not answered within HEDGE_S, to another (see _kp_hedged)."""
         import kafka.errors as kp_errors
 
-        kp = self.kafka_python
+        kp = self.kafka_python_for(what)
         manager = kp._manager
         try:
             if node is None:
@@ -97,7 +97,7 @@ class KafkaPythonTransport(_Host):
         arrives (a large answer's objects are freed at once: kept, 40 answers of 30,000 entries each cost
         seconds of garbage collection), in the requests' order. A movable request whose broker did not answer
         is sent once more, to whichever broker is least loaded."""
-        kp = self.kafka_python
+        kp = self.kafka_python_for(what)
         manager = kp._manager
         answers: list[Any] = [None] * len(requests)
         by_node: dict[int | None, list[int]] = {}
@@ -178,7 +178,7 @@ class KafkaPythonTransport(_Host):
 
     def _kp_broker_ids(self) -> list[int]:
         """The ids of the brokers kafka-python knows (it bootstraps first when it knows none yet)."""
-        kp = self.kafka_python
+        kp = self.kafka_python_for("list the brokers")
         try:
             return sorted(b.node_id for b in kp._manager.cluster.brokers())
         except Exception as exc:
