@@ -303,6 +303,7 @@ def pipelined(fn: Callable[[T], R], batches: Iterable[T], in_flight: int = IN_FL
     that, so an interrupt (Ctrl-C) stops after the requests already on the wire: a re-run converges."""
     pending: deque[tuple[T, Future[R]]] = deque()
     pool = ThreadPoolExecutor(max_workers=in_flight)
+    stopped = False
     try:
         for batch in batches:
             pending.append((batch, pool.submit(fn, batch)))
@@ -312,8 +313,14 @@ def pipelined(fn: Callable[[T], R], batches: Iterable[T], in_flight: int = IN_FL
         while pending:
             batch0, fut = pending.popleft()
             yield batch0, fut.result()
+    except (KeyboardInterrupt, GeneratorExit):
+        stopped = True
+        raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        # stopped (Ctrl-C, SIGTERM, SIGHUP, or the caller's own failure): the requests on the wire are not waited
+        # for, their bindings are reported unknown; waiting on a frozen broker held the report and the exit for the
+        # client's timeout, three times over with the resends (30 s: a pod's whole grace period before SIGKILL)
+        pool.shutdown(wait=not stopped, cancel_futures=True)
 
 
 def _record(statuses: dict[AclBinding, str], report: Report | None, row: PlanRow, chunk: Sequence[AclBinding],
