@@ -237,3 +237,11 @@ def test_a_delete_that_names_resources_yet_takes_every_acl_needs_all(scratch):
     assert run("--context", "local-admin", "acls", "delete", "--principal", "User:fz", "--all", "--yes",
                env=env).exit_code == 0
     assert not snapshot(gw)
+    # the cluster's only ACL, named whole (resource, pattern, principal, host, operation, permission): exactly what
+    # was written, no --all needed; one field less and it is a filter that matches every ACL again
+    one = ["--topic", "fzm", "--allow-principal", "User:fz", "--allow-host", "10.0.0.9", "--operation", "Read"]
+    assert run("--context", "local-admin", "acls", "create", *one, env=env).exit_code == 0
+    r = run("--context", "local-admin", "acls", "delete", "--topic", "fzm", "--principal", "User:fz", "--yes", env=env)
+    assert r.exit_code == 2 and "match every ACL of the cluster (1)" in r.stderr, r.output
+    r = run("--context", "local-admin", "acls", "delete", *one, "--yes", env=env)
+    assert r.exit_code == 0 and not snapshot(gw), r.output

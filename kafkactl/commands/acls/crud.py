@@ -254,8 +254,9 @@ def acls_delete(
         app_ctx.note("no ACL matches the filters: nothing to delete")
         return
     # however the filters are spelt (every operation, host, principal or resource, a match or any pattern),
-    # a delete that takes every ACL of the cluster needs --all
-    if not all_ and ops.is_every_acl(gw, matches):
+    # a delete that takes every ACL of the cluster needs --all; filters that each name one whole binding take
+    # exactly what was written, even when that is the cluster's only ACL
+    if not all_ and not all(f.is_concrete() for f in filters) and ops.is_every_acl(gw, matches):
         raise UsageError(f"these filters match every ACL of the cluster ({len(matches)}): "
                          "pass --all if you mean to delete them all")
     if dry_run:
