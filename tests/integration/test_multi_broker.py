@@ -369,7 +369,7 @@ def _controller_leader(sb, state) -> int:
 
 # ------------------------------------------------------------------------------------------ a node stops mid-apply
 
-def _big_state(path: Path, t: str, n: int = 25_000) -> None:
+def _big_state(path: Path, t: str, n: int = 10_000) -> None:
     with path.open("w") as fh:
         fh.write(json.dumps({"kind": "scope", "principalPrefixes": [f"User:{t}-"]}) + "\n")
         for i in range(n):
@@ -408,7 +408,7 @@ def test_a_node_killed_mid_apply_then_a_rerun_converges(cluster3, tmp_path, vict
         while time.monotonic() < deadline and apply.poll() is None:
             try:
                 if len(admin.describe_acls(AclFilter(principal=f"User:{t}-p0"), bulk=True)) >= 40:
-                    break  # 2,000 of the 25,000 are in
+                    break  # 2,000 of the 10,000 are in
             except Exception:
                 pass
             time.sleep(0.05)
@@ -428,11 +428,11 @@ def test_a_node_killed_mid_apply_then_a_rerun_converges(cluster3, tmp_path, vict
     r = run(*PATIENT, "--context", "local-admin", "acls", "plan", str(doc), "--detailed-exitcode")
     assert r.exit_code == 0, r.output[-2000:]  # 0 missing, 0 extra
     views = _views(state, t)
-    assert len(views[1]) == 25_000 and views[1] == views[2] == views[3]
+    assert len(views[1]) == 10_000 and views[1] == views[2] == views[3]
     # leave the cluster as it was for the next case
     empty = tmp_path / "empty.jsonl"
     empty.write_text(json.dumps({"kind": "scope", "principalPrefixes": [f"User:{t}-"]}) + "\n")
-    ok(run(*PATIENT, "--context", "local-admin", "acls", "apply", str(empty), "--yes", "--max-deletes", "30000"))
+    ok(run(*PATIENT, "--context", "local-admin", "acls", "apply", str(empty), "--yes", "--max-deletes", "10000"))
 
 
 @pytest.mark.usefixtures("cluster3")
