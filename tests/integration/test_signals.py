@@ -32,12 +32,15 @@ def _state(path, t: str, n: int) -> None:
                                  "pattern_type": "LITERAL"}) + "\n")
 
 
-def _signalled_apply(sandbox, t: str, doc, report, signame: str, at_least: int, *extra: str):
+def _signalled_apply(sandbox, t: str, doc, report, signame: str, at_least: int, *extra: str, through: str = ""):
     """Run the apply; once the broker lists `at_least` of its bindings, freeze the broker, send the signal, and
-    thaw the broker once the apply has ended. (exit code, stdout, stderr, report rows, seconds from the signal to
-    the exit)"""
+    thaw the broker once the apply has ended. `through`: "timeout", to run the apply under timeout(1) and signal
+    that (it passes the signal to the apply, then to its whole process group: twice). (exit code, stdout, stderr,
+    report rows, seconds from the signal to the exit)"""
     cmd = [sys.executable, "-m", "kafkactl", "--context", sandbox.context("admin"), "-o", "json", "acls", "apply",
            str(doc), "--yes", "--report", str(report), *extra]
+    if through == "timeout":
+        cmd = ["timeout", "600", *cmd]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     gw = sandbox.gateway("admin")
     frozen = False
@@ -91,13 +94,16 @@ def _converges_then_cleans_up(sandbox, t: str, doc, tmp_path, n: int, *extra: st
     assert r.exit_code == 0, r.stderr[-2000:]
 
 
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
-def test_a_signal_mid_apply_writes_the_report_and_exits_with_its_code(sandbox, tmp_path, signame):
+@pytest.mark.parametrize(("signame", "through"), [("SIGTERM", ""), ("SIGHUP", ""), ("SIGTERM", "timeout")],
+                         ids=["SIGTERM", "SIGHUP", "SIGTERM through timeout(1)"])
+def test_a_signal_mid_apply_writes_the_report_and_exits_with_its_code(sandbox, tmp_path, signame, through):
+    """Through timeout(1) the apply gets SIGTERM twice at once (to it, then to timeout's process group): the same
+    stop, delivered twice, which once ended the process before its report was written."""
     t = token()
     doc, report = tmp_path / "state.jsonl", tmp_path / "report.jsonl"
     n = 20_000  # sent in requests of a few thousand: some answered, some in flight when the signal comes
     _state(doc, t, n)
-    code, out, err, rows, took = _signalled_apply(sandbox, t, doc, report, signame, 5_000)
+    code, out, err, rows, took = _signalled_apply(sandbox, t, doc, report, signame, 5_000, through=through)
     _wait_for_the_broker(sandbox)
     print(f"\n{signame} mid-apply: exit {code} {took:.1f} s after it; report "
           f"{dict(Counter(r['status'] for r in rows))}")
