@@ -19,7 +19,7 @@ from kafkactl.errors import KafkactlError
 from kafkactl.exitcodes import ExitCode
 from kafkactl.formatters import OutputFormat
 from kafkactl.profiles import Selection
-from kafkactl.signals import interrupted_code, interrupted_word
+from kafkactl.signals import ended_by, interrupted_code, interrupted_word
 
 from kafkactl.cli.helpview import wrap_format_help  # isort: skip
 
@@ -217,8 +217,8 @@ class KafkactlGroup(_Suggesting, TyperGroup):
         except click_exc.ClickException as exc:
             error_line(abbreviated(exc.format_message(), argv))
             code = exc.exit_code
-        except typer.Abort:
-            error_line("aborted")
+        except typer.Abort:  # (a prompt makes Ctrl-C, SIGTERM and SIGHUP an Abort)
+            error_line(interrupted_word() if ended_by() else "aborted")
             code = ExitCode.INTERRUPTED
         except KafkactlError as exc:
             code = _kafkactl_error(exc, debug)
@@ -264,6 +264,13 @@ def _kafkactl_error(exc: KafkactlError, debug: bool) -> int:
 
 
 def _os_error(exc: OSError, debug: bool) -> int:
+    import errno
+
+    if exc.filename is None and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
+        error_line(f"cannot write: {exc.strerror}")  # (stdout, a report, an output file: the disk said no)
+        if debug:
+            traceback_lines()
+        return ExitCode.ERROR
     if exc.filename is None:  # not about a file the operator named: a bug or a client failure
         return _unexpected(exc, debug)
     # a path given on the command line that cannot be read or written
@@ -452,6 +459,11 @@ def main() -> None:
     import gc
 
     gc.set_threshold(100_000, 10, 10)
+    if sys.stderr is None:  # (started with stderr closed: its lines go nowhere, as they would have)
+        sys.stderr = open(os.devnull, "w")  # (for the process's whole life)
+    if sys.stdout is None:  # started with stdout closed (`>&-`): nothing could be written, so nothing is done
+        error_line("standard output is closed: redirect it (to /dev/null to discard what the command writes)")
+        os._exit(ExitCode.USAGE)
     _buffered_stdout()
     from kafkactl import signals
 
@@ -487,7 +499,11 @@ def main() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (BrokenPipeError, ValueError):
+        except (OSError, ValueError) as exc:  # (what the command could not write stays buffered: said once)
             if stream is sys.stdout and code == 0:
-                code = int(ExitCode.BROKEN_PIPE)
+                if isinstance(exc, BrokenPipeError):
+                    code = int(ExitCode.BROKEN_PIPE)
+                else:
+                    error_line(f"cannot write: {getattr(exc, 'strerror', None) or exc}")
+                    code = int(ExitCode.ERROR)
     os._exit(code)

@@ -1,6 +1,7 @@
-"""A reader that goes away early (`| head -c 100`) ends kafkactl with 141, quietly, however Python's standard output
-is set up: PYTHONUNBUFFERED (python -u, which many CI and container images set) once made a large answer's write
-stop at the pipe's 64 KiB with no error, and the command exit 0 as if the whole answer had been read."""
+"""Standard output that cannot take what kafkactl writes: a reader that goes away early (`| head -c 100`) ends it
+with 141, quietly, however Python's standard output is set up (PYTHONUNBUFFERED, python -u, which many CI and
+container images set, once made a large answer's write stop at the pipe's 64 KiB with no error, and the command
+exit 0 as if the whole answer had been read); a full disk is one line and exit 1; a closed stdout is refused."""
 
 from __future__ import annotations
 
@@ -41,3 +42,25 @@ def test_with_a_reader_that_stays_every_byte_arrives(big_import: Path) -> None:
     r = subprocess.run(["bash", "-c", f'"{exe}" acls import --from ksm "{big_import}" | (sleep 0.5; cat)'],
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0 and r.stdout.count("\n") > 15_000 and r.stdout.startswith("apiVersion: kafkactl/v1")
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""], ids=["PYTHONUNBUFFERED=1", "buffered"])
+@pytest.mark.parametrize("args", [["--version"], ["acls", "decode-ops", "3576"]], ids=["version", "decode-ops"])
+def test_a_full_disk_is_one_line_and_exit_1(unbuffered: str, args: list[str]) -> None:
+    """Adversary pass: what stayed buffered failed again at exit, with a traceback and exit 120."""
+    exe = shutil.which("kafkactl", path=str(Path(sys.executable).parent))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = unbuffered
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([exe, *args], stdout=full, stderr=subprocess.PIPE, text=True, env=env, timeout=60)
+    assert r.returncode == 1 and r.stderr == "error: cannot write: No space left on device\n", r.stderr
+
+
+def test_a_closed_stdout_is_refused_before_anything_runs() -> None:
+    """Adversary pass: `>&-` gave an AttributeError and a traceback. Nothing could be written: nothing is done."""
+    exe = shutil.which("kafkactl", path=str(Path(sys.executable).parent))
+    r = subprocess.run(["bash", "-c", f'"{exe}" --context nowhere acls list >&-'], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and r.stderr.startswith("error: standard output is closed") and \
+        r.stderr.count("\n") == 1, r.stderr

@@ -172,6 +172,34 @@ def test_topics_delete_asks_on_a_terminal(shell, answer, deleted):
     assert (f"del.{t}" not in names) == deleted
 
 
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+@pytest.mark.usefixtures("sandbox")
+def test_a_signal_at_the_prompt_says_so_and_deletes_nothing(shell, signame):
+    """A prompt turns the stop into an Abort: it is still named as the signal, with its exit code."""
+    import signal
+    import time
+
+    t = token()
+    ok(["--context", "local-admin", "topics", "create", f"sig.{t}", "--partitions", "1"])
+    shell.child.sendline(f"kafkactl --context local-admin topics delete sig.{t}")
+    shell.child.expect(r"\[y/N\]")
+    pids = []
+    for _ in range(50):
+        found = subprocess.run(["pgrep", "-f", f"topics delete sig.{t}"], capture_output=True, text=True).stdout
+        pids = [int(p) for p in found.split()]
+        if pids:
+            break
+        time.sleep(0.1)
+    assert pids, "the kafkactl process was not found"
+    for pid in pids:
+        os.kill(pid, getattr(signal, signame))
+    shell.child.expect_exact(PROMPT)
+    said = shell.child.before
+    assert f"error: interrupted by {signame}" in said and "Traceback" not in said, said
+    assert shell.status() == {"SIGTERM": ExitCode.TERMINATED, "SIGHUP": ExitCode.HANGUP}[signame]
+    assert f"sig.{t}" in ok(["--context", "local-admin", "topics", "list", "-o", "plain"]).stdout.split()
+
+
 def test_non_tty_delete_without_yes_is_refused(sandbox):
     t = token()
     ok(["--context", "local-admin", "acls", "create", "--allow-principal", f"User:{t}", "--operation", "Read",
