@@ -106,6 +106,9 @@ _TRANSPORT_CODE, _RESOLVE_CODE = -195, -193
 # is known)
 _CONNECTION = re.compile(r"^(?:[A-Za-z_]+://)?(?P<address>[^\s/]+)/(?P<node>\d+|bootstrap): (?P<rest>.*)$", re.S)
 _AFTER = re.compile(r"\s*\(after \d+ms in state [^)]*\)\s*$")
+# librdkafka's guess when ApiVersionRequest goes unanswered: wrong for any broker of the last eight years (a frozen
+# or overloaded one, or another protocol's listener, is what kafkactl meets)
+_VERSION_GUESS = re.compile(r":?\s*probably due to broker version < 0\.10 \(see api\.version\.request configuration\)")
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,7 @@ def address_failure(info: ErrorInfo, at: float) -> AddressFailure | None:
     elif "connection refused" in rest.lower():
         cause = REFUSED
     else:
-        cause = _AFTER.sub("", rest.split(": ", 1)[-1]).strip() or rest
+        cause = _VERSION_GUESS.sub("", _AFTER.sub("", rest.split(": ", 1)[-1])).strip() or rest
     node = m["node"]
     return AddressFailure(m["address"].lower(), int(node) if node.isdigit() else None, cause, at)
 

@@ -82,6 +82,11 @@ def test_connection_errors_name_their_address_and_broker():
     f = address_failure(_transport("127.0.0.1:9092/2: Connection setup timed out in state APIVERSION_QUERY "
                                    "(after 3001ms in state APIVERSION_QUERY)"), 1.0)
     assert f is not None and (f.node, f.cause) == (2, "Connection setup timed out in state APIVERSION_QUERY")
+    # a frozen broker: librdkafka's guess at a pre-0.10 broker is left out
+    f = address_failure(_transport("sasl_plaintext://127.0.0.1:57289/3: ApiVersionRequest failed: Local: Timed out: "
+                                   "probably due to broker version < 0.10 (see api.version.request configuration) "
+                                   "(after 10009ms in state APIVERSION_QUERY)"), 1.0)
+    assert f is not None and (f.node, f.cause) == (3, "Local: Timed out")
     # librdkafka's own count is not about an address
     assert address_failure(ErrorInfo(-187, "_ALL_BROKERS_DOWN", "2/2 brokers are down"), 1.0) is None
 
