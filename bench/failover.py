@@ -36,6 +36,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--anchor-runs", type=int, default=10)
     ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--commands", default="", help="only these, comma-separated (e.g. 'acls plan')")
     args = ap.parse_args()
 
     sb, state, jars = running_sandbox()
@@ -57,6 +58,8 @@ def main() -> None:
     commands = {"acls list": ["acls", "list"], "topics list": ["topics", "list"],
                 "configs describe": ["configs", "describe", "--topic", "bench-fo"],
                 "groups list": ["groups", "list"], "acls plan": ["acls", "plan", str(plan)]}
+    if args.commands:
+        commands = {name: cmd for name, cmd in commands.items() if name in args.commands.split(",")}
     java = [shutil.which("java"), *KAFKA_RUN_CLASS_OPTS, f"-Dlog4j2.configurationFile={sb.home / 'log4j2.properties'}",
             "-cp", f"{jars}/*", "org.apache.kafka.tools.AclCommand", "--bootstrap-server", state.bootstrap,
             "--command-config", str(props), "--list"]

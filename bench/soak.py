@@ -299,6 +299,9 @@ def main() -> None:
             proxy.stop()
     finally:
         sb.down(purge=True)
+        import shutil
+
+        shutil.rmtree(home, ignore_errors=True)  # (the XDG directories the purge left empty)
     print(f"### Soak ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, 3 brokers + 3 controllers, seed "
           f"{args.seed})\n")
     for line in result.lines():

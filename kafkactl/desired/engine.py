@@ -17,7 +17,9 @@ from kafkactl.desired.targets import check_choice, resolve_targets
 from kafkactl.profiles import Selection
 
 if TYPE_CHECKING:
-    from kafkactl.acl.model import AclBinding
+    from concurrent.futures import Future
+
+    from kafkactl.acl.model import AclBinding, ResourceType
     from kafkactl.desired.apply import ApplyResult
     from kafkactl.desired.report import Report
     from kafkactl.desired.targets import Target
@@ -246,6 +248,7 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
         elif engine == "arrow":
             result = _arrow_plan(files, scope_file, targets, gateways, guards)
         else:
+            early = what_exists_meanwhile(gateways)
             currents: dict[int, list[AclBinding]] = {}
 
             def read(gw: Gateway) -> list[AclBinding]:
@@ -258,7 +261,7 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
             c.cluster_id = gateways[c.cluster].describe_cluster().cluster_id
         warnings = list(state.duplicates[:5])
         warnings += radius(result, gateways, request, lambda name: currents[id(gateways[name])] if engine not in
-                           ("spark", "arrow") else None, engine)
+                           ("spark", "arrow") else None, engine, early if engine not in ("spark", "arrow") else None)
     except BaseException:
         for gw in gateways.values():
             gw.close()
@@ -266,9 +269,36 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
     return PlanResult(result, gateways, engine, notes, warnings, request)
 
 
+def what_exists(gw: Gateway) -> tuple[dict[ResourceType, list[str]], list[str]]:
+    """The topics, groups and transactional ids a blast radius expands ACLs against, and what was left out of them
+    (brokers that did not answer)."""
+    from kafkactl.desired.aclset import existing_resources
+    from kafkactl.errors import KafkactlError
+
+    short: list[str] = []
+    try:
+        return existing_resources(gw, transactional=True, short=short), short
+    except KafkactlError:  # no ListTransactions: the topics and groups still tell most
+        short.clear()
+        return existing_resources(gw, transactional=False, short=short), short
+
+
+def what_exists_meanwhile(gateways: dict[str, Gateway]) -> dict[str, Future[Any]]:
+    """what_exists for each cluster, asked at once in a thread of its own while the plan reads the ACLs: a broker
+    that does not answer (frozen) then costs its wait once, not after the plan's other reads. Not waited for if
+    the plan fails first."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max(1, len(gateways)), thread_name_prefix="kafkactl-radius")
+    try:
+        return {name: pool.submit(what_exists, gw) for name, gw in gateways.items()}
+    finally:
+        pool.shutdown(wait=False)
+
+
 def radius(plan: Plan, gateways: dict[str, Gateway], request: PlanRequest,
            current: Callable[[str], Iterable[AclBinding] | None],
-           engine: str) -> list[str]:
+           engine: str, early: dict[str, Future[Any]] | None = None) -> list[str]:
     """The plan's guards and its blast radius, per cluster. The guards run whatever the engine and the plan's size,
     on the few rows they concern (User:* and the cluster resource): what they refuse raises (exit 2); what a flag
     let through, or what a plan only shown would be refused, is returned as warnings. The radius (kept on the plan
@@ -277,8 +307,6 @@ def radius(plan: Plan, gateways: dict[str, Gateway], request: PlanRequest,
     from kafkactl.acl.blast import LOCKOUT_FLAG, blast_radius, check_guards
     from kafkactl.acl.model import AclFilter, ResourceType
     from kafkactl.describe.whoami import principal_of
-    from kafkactl.desired.aclset import existing_resources
-    from kafkactl.errors import KafkactlError
 
     warnings: list[str] = []
     for c in plan.clusters:
@@ -299,11 +327,8 @@ def radius(plan: Plan, gateways: dict[str, Gateway], request: PlanRequest,
             plan.radius_notes.append(f"{c.cluster}: the blast radius is computed by the in-process engine only "
                                      f"(this plan: {engine}); its guards ran all the same")
             continue
-        short: list[str] = []
-        try:
-            existing = existing_resources(gw, transactional=True, short=short)
-        except KafkactlError:  # no ListTransactions: the topics and groups still tell most
-            existing = existing_resources(gw, transactional=False, short=short)
+        asked = (early or {}).get(c.cluster)
+        existing, short = asked.result() if asked is not None else what_exists(gw)
         for unlisted in dict.fromkeys(short):
             plan.radius_notes.append(f"{c.cluster}: the blast radius counts only what the other brokers listed "
                                      f"({unlisted})")
