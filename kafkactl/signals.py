@@ -23,35 +23,41 @@ _ended_by: list[signal.Signals] = []  # the SIGTERM or SIGHUP that is ending the
 _ended_at: list[float] = []
 
 
+def _terminate(signum: int, frame: object) -> None:  # noqa: ARG001 (a signal handler's signature)
+    """The first SIGTERM or SIGHUP: the command stops as on Ctrl-C."""
+    import time
+
+    _ended_by.append(signal.Signals(signum))
+    _ended_at.append(time.monotonic())
+    for sig in _CODES:
+        signal.signal(sig, _again)
+    spark = sys.modules.get("kafkactl.desired.spark")
+    if spark is not None:  # py4j turns the exception into its own: the engine is told, as for Ctrl-C
+        spark.note_interrupt()
+    from kafkactl.errors import Terminated
+
+    raise Terminated(signal.Signals(signum).name)
+
+
+def _again(signum: int, frame: object) -> None:
+    """A signal after the first: the same one delivered twice changes nothing; any other ends the process."""
+    import time
+
+    from kafkactl.privatefile import remove_and_die
+
+    if signum == _ended_by[0] and time.monotonic() - _ended_at[0] < TWICE_S:
+        return  # the first one, delivered twice: the command is already stopping
+    remove_and_die(signum, frame)
+
+
 def arm() -> None:
     """From the main thread, as a command starts (no handler can be set on another thread)."""
-    from kafkactl.privatefile import remove_and_die, remove_on_signals
-
-    def terminate(signum: int, frame: object) -> None:  # noqa: ARG001 (a signal handler's signature)
-        import time
-
-        _ended_by.append(signal.Signals(signum))
-        _ended_at.append(time.monotonic())
-        for sig in _CODES:
-            signal.signal(sig, again)
-        spark = sys.modules.get("kafkactl.desired.spark")
-        if spark is not None:  # py4j turns the exception into its own: the engine is told, as for Ctrl-C
-            spark.note_interrupt()
-        from kafkactl.errors import Terminated
-
-        raise Terminated(signal.Signals(signum).name)
-
-    def again(signum: int, frame: object) -> None:
-        import time
-
-        if signum == _ended_by[0] and time.monotonic() - _ended_at[0] < TWICE_S:
-            return  # the first one, delivered twice: the command is already stopping
-        remove_and_die(signum, frame)
+    from kafkactl.privatefile import remove_on_signals
 
     try:
         for sig in _CODES:
             if signal.getsignal(sig) is signal.SIG_DFL:  # never over a handler someone else set
-                signal.signal(sig, terminate)
+                signal.signal(sig, _terminate)
     except ValueError:  # not the main thread
         pass
     remove_on_signals()
@@ -64,7 +70,7 @@ def disarm() -> None:
 
     try:
         for sig in _CODES:
-            if getattr(signal.getsignal(sig), "__name__", "") in ("terminate", "again"):
+            if signal.getsignal(sig) in (_terminate, _again):
                 signal.signal(sig, remove_and_die)
     except ValueError:  # not the main thread
         pass
