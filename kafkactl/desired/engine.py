@@ -239,6 +239,7 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
         if request.files_read:  # (the contexts file and client properties are read too, resolving the targets)
             request.files_read()
         distinct_clusters(gateways)
+        early: dict[str, Future[Any]] = {}  # (the in-process engine's: the radius is computed by it only)
         if engine == "spark":
             from kafkactl.desired.spark import executor_errors, spark_plan
 
@@ -261,7 +262,7 @@ def _new(request: PlanRequest, guards: Guards) -> PlanResult:
             c.cluster_id = gateways[c.cluster].describe_cluster().cluster_id
         warnings = list(state.duplicates[:5])
         warnings += radius(result, gateways, request, lambda name: currents[id(gateways[name])] if engine not in
-                           ("spark", "arrow") else None, engine, early if engine not in ("spark", "arrow") else None)
+                           ("spark", "arrow") else None, engine, early)
     except BaseException:
         for gw in gateways.values():
             gw.close()
