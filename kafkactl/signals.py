@@ -13,6 +13,7 @@ import signal
 import sys
 
 from kafkactl.exitcodes import ExitCode
+from kafkactl.privatefile import remove_and_die, remove_on_signals
 
 _CODES = {signal.SIGTERM: ExitCode.TERMINATED, signal.SIGHUP: ExitCode.HANGUP}
 # the same signal again this soon is the first one delivered twice, not a second request: timeout(1) sends SIGTERM
@@ -43,8 +44,6 @@ def _again(signum: int, frame: object) -> None:
     """A signal after the first: the same one delivered twice changes nothing; any other ends the process."""
     import time
 
-    from kafkactl.privatefile import remove_and_die
-
     if signum == _ended_by[0] and time.monotonic() - _ended_at[0] < TWICE_S:
         return  # the first one, delivered twice: the command is already stopping
     remove_and_die(signum, frame)
@@ -52,8 +51,6 @@ def _again(signum: int, frame: object) -> None:
 
 def arm() -> None:
     """From the main thread, as a command starts (no handler can be set on another thread)."""
-    from kafkactl.privatefile import remove_on_signals
-
     try:
         for sig in _CODES:
             if signal.getsignal(sig) is signal.SIG_DFL:  # never over a handler someone else set
@@ -66,8 +63,6 @@ def arm() -> None:
 def disarm() -> None:
     """The command has ended: a SIGTERM or SIGHUP from now on ends the process at once (nothing is left to report),
     its private files removed."""
-    from kafkactl.privatefile import remove_and_die
-
     try:
         for sig in _CODES:
             if signal.getsignal(sig) in (_terminate, _again):

@@ -464,11 +464,11 @@ def main() -> None:
     if sys.stdout is None:  # started with stdout closed (`>&-`): nothing could be written, so nothing is done
         error_line("standard output is closed: redirect it (to /dev/null to discard what the command writes)")
         os._exit(ExitCode.USAGE)
-    _buffered_stdout()
     from kafkactl import signals
 
-    signals.arm()  # (here, on the main thread: the files a command makes may be made on another)
-    try:
+    try:  # (a Ctrl-C from here on is one line and 130, however early it comes)
+        _buffered_stdout()
+        signals.arm()  # (here, on the main thread: the files a command makes may be made on another)
         app(prog_name="kafkactl")
         code: Any = 0
     except SystemExit as exc:
